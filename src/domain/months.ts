@@ -1,0 +1,39 @@
+/**
+ * Calendar months as integers: `year * 12 + (month - 1)`. Integers compare, subtract and index
+ * cheaply in SQL and JS alike; `YYYY-MM` is only the wire form.
+ */
+export type MonthIndex = number;
+
+const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const DATE_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+
+/** `2026-03` -> index, or `undefined` when the text is not a `YYYY-MM` month. */
+export function parseMonth(text: string): MonthIndex | undefined {
+  const match = MONTH_PATTERN.exec(text);
+  if (!match) return undefined;
+  return Number(match[1]) * 12 + Number(match[2]) - 1;
+}
+
+export function formatMonth(index: MonthIndex): string {
+  const year = Math.floor(index / 12);
+  const month = index - year * 12 + 1;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;
+}
+
+/** The month of a `YYYY-MM-DD` calendar date that exists, or `undefined`. */
+export function monthOfDate(text: string): MonthIndex | undefined {
+  const match = DATE_PATTERN.exec(text);
+  if (!match) return undefined;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (day > daysInMonth(year, month)) return undefined;
+  return year * 12 + month - 1;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+}

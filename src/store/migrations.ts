@@ -1,0 +1,111 @@
+/**
+ * Versioned schema. Each entry moves the database from version i to i + 1 (`PRAGMA
+ * user_version`); entries are never edited once released, only appended.
+ *
+ * Invariants the read path relies on:
+ * - `reporting_records.pos` and `table_records.pos` are dense per tenant / table (0..n-1):
+ *   records are only appended at the end, updated in place, or deleted all together. So the
+ *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
+ * - `reporting_records.body` is the record's JSON without its dimension fields and closing
+ *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
+ *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tenants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    -- dimension fields of a user with no group in any dimension, with the closing brace
+    empty_fragment TEXT NOT NULL DEFAULT '}'
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    secret_hash BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  CREATE TABLE users (
+    pk INTEGER PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    email TEXT NOT NULL,
+    json TEXT NOT NULL,
+    UNIQUE (tenant_id, id)
+  );
+  CREATE UNIQUE INDEX users_by_email ON users (tenant_id, email COLLATE NOCASE);
+  CREATE TABLE metrics (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) WITHOUT ROWID;
+  CREATE TABLE dimensions (
+    pk INTEGER PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    UNIQUE (tenant_id, key)
+  );
+  CREATE TABLE groups (
+    pk INTEGER PRIMARY KEY,
+    dimension_pk INTEGER NOT NULL REFERENCES dimensions(pk) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    UNIQUE (dimension_pk, name)
+  );
+  CREATE TABLE group_attributions (
+    pk INTEGER PRIMARY KEY,
+    user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    dimension_pk INTEGER NOT NULL REFERENCES dimensions(pk) ON DELETE CASCADE,
+    group_pk INTEGER NOT NULL REFERENCES groups(pk) ON DELETE CASCADE,
+    start_month INTEGER NOT NULL,
+    end_month INTEGER,
+    CHECK (end_month IS NULL OR end_month >= start_month)
+  );
+  CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
+  CREATE INDEX group_attributions_by_group ON group_attributions (group_pk);
+  CREATE TABLE manager_attributions (
+    pk INTEGER PRIMARY KEY,
+    user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    manager_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    start_month INTEGER,
+    end_month INTEGER,
+    CHECK (start_month IS NULL OR end_month IS NULL OR end_month >= start_month)
+  );
+  CREATE INDEX manager_attributions_by_user ON manager_attributions (user_pk, start_month);
+  CREATE INDEX manager_attributions_by_manager ON manager_attributions (manager_pk);
+  CREATE TABLE reporting_records (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    pos INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    user_pk INTEGER NOT NULL REFERENCES users(pk),
+    month INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, pos)
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX reporting_records_by_id ON reporting_records (tenant_id, id);
+  CREATE TABLE dimension_values (
+    user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    month INTEGER NOT NULL,
+    fragment TEXT NOT NULL,
+    PRIMARY KEY (user_pk, month)
+  ) WITHOUT ROWID;
+  CREATE TABLE data_tables (
+    pk INTEGER PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    UNIQUE (tenant_id, key)
+  );
+  CREATE TABLE table_records (
+    table_pk INTEGER NOT NULL REFERENCES data_tables(pk) ON DELETE CASCADE,
+    pos INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (table_pk, pos)
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX table_records_by_id ON table_records (table_pk, id);
+  `,
+];

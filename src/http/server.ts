@@ -1,4 +1,14 @@
-/** Placeholder: the HTTP server is being written; this signature is the contract for the CLI. */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openDatabase } from '../store/db.js';
+import { keyAuthenticator } from '../store/keys.js';
+import { pagedReads } from '../store/pagedReads.js';
+import { createApi } from './api.js';
+import { createApp } from './app.js';
+import { loadDocument } from './document.js';
+import { readJsonBody } from './jsonBody.js';
+
 export interface ServerOptions {
   dbPath: string;
   port: number;
@@ -11,6 +21,8 @@ export interface ServerOptions {
   maxConcurrent?: number;
   /** Largest request body in bytes before 413 (default 1 MiB). */
   bodyLimit?: number;
+  /** Where unexpected errors go (default: one line on stderr). */
+  logError?: (error: unknown) => void;
 }
 
 export interface RunningServer {
@@ -20,6 +32,44 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export const DEFAULTS = { maxConcurrent: 64, bodyLimit: 1024 * 1024, shutdownGraceMs: 10_000 } as const;
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  throw new Error(`not yet: ${options.dbPath}`);
+  const db = openDatabase(options.dbPath);
+  const document = loadDocument();
+  const logError = options.logError ?? defaultLogError;
+  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
+  const api = await createApi({
+    definition: document.definition,
+    deps: {
+      db,
+      reads: pagedReads(db),
+      publicBase: { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false },
+      documentJson: document.json,
+    },
+    authenticate: keyAuthenticator(db),
+    readBody: (ctx) => readJsonBody(ctx, bodyLimit),
+  });
+  const app = createApp(api, { maxConcurrent: options.maxConcurrent ?? DEFAULTS.maxConcurrent }, logError);
+  const server = createServer(app.callback());
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return { url: `http://${host}:${port}`, close: () => shutDown(server, () => db.close()) };
+}
+
+/** Stops accepting, lets in-flight responses finish (bounded), then closes the database. */
+async function shutDown(server: Server, closeDatabase: () => void): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), DEFAULTS.shutdownGraceMs);
+  await closed;
+  clearTimeout(timer);
+  closeDatabase();
+}
+
+function defaultLogError(error: unknown): void {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`compdata: unexpected error: ${message}\n`);
 }

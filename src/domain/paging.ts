@@ -1,0 +1,68 @@
+/**
+ * Paged reads (D2): exact parsing of `offset` and `limit`, and the arithmetic of a page.
+ * `offset` goes up to 2^63 - 1, beyond what a JS number holds exactly, so it is a bigint here.
+ */
+export const DEFAULT_LIMIT = 2000;
+export const MAX_LIMIT = 2000;
+export const MAX_OFFSET = 9223372036854775807n;
+
+export interface PageRequest {
+  offset: bigint;
+  limit: number;
+}
+
+export interface ParamProblem {
+  /** JSON Pointer into the request, `/query/offset`. */
+  pointer: string;
+  message: string;
+}
+
+const DIGITS = /^[0-9]+$/;
+
+/**
+ * Reads `offset` and `limit` from raw query values. Only plain decimal digits are integers here
+ * (no sign, exponent, fraction or spaces); leading zeros are allowed.
+ */
+export function parsePageRequest(rawOffset: unknown, rawLimit: unknown): PageRequest | ParamProblem[] {
+  const problems: ParamProblem[] = [];
+  const offset = parseBounded(rawOffset, 0n, MAX_OFFSET, 'offset', problems);
+  const limit = parseBounded(rawLimit, 0n, BigInt(MAX_LIMIT), 'limit', problems);
+  if (problems.length > 0) return problems;
+  return { offset: offset ?? 0n, limit: limit === undefined ? DEFAULT_LIMIT : Number(limit) };
+}
+
+function parseBounded(
+  raw: unknown,
+  min: bigint,
+  max: bigint,
+  name: string,
+  problems: ParamProblem[],
+): bigint | undefined {
+  if (raw === undefined) return undefined;
+  const pointer = `/query/${name}`;
+  if (typeof raw !== 'string' || !DIGITS.test(raw)) {
+    problems.push({ pointer, message: `must be an integer from ${min} to ${max}` });
+    return undefined;
+  }
+  const value = BigInt(raw);
+  if (value < min || value > max) problems.push({ pointer, message: `must be an integer from ${min} to ${max}` });
+  return value;
+}
+
+/**
+ * The position of the first record to read, or `undefined` when `offset` lies beyond any
+ * position a store can hold (past `Number.MAX_SAFE_INTEGER`): such a page is empty.
+ */
+export function firstPosition(offset: bigint): number | undefined {
+  return offset > BigInt(Number.MAX_SAFE_INTEGER) ? undefined : Number(offset);
+}
+
+/**
+ * Given the rows read for a page (up to `limit + 1`, the extra one telling whether more
+ * follow), how many to send and the offset of the next page, if any.
+ */
+export function pageOutcome(request: PageRequest, rowsRead: number): { count: number; nextOffset?: bigint } {
+  const count = Math.min(rowsRead, request.limit);
+  if (rowsRead > request.limit) return { count, nextOffset: request.offset + BigInt(count) };
+  return { count };
+}

@@ -1,0 +1,90 @@
+import addFormats from 'ajv-formats';
+import type { Context as KoaContext } from 'koa';
+import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
+import type { Principal } from '../store/keys.js';
+import type { HandlerDeps, OperationHandlers, RequestState } from './handlerTypes.js';
+import { getHealth } from './handlers/getHealth.js';
+import { getOpenApiDocument } from './handlers/getOpenApiDocument.js';
+import { getReportingRecords } from './handlers/getReportingRecords.js';
+import { getTableRecords } from './handlers/getTableRecords.js';
+import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
+import { problems } from './problems.js';
+import { problemsFromAjv } from './validationErrors.js';
+
+type KoaCtx = KoaContext & { state: RequestState };
+
+export interface ApiSetup {
+  definition: Record<string, unknown>;
+  deps: HandlerDeps;
+  authenticate: (key: string | undefined) => Principal | undefined;
+  /** Reads the request body once the operation is known and the key accepted (413, 415, 400). */
+  readBody: (ctx: KoaCtx) => Promise<unknown>;
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+/**
+ * openapi-backend checks the document against the OpenAPI 3.0 meta-schema only, which refuses
+ * valid 3.1 documents (`info.summary`, schema `examples`, `type: [number, 'null']`). Our
+ * document is linted as 3.1 by `make lint` (Redocly) instead; everything else stays strict.
+ */
+class OpenApi31Backend extends OpenAPIBackend {
+  override validateDefinition() {
+    return this.document;
+  }
+}
+
+/**
+ * openapi-backend routes, checks the key, and validates the request against the contract
+ * before an operation handler runs; every refusal on the way is a problem (D5).
+ */
+export async function createApi({ definition, deps, authenticate, readBody }: ApiSetup): Promise<OpenAPIBackend> {
+  const operations: OperationHandlers = {
+    getReportingRecords: getReportingRecords(deps),
+    upsertGroupsBulk: upsertGroupsBulk(deps),
+    getTableRecords: getTableRecords(deps),
+    getOpenApiDocument: getOpenApiDocument(deps),
+    getHealth: getHealth(deps),
+  };
+  const api = new OpenApi31Backend({
+    definition: definition as unknown as Document,
+    strict: true,
+    validate: true,
+    customizeAjv: (ajv: Parameters<typeof addFormats.default>[0]) => {
+      addFormats.default(ajv);
+      return ajv;
+    },
+    handlers: {
+      ...operations,
+      notFound: (_api: ApiContext, ctx: KoaCtx) => {
+        throw problems.notFound(`No resource at ${ctx.path}.`);
+      },
+      methodNotAllowed: (_api: ApiContext, ctx: KoaCtx) => {
+        const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
+        if (allow.includes('get')) allow.push('head' as never);
+        throw problems.methodNotAllowed(ctx.method, ctx.path, allow.map((m) => m.toUpperCase()));
+      },
+      unauthorizedHandler: () => {
+        throw problems.unauthorized();
+      },
+      postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
+        if (!apiContext.security.authorized || !apiContext.operation.requestBody) return;
+        // openapi-backend validates the request object it was given: the body goes there.
+        request.body = await readBody(ctx);
+        ctx.state.body = request.body;
+      },
+      validationFail: (apiContext: ApiContext) => {
+        throw problems.badRequest(problemsFromAjv(apiContext.validation.errors ?? []));
+      },
+    },
+    securityHandlers: {
+      ApiKey: (_api: ApiContext, ctx: KoaCtx) => {
+        const principal = authenticate(ctx.get('X-API-Key') || undefined);
+        if (principal) ctx.state.principal = principal;
+        return principal !== undefined;
+      },
+    },
+  });
+  await api.init();
+  return api;
+}

@@ -1,0 +1,54 @@
+import Koa from 'koa';
+import type { OpenAPIBackend } from 'openapi-backend';
+import { HttpProblem, problems } from './problems.js';
+
+export interface AppLimits {
+  /** Most requests in progress at once (a streaming response counts until it ends); then 503. */
+  maxConcurrent: number;
+}
+
+/**
+ * The request flow, in order: problem rendering for anything thrown -> admission (503 past the
+ * concurrency limit) -> openapi-backend (route 404/405 -> key 401 -> body 413/415 -> schema 400
+ * -> operation handler).
+ */
+export function createApp(api: OpenAPIBackend, limits: AppLimits, logError: (error: unknown) => void): Koa {
+  const app = new Koa();
+  let inFlight = 0;
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const problem = error instanceof HttpProblem ? error : problems.internal();
+      if (!(error instanceof HttpProblem)) logError(error);
+      ctx.status = problem.status;
+      ctx.set(problem.headers);
+      ctx.type = 'application/problem+json';
+      ctx.body = JSON.stringify(problem);
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    if (inFlight >= limits.maxConcurrent) throw problems.serviceUnavailable(1);
+    inFlight += 1;
+    let released = false;
+    const release = () => {
+      if (!released) inFlight -= 1;
+      released = true;
+    };
+    // Every response ends in 'close', streamed or not, finished or cut off.
+    ctx.res.once('close', release);
+    await next();
+  });
+
+  app.use(async (ctx) => {
+    const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase();
+    const headers = ctx.headers as Record<string, string | string[]>;
+    const request = { method, path: ctx.path, query: ctx.querystring, headers, body: undefined };
+    await api.handleRequest(request, ctx, request);
+  });
+
+  app.on('error', logError);
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { Context as KoaContext } from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { operations } from '../../generated/api.js';
+import type { Db } from '../store/db.js';
+import type { Principal } from '../store/keys.js';
+import type { PagedReads } from '../store/pagedReads.js';
+import type { PublicBaseConfig } from './publicBase.js';
+
+/** What handlers are given once, at start-up. */
+export interface HandlerDeps {
+  db: Db;
+  reads: PagedReads;
+  publicBase: PublicBaseConfig;
+  /** The contract as JSON text, served by `GET /openapi.json`. */
+  documentJson: string;
+}
+
+/** Koa state set before a handler runs: the key's principal on operations that need a key. */
+export interface RequestState {
+  principal: Principal;
+  /** The parsed JSON body, on operations that take one (validated before the handler runs). */
+  body?: unknown;
+}
+
+export type OperationHandler = (api: ApiContext, ctx: KoaContext & { state: RequestState }) => void | Promise<void>;
+
+/** One handler per operationId of the contract: a missing or unknown one fails to compile. */
+export type OperationHandlers = { [OperationId in keyof operations]: OperationHandler };

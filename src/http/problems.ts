@@ -1,0 +1,53 @@
+import type { ParamProblem } from '../domain/paging.js';
+
+/**
+ * Every error a client can get (D5), as one class with a factory per kind. `code` is stable:
+ * it names the problem `type` (`urn:compdata:problem:<code>`). 4xx details say what is wrong;
+ * 5xx details say nothing about the inside.
+ */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly errors?: readonly ParamProblem[],
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(detail);
+  }
+
+  /** The `application/problem+json` body (RFC 9457). */
+  toJSON(): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      type: `urn:compdata:problem:${this.code}`,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+    };
+    if (this.errors) body.errors = this.errors;
+    return body;
+  }
+}
+
+export const problems = {
+  badRequest: (errors: readonly ParamProblem[], detail = 'The request does not match the API contract.') =>
+    new HttpProblem(400, 'bad-request', 'Bad Request', detail, errors),
+  unauthorized: () => new HttpProblem(401, 'unauthorized', 'Unauthorized', 'A valid X-API-Key header is required.'),
+  notFound: (detail: string) => new HttpProblem(404, 'not-found', 'Not Found', detail),
+  methodNotAllowed: (method: string, path: string, allow: readonly string[]) =>
+    new HttpProblem(405, 'method-not-allowed', 'Method Not Allowed', `${method} is not allowed on ${path}.`, undefined, {
+      Allow: allow.join(', '),
+    }),
+  payloadTooLarge: (limit: number) =>
+    new HttpProblem(413, 'payload-too-large', 'Content Too Large', `The request body exceeds ${limit} bytes.`),
+  unsupportedMediaType: () =>
+    new HttpProblem(415, 'unsupported-media-type', 'Unsupported Media Type', 'The request body must be application/json.'),
+  unprocessable: (errors: readonly ParamProblem[], detail: string) =>
+    new HttpProblem(422, 'unprocessable', 'Unprocessable Content', detail, errors),
+  serviceUnavailable: (retryAfterSeconds: number) =>
+    new HttpProblem(503, 'service-unavailable', 'Service Unavailable', 'Too many concurrent requests.', undefined, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  internal: () => new HttpProblem(500, 'internal', 'Internal Server Error', 'The server could not complete the request.'),
+};

@@ -57,10 +57,10 @@ export function listKeys(db: Db, tenantName?: string): KeyInfo[] {
       `SELECT k.id, t.name AS tenant, k.created_at,
               CASE WHEN k.revoked_at IS NULL THEN 'active' ELSE 'revoked' END AS state
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-       WHERE ?1 IS NULL OR t.name = ?1
+       WHERE @tenant IS NULL OR t.name = @tenant
        ORDER BY k.created_at, k.id`,
     )
-    .all(tenantName ?? null);
+    .all({ tenant: tenantName ?? null });
   return rows as KeyInfo[];
 }
 

@@ -1,0 +1,158 @@
+import type { MonthIndex } from './months.js';
+import { endBound, periodProblem, startBound, type Period } from './periods.js';
+
+/**
+ * Checks of `PUT /v1/users/groups/bulk` that look at a whole request (D4): two items of one
+ * slot with overlapping periods, and manager chains that come back to where they started.
+ * Pure functions over plain values; the handler answers `422` when either finds something.
+ */
+
+/**
+ * One request item as the overlap check sees it. `slot` is opaque and decided by the caller:
+ * two items compete for the same months exactly when their slots are equal. The caller folds
+ * case and keeps group and manager items apart, e.g. `g:<userId>:<dimensionId>` and
+ * `m:<userId>` with resolved user ids (or a lower-cased e-mail).
+ */
+export interface SlotPeriod extends Period {
+  readonly slot: string;
+}
+
+/** Two items of one request that hold the same slot in a shared month. */
+export interface PayloadOverlap {
+  /** The later item: the one the `422` points at (`/data/<index>`). */
+  readonly index: number;
+  /** The earlier item it collides with, for the detail. */
+  readonly otherIndex: number;
+}
+
+/**
+ * The first item (smallest index) that shares a month with an earlier item of its slot, and
+ * that earlier item (the one that starts first, when several collide), or `undefined`.
+ * Indices are positions in `items`, so pass one entry per request item.
+ *
+ * Scans in request order. Until the first collision, the earlier items of each slot are
+ * pairwise disjoint, so kept sorted by start they are sorted by end too, and one binary
+ * search finds the only candidate to test: O(n log n) comparisons.
+ */
+export function firstPayloadOverlap(items: readonly SlotPeriod[]): PayloadOverlap | undefined {
+  const earlierBySlot = new Map<string, number[]>();
+  for (const [index, item] of items.entries()) {
+    const earlier = earlierBySlot.get(item.slot) ?? [];
+    earlierBySlot.set(item.slot, earlier);
+    // The first earlier item that does not end before `item` starts.
+    const position = lowestPosition(earlier, (i) => endBound(items[i]!) >= startBound(item));
+    const candidate = earlier[position];
+    if (candidate !== undefined && startBound(items[candidate]!) <= endBound(item)) {
+      return { index, otherIndex: candidate };
+    }
+    earlier.splice(position, 0, index);
+  }
+  return undefined;
+}
+
+/** The first position in `sorted` where `reached` holds (`reached` is monotone), or its length. */
+function lowestPosition(sorted: readonly number[], reached: (value: number) => boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (reached(sorted[middle]!)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/**
+ * A manager attribution as the cycle check sees it: during the period, `manager` manages
+ * `user`. Users are opaque ids (e.g. user primary keys).
+ */
+export interface ManagerEdge extends Period {
+  readonly user: number;
+  readonly manager: number;
+}
+
+/** A chain of managers that comes back to its start, and when. */
+export interface ManagerCycle {
+  /** `users[i]` is managed by `users[i + 1]`, the last by the first; one user manages themself. */
+  readonly users: number[];
+  /**
+   * The months in which this cycle holds, the earliest run with a cycle: the manager graph
+   * does not change inside it.
+   */
+  readonly during: Period;
+  /** One month of `during` for the message: its start, else its end; `null` when every month. */
+  readonly month: MonthIndex | null;
+}
+
+/**
+ * The earliest cycle among `edges` (the manager attributions that a request would leave, see
+ * `applyUpserts`), or `undefined`. Precondition: in any month a user has at most one manager
+ * (the override rule keeps it so); it throws otherwise, since that is a bug of the caller.
+ * Edges with an empty period hold no month and are skipped.
+ *
+ * The graph changes only where a period starts or ends, so it sweeps those boundaries in
+ * order, keeping each user's current manager. Dropping edges cannot make a cycle, and the
+ * graph before a boundary had none, so a new cycle runs through a user whose edge starts there:
+ * only those users' chains are walked.
+ */
+export function firstManagerCycle(edges: readonly ManagerEdge[]): ManagerCycle | undefined {
+  const live = edges.filter((edge) => periodProblem(edge) === undefined);
+  const boundaries = [...new Set(live.flatMap(boundariesOf))].sort((a, b) => a - b);
+  const segmentStarts = [null, ...boundaries];
+  const startingAt = groupBy(live, (edge) => edge.start);
+  const endingBefore = groupBy(live.filter((edge) => edge.end !== null), (edge) => edge.end! + 1);
+  const managerOf = new Map<number, ManagerEdge>();
+
+  for (const [i, segmentStart] of segmentStarts.entries()) {
+    const ended = segmentStart === null ? [] : (endingBefore.get(segmentStart) ?? []);
+    for (const edge of ended) managerOf.delete(edge.user);
+    const added = startingAt.get(segmentStart) ?? [];
+    for (const edge of added) {
+      if (managerOf.has(edge.user)) throw new Error(`user ${edge.user} has two managers in one month`);
+      managerOf.set(edge.user, edge);
+    }
+    for (const edge of added) {
+      const users = cycleThrough(edge.user, managerOf);
+      if (users === undefined) continue;
+      const next = boundaries[i]; // the start of the following segment
+      const during: Period = { start: segmentStart, end: next === undefined ? null : next - 1 };
+      return { users, during, month: during.start ?? during.end };
+    }
+  }
+  return undefined;
+}
+
+/** The months where `edge` changes the graph: its start, and the month after its end. */
+function boundariesOf(edge: ManagerEdge): MonthIndex[] {
+  const changes: MonthIndex[] = [];
+  if (edge.start !== null) changes.push(edge.start);
+  if (edge.end !== null) changes.push(edge.end + 1);
+  return changes;
+}
+
+/**
+ * The cycle that the chain of managers from `user` runs into, starting at `user` when it is on
+ * it, or `undefined` when the chain ends at a user without a manager.
+ */
+function cycleThrough(user: number, managerOf: ReadonlyMap<number, ManagerEdge>): number[] | undefined {
+  const chain: number[] = [];
+  const seen = new Map<number, number>();
+  for (let current: number | undefined = user; current !== undefined; current = managerOf.get(current)?.manager) {
+    const at = seen.get(current);
+    if (at !== undefined) return chain.slice(at);
+    seen.set(current, chain.length);
+    chain.push(current);
+  }
+  return undefined;
+}
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}

@@ -1,0 +1,267 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { parseMonth } from '../../src/domain/months.js';
+import {
+  applyOverride,
+  applyUpserts,
+  overrideWrites,
+  periodContains,
+  periodProblem,
+  periodsOverlap,
+  subtractPeriod,
+  type Override,
+  type Period,
+  type PeriodWrite,
+} from '../../src/domain/periods.js';
+
+/** `'2026-03'` as a month index, `null` as an open end. */
+const month = (text: string | null) => (text === null ? null : parseMonth(text)!);
+const period = (start: string | null, end: string | null): Period => ({ start: month(start), end: month(end) });
+const row = (group: string, start: string | null, end: string | null) => ({ group, ...period(start, end) });
+type Row = ReturnType<typeof row>;
+
+test('periodProblem', async (t) => {
+  const cases: [string, { given: Period; want: string | undefined }][] = [
+    ['start after end', { given: period('2026-04', '2026-03'), want: 'start_date is after end_date' }],
+    ['one month', { given: period('2026-03', '2026-03'), want: undefined }],
+    ['no end', { given: period('2026-03', null), want: undefined }],
+    ['since always', { given: period(null, '2026-03'), want: undefined }],
+  ];
+  for (const [name, { given, want }] of cases) await t.test(name, () => assert.equal(periodProblem(given), want));
+});
+
+test('periodsOverlap and periodContains', async (t) => {
+  const cases: [string, { given: [Period, Period]; want: boolean }][] = [
+    ['adjacent months', { given: [period('2026-01', '2026-03'), period('2026-04', null)], want: false }],
+    ['one shared month', { given: [period('2026-01', '2026-03'), period('2026-03', null)], want: true }],
+    ['inside', { given: [period('2026-01', '2026-12'), period('2026-05', '2026-05')], want: true }],
+    ['both open', { given: [period(null, '2026-01'), period('2025-06', null)], want: true }],
+    ['since always before', { given: [period(null, '2025-12'), period('2026-01', null)], want: false }],
+  ];
+  for (const [name, { given, want }] of cases) {
+    await t.test(name, () => {
+      assert.equal(periodsOverlap(...given), want);
+      assert.equal(periodsOverlap(given[1], given[0]), want);
+    });
+  }
+  assert.equal(periodContains(period(null, null), 0), true);
+  assert.equal(periodContains(period('2026-01', '2026-03'), month('2026-04')!), false);
+  assert.equal(periodContains(period('2026-01', null), month('2026-01')!), true);
+});
+
+test('applyOverride: each shape of cut', async (t) => {
+  const cases: [string, { given: { stored: Row[]; incoming: Period }; want: Override<Row> }][] = [
+    ['trim at the start edge', {
+      given: { stored: [row('a', '2026-01', '2026-06')], incoming: period('2025-11', '2026-02') },
+      want: { kept: [], changed: [{ before: row('a', '2026-01', '2026-06'), after: [period('2026-03', '2026-06')] }] },
+    }],
+    ['trim at the end edge', {
+      given: { stored: [row('a', '2026-01', '2026-06')], incoming: period('2026-05', '2026-09') },
+      want: { kept: [], changed: [{ before: row('a', '2026-01', '2026-06'), after: [period('2026-01', '2026-04')] }] },
+    }],
+    ['split in two', {
+      given: { stored: [row('a', '2026-01', '2026-12')], incoming: period('2026-04', '2026-06') },
+      want: { kept: [], changed: [{ before: row('a', '2026-01', '2026-12'), after: [period('2026-01', '2026-03'), period('2026-07', '2026-12')] }] },
+    }],
+    ['delete', {
+      given: { stored: [row('a', '2026-03', '2026-05')], incoming: period('2026-01', '2026-12') },
+      want: { kept: [], changed: [{ before: row('a', '2026-03', '2026-05'), after: [] }] },
+    }],
+    ['exact replace', {
+      given: { stored: [row('a', '2026-03', '2026-05')], incoming: period('2026-03', '2026-05') },
+      want: { kept: [], changed: [{ before: row('a', '2026-03', '2026-05'), after: [] }] },
+    }],
+    ['open-ended stored period split', {
+      given: { stored: [row('a', '2026-01', null)], incoming: period('2026-04', '2026-06') },
+      want: { kept: [], changed: [{ before: row('a', '2026-01', null), after: [period('2026-01', '2026-03'), period('2026-07', null)] }] },
+    }],
+    ['open-ended new period trims a finite one', {
+      given: { stored: [row('a', '2026-01', '2026-12')], incoming: period('2026-07', null) },
+      want: { kept: [], changed: [{ before: row('a', '2026-01', '2026-12'), after: [period('2026-01', '2026-06')] }] },
+    }],
+    ['open-ended new period over an open-ended one', {
+      given: { stored: [row('a', '2026-01', null), row('b', '2027-01', '2027-02')], incoming: period('2026-07', null) },
+      want: { kept: [], changed: [
+        { before: row('a', '2026-01', null), after: [period('2026-01', '2026-06')] },
+        { before: row('b', '2027-01', '2027-02'), after: [] },
+      ] },
+    }],
+    ['since-always manager period split', {
+      given: { stored: [row('m', null, null)], incoming: period('2026-04', '2026-06') },
+      want: { kept: [], changed: [{ before: row('m', null, null), after: [period(null, '2026-03'), period('2026-07', null)] }] },
+    }],
+    ['since-always new period trims the start', {
+      given: { stored: [row('m', '2026-01', '2026-06')], incoming: period(null, '2026-03') },
+      want: { kept: [], changed: [{ before: row('m', '2026-01', '2026-06'), after: [period('2026-04', '2026-06')] }] },
+    }],
+    ['no overlap: unchanged', {
+      given: { stored: [row('a', '2025-01', '2025-12')], incoming: period('2026-01', null) },
+      want: { kept: [row('a', '2025-01', '2025-12')], changed: [] },
+    }],
+    ['adjacent months do not overlap', {
+      given: { stored: [row('a', '2026-01', '2026-03'), row('b', '2026-07', null)], incoming: period('2026-04', '2026-06') },
+      want: { kept: [row('a', '2026-01', '2026-03'), row('b', '2026-07', null)], changed: [] },
+    }],
+    ['several rows: kept, trimmed, deleted', {
+      given: {
+        stored: [row('a', '2025-01', '2025-06'), row('b', '2025-07', '2025-12'), row('c', '2026-01', '2026-02')],
+        incoming: period('2025-10', '2026-05'),
+      },
+      want: { kept: [row('a', '2025-01', '2025-06')], changed: [
+        { before: row('b', '2025-07', '2025-12'), after: [period('2025-07', '2025-09')] },
+        { before: row('c', '2026-01', '2026-02'), after: [] },
+      ] },
+    }],
+  ];
+  for (const [name, { given, want }] of cases) {
+    await t.test(name, () => assert.deepEqual(applyOverride(given.stored, given.incoming), want));
+  }
+});
+
+test('overrideWrites: delete, shorten (update), split (update + insert), nothing when kept', () => {
+  const [gone, shortened, split, kept] = [
+    row('a', '2026-01', '2026-02'),
+    row('b', '2026-03', '2026-06'),
+    row('c', '2025-01', null),
+    row('d', '2024-01', '2024-12'),
+  ];
+  const override = applyOverride([gone, shortened, split, kept], period('2026-01', '2026-04'));
+  assert.deepEqual(override.kept, [kept]);
+  assert.deepEqual(overrideWrites(override.changed), [
+    { kind: 'delete', row: gone },
+    { kind: 'update', row: shortened, period: period('2026-05', '2026-06') },
+    { kind: 'update', row: split, period: period('2025-01', '2025-12') },
+    { kind: 'insert', copyOf: split, period: period('2026-05', null) },
+  ] satisfies PeriodWrite<Row>[]);
+});
+
+// ---- Properties, checked against a model of explicit months ----
+// Finite months are drawn from FIRST..LAST; the model spans LOW..HIGH, strictly wider, so an
+// open end (null) stands for "every month of the model" on its side.
+const [LOW, FIRST, LAST, HIGH] = [0, 10, 30, 40];
+const RUNS = 1000;
+const modelMonths = Array.from({ length: HIGH - LOW + 1 }, (_, i) => LOW + i);
+const covers = (p: Period, m: number) => (p.start ?? LOW) <= m && m <= (p.end ?? HIGH);
+
+const edgeMonthArb = fc.option(fc.integer({ min: FIRST, max: LAST }), { freq: 4 }); // null 1 time in 4
+const periodArb: fc.Arbitrary<Period> = fc
+  .tuple(edgeMonthArb, edgeMonthArb)
+  .map(([a, b]) => (a !== null && b !== null && a > b ? { start: b, end: a } : { start: a, end: b }));
+
+test('subtractPeriod: pieces are stored minus cut, in order, apart', () => {
+  fc.assert(
+    fc.property(periodArb, periodArb, (stored, cut) => {
+      const pieces = subtractPeriod(stored, cut);
+      assert.ok(pieces.length <= 2);
+      for (const piece of pieces) assert.equal(periodProblem(piece), undefined, 'piece is not empty');
+      const [first, second] = pieces;
+      if (first && second) assert.ok(first.end! + 1 < second.start!, 'sorted, with the cut between');
+      for (const m of modelMonths) {
+        const inPieces = pieces.filter((piece) => covers(piece, m)).length;
+        assert.equal(inPieces, covers(stored, m) && !covers(cut, m) ? 1 : 0, `month ${m}`);
+      }
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+interface Held extends Period {
+  slot: string;
+  payload: string;
+}
+
+const heldArb = fc.record({ slot: fc.constantFrom('a', 'b', 'c'), period: periodArb });
+
+/** Stored rows without overlap in a slot (later candidates that collide are dropped), and upserts. */
+const scenarioArb = fc
+  .record({ candidates: fc.array(heldArb, { maxLength: 8 }), upserts: fc.array(heldArb, { maxLength: 6 }) })
+  .map(({ candidates, upserts }) => {
+    const stored: Held[] = [];
+    for (const [i, { slot, period: p }] of candidates.entries()) {
+      const taken = modelMonths.some((m) => covers(p, m) && stored.some((s) => s.slot === slot && covers(s, m)));
+      if (!taken) stored.push({ slot, ...p, payload: `stored ${i}` });
+    }
+    return { stored, upserts: upserts.map(({ slot, period: p }, i): Held => ({ slot, ...p, payload: `upsert ${i}` })) };
+  });
+
+test('applyOverride changes exactly the rows that share a month with the incoming period', () => {
+  fc.assert(
+    fc.property(scenarioArb, periodArb, ({ stored }, incoming) => {
+      const { kept, changed } = applyOverride(stored, incoming);
+      const sharesMonth = (held: Held) => modelMonths.some((m) => covers(held, m) && covers(incoming, m));
+      assert.deepEqual(kept, stored.filter((held) => !sharesMonth(held)));
+      assert.deepEqual(changed.map(({ before }) => before), stored.filter(sharesMonth));
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+/** What a store does: for each upsert, replay the override's writes on a table, then insert it. */
+function replayOnTable(stored: readonly Held[], upserts: readonly Held[]): Held[] {
+  const table = new Map<number, Held>(stored.map((held, id) => [id, held]));
+  let nextId = table.size;
+  const idOf = (held: Held) => [...table].find(([, value]) => value === held)![0];
+  for (const upsert of upserts) {
+    const slotRows = [...table.values()].filter((held) => held.slot === upsert.slot);
+    const { changed } = applyOverride(slotRows, upsert);
+    for (const write of overrideWrites(changed)) {
+      if (write.kind === 'delete') table.delete(idOf(write.row));
+      else if (write.kind === 'update') table.set(idOf(write.row), { ...write.row, ...write.period });
+      else table.set(nextId++, { ...write.copyOf, ...write.period });
+    }
+    table.set(nextId++, upsert);
+  }
+  return [...table.values()];
+}
+
+const ways: [string, (stored: readonly Held[], upserts: readonly Held[]) => Held[]][] = [
+  ['applyUpserts', (stored, upserts) => applyUpserts(stored, upserts, (held) => held.slot)],
+  ['overrideWrites replayed on a table', replayOnTable],
+];
+const payloadsAt = (rows: readonly Held[], slot: string, m: number) =>
+  rows.filter((held) => held.slot === slot && covers(held, m)).map((held) => held.payload);
+
+for (const [way, upsertAll] of ways) {
+  test(`${way}: no slot holds two rows in one month`, () => {
+    fc.assert(
+      fc.property(scenarioArb, ({ stored, upserts }) => {
+        const after = upsertAll(stored, upserts);
+        for (const held of after) assert.equal(periodProblem(held), undefined, 'no empty row');
+        for (const slot of ['a', 'b', 'c']) {
+          for (const m of modelMonths) assert.ok(payloadsAt(after, slot, m).length <= 1, `${slot} ${m}`);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test(`${way}: the last upsert written wins its months`, () => {
+    fc.assert(
+      fc.property(scenarioArb, ({ stored, upserts }) => {
+        const after = upsertAll(stored, upserts);
+        for (const [i, upsert] of upserts.entries()) {
+          const later = upserts.slice(i + 1).filter((u) => u.slot === upsert.slot);
+          for (const m of modelMonths.filter((m) => covers(upsert, m) && !later.some((u) => covers(u, m)))) {
+            assert.deepEqual(payloadsAt(after, upsert.slot, m), [upsert.payload], `month ${m}`);
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test(`${way}: months outside every upsert of the slot are unchanged`, () => {
+    fc.assert(
+      fc.property(scenarioArb, ({ stored, upserts }) => {
+        const after = upsertAll(stored, upserts);
+        for (const slot of ['a', 'b', 'c']) {
+          for (const m of modelMonths.filter((m) => !upserts.some((u) => u.slot === slot && covers(u, m)))) {
+            assert.deepEqual(payloadsAt(after, slot, m), payloadsAt(stored, slot, m), `${slot} ${m}`);
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+}

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { openDatabase } from '../../src/store/db.js';
+import { createKey, listKeys, revokeKey } from '../../src/store/keys.js';
+import { findTenant } from '../../src/store/tenants.js';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { startTestServer } from '../support/harness.js';
+
+describe('tenants and API keys (D1)', () => {
+  test('missing, unknown, malformed and revoked keys get the same 401 body', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, {}, (db) => {
+      fixture = buildFixture(db, { tenant: 'acme' });
+    });
+    const revoked = createKey(server.db, findTenant(server.db, 'acme')!);
+    assert.equal(revokeKey(server.db, revoked.key), true);
+    const unknownSecret = fixture.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    const cases: [string, string | undefined][] = [
+      ['missing', undefined],
+      ['empty', ''],
+      ['malformed', 'not-a-key'],
+      ['unknown id', 'cdk_000000000000_' + 'A'.repeat(43)],
+      ['right id, wrong secret', unknownSecret],
+      ['revoked', revoked.key],
+    ];
+    const bodies = new Set<string>();
+    for (const [name, key] of cases) {
+      for (const path of ['/v1/reporting', '/v1/tables/deals/records']) {
+        const response = await server.call('GET', path, key === undefined ? {} : { key });
+        assert.equal(response.status, 401, `${name} key on ${path}`);
+        bodies.add(response.text);
+      }
+    }
+    assert.equal(bodies.size, 1, 'the body never says which kind of bad key it was');
+    const ok = await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key });
+    assert.equal(ok.status, 200);
+  });
+
+  test('a revocation by another process takes effect on the next request', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, {}, (db) => {
+      fixture = buildFixture(db, { tenant: 'acme' });
+    });
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 200);
+    const other = openDatabase(server.dbPath);
+    assert.equal(revokeKey(other, fixture.key), true);
+    other.close();
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 401);
+  });
+
+  test('a key created by another process works on the next request', async (t) => {
+    const server = await startTestServer(t, {}, (db) => {
+      buildFixture(db, { tenant: 'acme' });
+    });
+    const other = openDatabase(server.dbPath);
+    const { key } = createKey(other, findTenant(other, 'acme')!);
+    other.close();
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 200);
+  });
+
+  test('a key sees only its own tenant: same ids, e-mails and table key elsewhere stay invisible', async (t) => {
+    let acme!: Fixture;
+    let globex!: Fixture;
+    const server = await startTestServer(t, {}, (db) => {
+      acme = buildFixture(db, { tenant: 'acme', records: 12, deals: 3 });
+      globex = buildFixture(db, { tenant: 'globex', records: 5, deals: 4 });
+    });
+    const acmePage = await server.call('GET', '/v1/reporting', { key: acme.key });
+    const globexPage = await server.call('GET', '/v1/reporting', { key: globex.key });
+    assert.equal(acmePage.body.count, 12);
+    assert.ok(acmePage.body.data.every((r: { id: string }) => r.id.startsWith('acme-')));
+    assert.equal(globexPage.body.count, 5);
+    assert.ok(globexPage.body.data.every((r: { id: string }) => r.id.startsWith('globex-')));
+    const globexDeals = await server.call('GET', '/v1/tables/deals/records', { key: globex.key });
+    assert.deepEqual(globexDeals.body.data.map((r: { id: string }) => r.id), ['globex-d0', 'globex-d1', 'globex-d2', 'globex-d3']);
+  });
+
+  test('keys are stored only as hashes and listed without secrets', async (t) => {
+    const server = await startTestServer(t, {}, (db) => {
+      buildFixture(db, { tenant: 'acme' });
+    });
+    const { key, id } = createKey(server.db, findTenant(server.db, 'acme')!);
+    const secret = key.slice('cdk_'.length + id.length + 1);
+    const stored = server.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>;
+    assert.ok(!JSON.stringify(stored, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64url') : v)).includes(secret));
+    assert.equal((stored.secret_hash as Buffer).length, 32);
+    const listed = JSON.stringify(listKeys(server.db, 'acme'));
+    assert.ok(listed.includes(id) && !listed.includes(secret));
+    assert.ok(secret.length >= 22, 'at least 128 bits of entropy in base64url');
+  });
+});

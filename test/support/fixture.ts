@@ -1,0 +1,101 @@
+import type { Db } from '../../src/store/db.js';
+import { createKey } from '../../src/store/keys.js';
+import { ensureTenant } from '../../src/store/tenants.js';
+import { TenantWriter, type ReportingLineInput } from '../../src/store/tenantWriter.js';
+import type { ReportingUser } from '../../src/domain/reportingJson.js';
+
+/**
+ * A small tenant whose every value follows from its index, so tests can compute what the API
+ * must return without reading it back from the code under test:
+ * - users `u0..u{users-1}`, e-mail `user{i}@{tenant}.example`;
+ * - reporting record i: id `{tenant}-r{i}`, user `u{i % users}`, date 2026-01-15 plus `i % 12`
+ *   months (2026-01..2026-12), payment `i + 0.5`, metric `new_arr` = `i * 10` (null when i % 5 == 0);
+ * - dimensions `region` and `segment`; user u0 is in region EMEA from 2026-03 to 2026-05 and in
+ *   region APAC from 2026-09 (open); nobody has a segment;
+ * - data table `deals`: `deals` records `{tenant}-d{i}` with name `Deal {i}`, owner u{i % users},
+ *   amount `i * 100` EUR.
+ */
+export interface FixtureSpec {
+  tenant: string;
+  users?: number;
+  records?: number;
+  deals?: number;
+}
+
+export interface Fixture {
+  tenantId: number;
+  key: string;
+  users: number;
+  records: number;
+  deals: number;
+}
+
+export const fixtureUser = (tenant: string, i: number): ReportingUser => ({
+  id: `u${i}`,
+  email: `user${i}@${tenant}.example`,
+  name: `User ${i}`,
+  role: 'Account Executive',
+  currency: 'EUR',
+  calculation_currency: 'EUR',
+  country: 'FR',
+  code: `C${i}`,
+});
+
+export const fixtureMonth = (i: number): string => `2026-${String((i % 12) + 1).padStart(2, '0')}`;
+
+export function fixtureLine(tenant: string, i: number, users: number): ReportingLineInput {
+  return {
+    id: `${tenant}-r${i}`,
+    user_id: `u${i % users}`,
+    date: `${fixtureMonth(i)}-15`,
+    plan: 'AE 2026',
+    payment: i + 0.5,
+    payment_currency: 'EUR',
+    target: 1000,
+    target_currency: 'EUR',
+    target_achievement: null,
+    on_target_earning: 60000,
+    on_target_earning_currency: 'EUR',
+    achievement: i,
+    achievement_currency: 'EUR',
+    metrics: { new_arr: { value: i % 5 === 0 ? null : i * 10, currency: 'USD' } },
+  };
+}
+
+export function buildFixture(db: Db, spec: FixtureSpec): Fixture {
+  const users = spec.users ?? 3;
+  const records = spec.records ?? 25;
+  const deals = spec.deals ?? 7;
+  const tenant = ensureTenant(db, spec.tenant);
+  db.transaction(() => {
+    const writer = new TenantWriter(db, tenant.id);
+    writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
+    writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i)));
+    writer.addGroupAttributions([
+      { user_id: 'u0', dimension: 'region', group: 'EMEA', start: 2026 * 12 + 2, end: 2026 * 12 + 4 },
+      { user_id: 'u0', dimension: 'region', group: 'APAC', start: 2026 * 12 + 8, end: null },
+    ]);
+    const lines: ReportingLineInput[] = [];
+    for (let i = 0; i < records; i += 1) lines.push(fixtureLine(spec.tenant, i, users));
+    writer.appendReportingRecords(lines);
+    writer.createDataTable('deals', 'Deals', [
+      { key: 'name', type: 'string' },
+      { key: 'owner_id', type: 'user' },
+      { key: 'close_date', type: 'datetime' },
+      { key: 'amount', type: 'amount' },
+    ]);
+    writer.appendTableRecords(
+      'deals',
+      Array.from({ length: deals }, (_, i) => ({
+        id: `${spec.tenant}-d${i}`,
+        name: `Deal ${i}`,
+        owner_id: `u${i % users}`,
+        close_date: `2026-03-${String((i % 28) + 1).padStart(2, '0')}T10:00:00.000Z`,
+        amount: i * 100,
+        amount_currency: 'EUR',
+      })),
+    );
+    writer.finish();
+  }).immediate();
+  return { tenantId: tenant.id, key: createKey(db, tenant).key, users, records, deals };
+}

@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { startServer, type ServerOptions } from '../../src/http/server.js';
+import { openDatabase, type Db } from '../../src/store/db.js';
+import { assertConforms } from './contract.js';
+
+export interface Exchange {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body (undefined for HEAD and empty bodies). */
+  body: any;
+}
+
+export interface CallOptions {
+  key?: string;
+  /** A JSON value (sent as application/json) or raw text (sent as is). */
+  json?: unknown;
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  dbPath: string;
+  /** A second connection to the same file, for setting up data and looking inside. */
+  db: Db;
+  /** One HTTP exchange; the response is checked against the contract before it is returned. */
+  call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
+  close(): Promise<void>;
+}
+
+/** A fresh database file in a temp dir; removed when the test ends. */
+export function tempDatabase(t: TestContext): { dbPath: string; db: Db } {
+  const dir = mkdtempSync(join(tmpdir(), 'compdata-test-'));
+  const dbPath = join(dir, 'compdata.db');
+  const db = openDatabase(dbPath);
+  t.after(() => {
+    if (db.open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dbPath, db };
+}
+
+/**
+ * A real server on port 0 over a real database file. `prepare` runs on the database before the
+ * server starts (for data the test needs).
+ */
+export async function startTestServer(
+  t: TestContext,
+  options: Partial<ServerOptions> = {},
+  prepare?: (db: Db) => void,
+): Promise<TestServer> {
+  const { dbPath, db } = tempDatabase(t);
+  prepare?.(db);
+  const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', ...options });
+  let closed = false;
+  const close = async () => {
+    if (!closed) await server.close();
+    closed = true;
+  };
+  t.after(close);
+  return { url: server.url, dbPath, db, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+}
+
+/**
+ * One exchange over node:http (not fetch, which may not set Host or send odd requests).
+ * Every response is checked against the contract before it is returned.
+ */
+export async function exchange(base: string, method: string, path: string, options: CallOptions = {}): Promise<Exchange> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers['X-API-Key'] = options.key;
+  let body: string | Buffer | undefined = options.raw;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const { status, headers: responseHeaders, text } = await new Promise<{ status: number; headers: Headers; text: string }>(
+    (resolve, reject) => {
+      const request = httpRequest(`${base}${path}`, { method, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const received = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) received.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          resolve({ status: response.statusCode!, headers: received, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+      request.end(body);
+    },
+  );
+  const parsed = assertConforms(method, path.split('?')[0]!, status, responseHeaders, text);
+  return { status, headers: responseHeaders, text, body: parsed };
+}

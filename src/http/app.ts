@@ -43,12 +43,32 @@ export function createApp(api: OpenAPIBackend, limits: AppLimits, logError: (err
   });
 
   app.use(async (ctx) => {
+    // A path that is not valid percent-encoding names no resource (and would throw in routing).
+    if (!decodable(ctx.path)) throw problems.notFound(`No resource at ${ctx.path}.`);
     const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase();
     const headers = ctx.headers as Record<string, string | string[]>;
     const request = { method, path: ctx.path, query: ctx.querystring, headers, body: undefined };
     await api.handleRequest(request, ctx, request);
   });
 
-  app.on('error', logError);
+  app.on('error', (error: unknown) => {
+    if (!isClientGone(error)) logError(error);
+  });
   return app;
+}
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A client that hung up or broke the protocol mid-request is not a fault of the server. */
+function isClientGone(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  const clientCodes = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'];
+  return typeof code === 'string' && (code.startsWith('HPE_') || clientCodes.includes(code));
 }

@@ -1,0 +1,54 @@
+# compdata: every target installs what it needs from package-lock.json first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+TESTS = $(shell find test -name '*.test.ts' | sort)
+DEMO_DB ?= .demo/compdata.db
+DEMO_PORT ?= 8080
+DEMO_RECORDS ?= 50000
+BIN = node bin/compdata.js
+
+.PHONY: help setup generate check-generated typecheck lint build test demo bench
+
+help:
+	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
+	@echo "make test    the whole suite (contract lint, stale-types check, type check, tests)"
+	@echo "make setup | generate | build | lint | bench"
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci
+
+setup: node_modules/.package-lock.json
+
+## Types from the contract (committed in generated/).
+generate: setup
+	npx openapi-typescript openapi/openapi.yaml -o generated/api.d.ts
+
+check-generated: setup
+	@tmp=$$(mktemp -d) && npx openapi-typescript openapi/openapi.yaml -o $$tmp/api.d.ts >/dev/null 2>&1 \
+	  && if ! cmp -s $$tmp/api.d.ts generated/api.d.ts; then \
+	       echo "generated/api.d.ts is stale against openapi/openapi.yaml: run 'make generate'"; rm -rf $$tmp; exit 1; \
+	     fi; rm -rf $$tmp; echo "generated/ is up to date"
+
+typecheck: setup
+	npx tsc -p tsconfig.json --noEmit
+
+lint: setup typecheck
+	npx @redocly/cli lint openapi/openapi.yaml --format=summary
+
+build: setup
+	npm run --silent build
+
+test: check-generated lint build
+	node --import tsx --test --test-reporter=spec $(TESTS)
+
+demo: build
+	@mkdir -p $(dir $(DEMO_DB))
+	@if [ ! -s $(DEMO_DB) ]; then $(BIN) seed --db $(DEMO_DB) --tenant demo --records $(DEMO_RECORDS); fi
+	@key=$$($(BIN) keys create --db $(DEMO_DB) --tenant demo | tail -n 1) && \
+	  echo && echo "Ready. In another terminal:" && \
+	  echo "  curl -s -H 'X-API-Key: $$key' 'http://127.0.0.1:$(DEMO_PORT)/v1/reporting?limit=2'" && echo && \
+	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT)
+
+bench: build
+	node --import tsx bench/run.ts

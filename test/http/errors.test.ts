@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { describe, test } from 'node:test';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { startTestServer } from '../support/harness.js';
+
+async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, options, (db) => {
+    fixture = buildFixture(db, { tenant: 'acme' });
+  });
+  return { server, key: fixture.key };
+}
+
+const PROBLEM_FIELDS = ['detail', 'status', 'title', 'type'];
+
+describe('errors are problem+json with documented statuses (D5)', () => {
+  test('an unknown path is a 404 problem', async (t) => {
+    const { server, key } = await serve(t);
+    for (const path of ['/nope', '/v1', '/v1/reporting/extra', '/v2/reporting', '/v1/tables/deals']) {
+      const response = await server.call('GET', path, { key });
+      assert.equal(response.status, 404, path);
+      assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      assert.deepEqual(Object.keys(response.body).sort(), PROBLEM_FIELDS);
+      assert.equal(response.body.status, 404);
+    }
+  });
+
+  test('a method the path does not have is a 405 with Allow', async (t) => {
+    const { server, key } = await serve(t);
+    const cases: [string, string, string][] = [
+      ['POST', '/v1/reporting', 'GET, HEAD'],
+      ['DELETE', '/v1/tables/deals/records', 'GET, HEAD'],
+      ['GET', '/v1/users/groups/bulk', 'PUT'],
+      ['PATCH', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await server.call(method, path, { key });
+      assert.equal(response.status, 405, `${method} ${path}`);
+      assert.equal(response.headers.get('allow'), allow);
+      assert.equal(response.body.status, 405);
+    }
+  });
+
+  test('HEAD is answered wherever GET is, without a body', async (t) => {
+    const { server, key } = await serve(t);
+    const response = await server.call('HEAD', '/v1/reporting?limit=3', { key });
+    assert.equal(response.status, 200);
+    assert.equal(response.text, '');
+  });
+
+  test('the bulk PUT refuses a non-JSON body (415), a too large body (413) and bad JSON (400)', async (t) => {
+    const { server, key } = await serve(t, { bodyLimit: 1000 });
+    const plain = await server.call('PUT', '/v1/users/groups/bulk', { key, raw: '{"data":[]}', headers: { 'Content-Type': 'text/plain' } });
+    assert.equal(plain.status, 415);
+    const missing = await server.call('PUT', '/v1/users/groups/bulk', { key, raw: '{"data":[]}' });
+    assert.equal(missing.status, 415);
+    const latin1 = await server.call('PUT', '/v1/users/groups/bulk', {
+      key,
+      raw: '{"data":[]}',
+      headers: { 'Content-Type': 'application/json; charset=latin1' },
+    });
+    assert.equal(latin1.status, 415);
+    const large = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [{ user: 'x'.repeat(2000) }] } });
+    assert.equal(large.status, 413);
+    const broken = await server.call('PUT', '/v1/users/groups/bulk', { key, raw: '{"data":[', headers: { 'Content-Type': 'application/json' } });
+    assert.equal(broken.status, 400);
+    assert.deepEqual(broken.body.errors, [{ pointer: '', message: 'is not valid JSON' }]);
+  });
+
+  test('without a key the bulk PUT is a 401 before its body is read', async (t) => {
+    const { server } = await serve(t, { bodyLimit: 1000 });
+    const response = await server.call('PUT', '/v1/users/groups/bulk', { json: { data: [{ user: 'x'.repeat(2000) }] } });
+    assert.equal(response.status, 401);
+  });
+
+  test('malformed query shapes are 400s, never 500s', async (t) => {
+    const { server, key } = await serve(t);
+    for (const query of ['offset[a]=1', 'limit[]=1', 'limit=%ZZ', 'offset=%00', 'limit=1%20', 'offset=0x10']) {
+      const response = await server.call('GET', `/v1/reporting?${query}`, { key });
+      assert.equal(response.status, 400, query);
+      assert.ok(response.body.errors.length > 0, query);
+    }
+  });
+
+  test('odd paths are 404s, never 500s', async (t) => {
+    const { server, key } = await serve(t);
+    for (const path of ['/%', '/v1/reporting%', '/v1/%E0%A4%A', `/${'a'.repeat(5000)}`, '/v1/tables/%/records']) {
+      const response = await server.call('GET', path, { key });
+      assert.ok(response.status === 404 || response.status === 400, `${path}: ${response.status}`);
+    }
+  });
+
+  test('past the concurrency limit, a request gets 503 with Retry-After', async (t) => {
+    const { server, key } = await serve(t, { maxConcurrent: 1 });
+    // Hold the only slot: a PUT whose body never finishes arriving.
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    t.after(() => socket.destroy());
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `PUT /v1/users/groups/bulk HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"da`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await server.call('GET', '/v1/reporting?limit=1', { key });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const admitted = await server.call('GET', '/v1/reporting?limit=1', { key });
+    assert.equal(admitted.status, 200);
+  });
+});
+
+describe('service endpoints', () => {
+  test('GET /openapi.json serves the contract without a key, with the offset bound exact', async (t) => {
+    const { server } = await serve(t);
+    const response = await server.call('GET', '/openapi.json');
+    assert.equal(response.status, 200);
+    assert.equal(response.body.openapi, '3.1.0');
+    assert.match(response.text, /"maximum":9223372036854775807[,}]/);
+  });
+
+  test('GET /healthz answers without a key', async (t) => {
+    const { server } = await serve(t);
+    const response = await server.call('GET', '/healthz');
+    assert.deepEqual([response.status, response.body], [200, { status: 'ok' }]);
+  });
+});

@@ -17,3 +17,15 @@ export function ensureTenant(db: Db, name: string): Tenant {
   );
   return findTenant(db, name)!;
 }
+
+/** Whether the tenant already holds users or data tables (keys alone do not count). */
+export function tenantHasData(db: Db, tenant: Tenant): boolean {
+  const found = db
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM users WHERE tenant_id = @id)
+           OR EXISTS (SELECT 1 FROM data_tables WHERE tenant_id = @id)`,
+    )
+    .pluck()
+    .get({ id: tenant.id });
+  return found === 1;
+}

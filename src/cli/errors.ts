@@ -1,0 +1,31 @@
+import { CommanderError } from 'commander';
+
+/**
+ * Exit codes of every command:
+ * - 0: done (and `--help`);
+ * - 1: the command line was fine but the work could not be done (database cannot be opened,
+ *   unknown key, tenant already seeded, server cannot listen);
+ * - 2: the command line is wrong (unknown command or option, missing or invalid value).
+ */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** The command line was understood but the work cannot be done: exit 1. */
+export class CommandFailure extends Error {}
+
+/** Commander's messages may carry a second line (a suggestion): errors are one line on stderr. */
+export function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/**
+ * Reports an error thrown while running the command line and returns the exit code. Commander
+ * has already written its own messages (see `program.ts`); anything else is written here.
+ */
+export function exitCodeOf(error: unknown, writeError: (line: string) => void): number {
+  if (error instanceof CommanderError) return error.exitCode === EXIT_OK ? EXIT_OK : EXIT_USAGE;
+  const message = error instanceof Error ? error.message : String(error);
+  writeError(`error: ${oneLine(message)}`);
+  return EXIT_FAILURE;
+}

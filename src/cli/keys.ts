@@ -1,0 +1,74 @@
+import { Command } from 'commander';
+import { createKey, listKeys, revokeKey, type KeyInfo } from '../store/keys.js';
+import { ensureTenant, findTenant } from '../store/tenants.js';
+import { parseTenantName, parseText } from './arguments.js';
+import { withDatabase } from './database.js';
+import { CommandFailure } from './errors.js';
+
+const DB_HELP = 'SQLite database file';
+
+export function keysCommand(): Command {
+  return new Command('keys')
+    .description('create, revoke and list API keys')
+    .addCommand(createCommand())
+    .addCommand(revokeCommand())
+    .addCommand(listCommand());
+}
+
+function createCommand(): Command {
+  return new Command('create')
+    .description('create an API key for a tenant (the tenant is created when missing)')
+    .requiredOption('--db <path>', `${DB_HELP} (created when missing)`, parseText)
+    .requiredOption('--tenant <name>', 'tenant whose data the key reads and writes', parseTenantName)
+    .addHelpText(
+      'after',
+      '\nThe key is printed once, as the last line of stdout, and cannot be shown again:\n' +
+        "  KEY=$(compdata keys create --db data.db --tenant acme | tail -n 1)",
+    )
+    .action((options: { db: string; tenant: string }) => {
+      const { id, key } = withDatabase(options.db, false, (db) =>
+        db.transaction(() => createKey(db, ensureTenant(db, options.tenant))).immediate(),
+      );
+      process.stdout.write(`created key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
+    });
+}
+
+function revokeCommand(): Command {
+  return new Command('revoke')
+    .description('revoke an API key; it is refused from the next request on')
+    .argument('<key>', 'the full key, or its id as shown by "keys list"', parseText)
+    .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
+    .addHelpText('after', '\nExits 1 when no active key matches (unknown, or already revoked).')
+    .action((keyOrId: string, options: { db: string }) => {
+      const revoked = withDatabase(options.db, true, (db) => revokeKey(db, keyOrId));
+      // The argument may be a secret: it is never echoed.
+      if (!revoked) throw new CommandFailure('no active key matches (unknown, or already revoked)');
+      process.stdout.write('key revoked\n');
+    });
+}
+
+function listCommand(): Command {
+  return new Command('list')
+    .description('list API keys (id, tenant, creation time, state); keys themselves are never shown')
+    .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
+    .option('--tenant <name>', 'only the keys of this tenant (which must exist)', parseTenantName)
+    .option('--json', 'print a JSON array instead of a table')
+    .action((options: { db: string; tenant?: string; json?: boolean }) => {
+      const keys = withDatabase(options.db, true, (db) => {
+        if (options.tenant !== undefined && !findTenant(db, options.tenant)) {
+          throw new CommandFailure(`no tenant named ${JSON.stringify(options.tenant)}`);
+        }
+        return listKeys(db, options.tenant);
+      });
+      process.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : keyTable(keys));
+    });
+}
+
+/** Aligned columns with a header line, one key per line. */
+function keyTable(keys: readonly KeyInfo[]): string {
+  const header = ['ID', 'TENANT', 'CREATED', 'STATE'];
+  const rows = [header, ...keys.map((key) => [key.id, key.tenant, key.created_at, key.state])];
+  const widths = header.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return `${rows.map(line).join('\n')}\n`;
+}

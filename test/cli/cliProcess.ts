@@ -1,0 +1,37 @@
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The CLI from source (no build needed): `node --import tsx src/cli/main.ts`. */
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const NODE_ARGS = ['--import', 'tsx', MAIN];
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `compdata <args>` to its end. */
+export function runCli(args: readonly string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...NODE_ARGS, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `compdata <args>` and leaves it running (for `serve`). */
+export function startCli(args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [...NODE_ARGS, ...args]);
+}
+
+/** A fresh directory, removed when the test ends. */
+export function temporaryDirectory(t: { after(fn: () => void): void }): string {
+  const directory = mkdtempSync(join(tmpdir(), 'compdata-cli-'));
+  t.after(() => rmSync(directory, { recursive: true, force: true }));
+  return directory;
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { openDatabase } from '../../src/store/db.js';
+import { keyAuthenticator } from '../../src/store/keys.js';
+import { runCli, temporaryDirectory } from './cliProcess.js';
+
+const KEY_LINE = /^cdk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
+
+async function createKey(path: string, tenant: string): Promise<{ id: string; key: string }> {
+  const result = await runCli(['keys', 'create', '--db', path, '--tenant', tenant]);
+  assert.equal(result.code, 0, result.stderr);
+  const key = result.stdout.trimEnd().split('\n').at(-1)!;
+  const match = KEY_LINE.exec(key);
+  assert.ok(match, `last line is not a key: ${key}`);
+  return { id: match[1]!, key };
+}
+
+async function listKeys(path: string, ...more: string[]) {
+  const result = await runCli(['keys', 'list', '--db', path, '--json', ...more]);
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as { id: string; tenant: string; created_at: string; state: string }[];
+}
+
+function authenticates(path: string, key: string): boolean {
+  const db = openDatabase(path);
+  try {
+    return keyAuthenticator(db)(key) !== undefined;
+  } finally {
+    db.close();
+  }
+}
+
+describe('compdata keys', { concurrency: true }, () => {
+  test('create prints a working key as the last line, creating the tenant when missing', async (t) => {
+    const path = join(temporaryDirectory(t), 'keys.db');
+    const { id, key } = await createKey(path, 'acme');
+    assert.ok(authenticates(path, key));
+    const keys = await listKeys(path);
+    assert.deepEqual(
+      keys.map(({ id, tenant, state }) => ({ id, tenant, state })),
+      [{ id, tenant: 'acme', state: 'active' }],
+    );
+    assert.ok(!Number.isNaN(Date.parse(keys[0]!.created_at)));
+  });
+
+  test('list shows ids, tenants and states in aligned columns, never a key', async (t) => {
+    const path = join(temporaryDirectory(t), 'keys.db');
+    const acme = await createKey(path, 'acme');
+    const globex = await createKey(path, 'globex corp');
+    const table = await runCli(['keys', 'list', '--db', path]);
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 3);
+    assert.match(lines[0]!, /^ID +TENANT +CREATED +STATE$/);
+    const stateColumn = lines[0]!.indexOf('STATE');
+    for (const line of lines.slice(1)) assert.equal(line.indexOf('active'), stateColumn, line);
+    for (const { key } of [acme, globex]) {
+      assert.ok(!table.stdout.includes(key.slice("cdk_".length + 13)), 'a secret was printed');
+    }
+    assert.deepEqual((await listKeys(path, '--tenant', 'globex corp')).map((key) => key.id), [globex.id]);
+  });
+
+  test('list of an unknown tenant is refused with exit 1', async (t) => {
+    const path = join(temporaryDirectory(t), 'keys.db');
+    await createKey(path, 'acme');
+    const result = await runCli(['keys', 'list', '--db', path, '--tenant', 'nobody']);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^error: no tenant named "nobody"\n$/);
+  });
+
+  test('revoke takes the id or the full key; the key stops working', async (t) => {
+    const path = join(temporaryDirectory(t), 'keys.db');
+    const byId = await createKey(path, 'acme');
+    const byKey = await createKey(path, 'acme');
+    for (const [given, key] of [[byId.id, byId.key], [byKey.key, byKey.key]] as const) {
+      const result = await runCli(['keys', 'revoke', '--db', path, given]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.ok(!authenticates(path, key));
+    }
+    assert.deepEqual((await listKeys(path)).map((key) => key.state), ['revoked', 'revoked']);
+  });
+
+  test('revoking an unknown or revoked key is one line, exit 1, never echoing the key', async (t) => {
+    const path = join(temporaryDirectory(t), 'keys.db');
+    const { key } = await createKey(path, 'acme');
+    assert.equal((await runCli(['keys', 'revoke', '--db', path, key])).code, 0);
+    const unknown = `cdk_000000000000_${'A'.repeat(43)}`;
+    for (const given of [key, unknown, 'ffffffffffff']) {
+      const result = await runCli(['keys', 'revoke', '--db', path, given]);
+      assert.equal(result.code, 1, given);
+      assert.match(result.stderr, /^error: [^\n]+\n$/);
+      assert.ok(!result.stderr.includes(given), 'the key was echoed');
+    }
+  });
+});

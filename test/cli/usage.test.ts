@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { runCli, temporaryDirectory } from './cliProcess.js';
+
+/** One line on stderr, nothing on stdout: what every refused command line looks like. */
+function assertOneLineError(result: { stdout: string; stderr: string }, pattern: RegExp): void {
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^[^\n]+\n$/, `one line expected, got ${JSON.stringify(result.stderr)}`);
+  assert.match(result.stderr, pattern);
+}
+
+describe('a wrong command line is one line on stderr and exit 2', { concurrency: true }, () => {
+  const cases: [string, { args: string[]; error: RegExp }][] = [
+    ['no command', { args: [], error: /missing command/ }],
+    ['unknown command', { args: ['sede'], error: /unknown command 'sede'/ }],
+    ['keys without subcommand', { args: ['keys'], error: /missing command/ }],
+    ['unknown keys subcommand', { args: ['keys', 'rotate'], error: /unknown command 'rotate'/ }],
+    ['unknown option', { args: ['seed', '--db', 'x.db', '--tenant', 't', '--bogus'], error: /unknown option '--bogus'/ }],
+    ['misspelt option with a suggestion', { args: ['seed', '--db', 'x.db', '--tenant', 't', '--recrods', '5'], error: /--records/ }],
+    ['missing --db', { args: ['seed', '--tenant', 't'], error: /--db/ }],
+    ['missing --tenant', { args: ['seed', '--db', 'x.db'], error: /--tenant/ }],
+    ['--db without its value', { args: ['seed', '--tenant', 't', '--db'], error: /--db/ }],
+    ['empty --db', { args: ['seed', '--db', '', '--tenant', 't'], error: /--db/ }],
+    ['non-integer --records', { args: ['seed', '--db', 'x.db', '--tenant', 't', '--records', '10.5'], error: /--records/ }],
+    ['exponent --records', { args: ['seed', '--db', 'x.db', '--tenant', 't', '--records', '1e6'], error: /--records/ }],
+    ['negative --records', { args: ['seed', '--db', 'x.db', '--tenant', 't', '--records', '-5'], error: /--records/ }],
+    ['zero --users', { args: ['seed', '--db', 'x.db', '--tenant', 't', '--users', '0'], error: /--users/ }],
+    ['blank tenant', { args: ['seed', '--db', 'x.db', '--tenant', ' acme'], error: /--tenant/ }],
+    ['extra operand', { args: ['seed', '--db', 'x.db', '--tenant', 't', 'more'], error: /too many arguments/ }],
+    ['keys create without --tenant', { args: ['keys', 'create', '--db', 'x.db'], error: /--tenant/ }],
+    ['keys revoke without the key', { args: ['keys', 'revoke', '--db', 'x.db'], error: /missing required argument/ }],
+    ['keys list without --db', { args: ['keys', 'list'], error: /--db/ }],
+    ['serve port too large', { args: ['serve', '--db', 'x.db', '--port', '65536'], error: /--port/ }],
+    ['serve port negative', { args: ['serve', '--db', 'x.db', '--port', '-1'], error: /--port/ }],
+    ['serve port not a number', { args: ['serve', '--db', 'x.db', '--port', 'http'], error: /--port/ }],
+    ['serve relative public URL', { args: ['serve', '--db', 'x.db', '--public-url', '/api'], error: /--public-url/ }],
+    ['serve ftp public URL', { args: ['serve', '--db', 'x.db', '--public-url', 'ftp://h/'], error: /--public-url/ }],
+    ['serve public URL with a query', { args: ['serve', '--db', 'x.db', '--public-url', 'https://h/?a=1'], error: /--public-url/ }],
+    ['serve zero --max-concurrent', { args: ['serve', '--db', 'x.db', '--max-concurrent', '0'], error: /--max-concurrent/ }],
+    ['serve bad --body-limit', { args: ['serve', '--db', 'x.db', '--body-limit', '1MB'], error: /--body-limit/ }],
+  ];
+  for (const [name, { args, error }] of cases) {
+    test(name, async () => {
+      const result = await runCli(args);
+      assert.equal(result.code, 2, result.stderr);
+      assertOneLineError(result, error);
+    });
+  }
+});
+
+describe('--help on every command exits 0 and prints its usage on stdout', { concurrency: true }, () => {
+  const commands = [[], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list'], ['serve']];
+  for (const command of commands) {
+    test(['compdata', ...command].join(' '), async () => {
+      const result = await runCli([...command, '--help']);
+      assert.equal(result.code, 0);
+      assert.equal(result.stderr, '');
+      assert.ok(result.stdout.startsWith(`Usage: ${['compdata', ...command].join(' ')} `), result.stdout);
+    });
+  }
+});
+
+describe('a database that cannot be opened is one line on stderr and exit 1', { concurrency: true }, () => {
+  const cases: [string, { args: (missing: string) => string[]; error: RegExp }][] = [
+    ['seed into a missing directory', { args: (m) => ['seed', '--db', m, '--tenant', 't'], error: /cannot open database/ }],
+    ['keys create in a missing directory', { args: (m) => ['keys', 'create', '--db', m, '--tenant', 't'], error: /cannot open database/ }],
+    ['keys list of a missing file', { args: (m) => ['keys', 'list', '--db', m], error: /no database at/ }],
+    ['keys revoke in a missing file', { args: (m) => ['keys', 'revoke', '--db', m, 'abc'], error: /no database at/ }],
+  ];
+  for (const [name, { args, error }] of cases) {
+    test(name, async (t) => {
+      const missing = join(temporaryDirectory(t), 'no-such-directory', 'x.db');
+      const result = await runCli(args(missing));
+      assert.equal(result.code, 1, result.stderr);
+      assertOneLineError(result, error);
+    });
+  }
+});

@@ -3,89 +3,10 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { describe, test } from 'node:test';
-import type { ServerOptions } from '../../src/http/server.js';
-import { CommandFailure } from '../../src/cli/errors.js';
-import { serve, serveCommand, type ServeEnvironment } from '../../src/cli/serve.js';
+import { describe, test, type TestContext } from 'node:test';
+import { openDatabase } from '../../src/store/db.js';
+import { buildFixture } from '../support/fixture.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
-
-/**
- * An environment that records what `serve` does in `events`; its server records the options
- * it was started with in `received`. `stop` sends the stop signal.
- */
-function fakeEnvironment(startFailure?: Error) {
-  const events: string[] = [];
-  const received: ServerOptions[] = [];
-  let stop: (signal: NodeJS.Signals) => void = () => assert.fail('no signal handler');
-  const environment: ServeEnvironment = {
-    start: async (options) => {
-      if (startFailure) throw startFailure;
-      received.push(options);
-      return { url: 'http://127.0.0.1:41234', close: async () => void events.push('close') };
-    },
-    onStopSignal: (handler) => {
-      stop = handler;
-    },
-    print: (line) => events.push(`print ${line}`),
-    exit: (code) => events.push(`exit ${code}`),
-  };
-  return { environment, events, received, stop: (signal: NodeJS.Signals) => stop(signal) };
-}
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-describe('compdata serve', () => {
-  test('prints where it listens first, closes on the stop signal, then exits 0', async () => {
-    const fake = fakeEnvironment();
-    const serving = serve({ dbPath: 'x.db', port: 0, host: '127.0.0.1' }, fake.environment);
-    await nextTurn();
-    assert.deepEqual(fake.events, ['print listening on http://127.0.0.1:41234']);
-    fake.stop('SIGTERM');
-    await serving;
-    assert.deepEqual(fake.events.slice(1), ['print SIGTERM: closing', 'close', 'exit 0']);
-  });
-
-  test('a server that cannot start is a CommandFailure (exit 1)', async () => {
-    const fake = fakeEnvironment(new Error('listen EADDRINUSE'));
-    await assert.rejects(serve({ dbPath: 'x.db', port: 80, host: 'h' }, fake.environment), (error: Error) => {
-      assert.ok(error instanceof CommandFailure);
-      assert.match(error.message, /EADDRINUSE/);
-      return true;
-    });
-    assert.deepEqual(fake.events, []);
-  });
-
-  const optionCases: [string, { args: string[]; want: ServerOptions }][] = [
-    [
-      'defaults',
-      {
-        args: ['--db', 'a.db'],
-        want: { dbPath: 'a.db', port: 8080, host: '127.0.0.1', trustProxy: false, maxConcurrent: 64, bodyLimit: 1_048_576 },
-      },
-    ],
-    [
-      'every option',
-      {
-        args: ['--db', 'b.db', '--port', '0', '--host', '0.0.0.0', '--public-url', 'https://api.example.com/compdata/',
-          '--trust-proxy', '--max-concurrent', '8', '--body-limit', '2048'],
-        want: {
-          dbPath: 'b.db', port: 0, host: '0.0.0.0', publicUrl: 'https://api.example.com/compdata', trustProxy: true,
-          maxConcurrent: 8, bodyLimit: 2048,
-        },
-      },
-    ],
-  ];
-  for (const [name, { args, want }] of optionCases) {
-    test(`passes the options to the server: ${name}`, async () => {
-      const fake = fakeEnvironment();
-      const parsing = serveCommand(fake.environment).parseAsync(args, { from: 'user' });
-      await nextTurn();
-      fake.stop('SIGINT');
-      await parsing;
-      assert.deepEqual(fake.received, [want]);
-    });
-  }
-});
 
 describe('compdata serve, as a process', { concurrency: true }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -114,5 +35,42 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     const result = await runCli(['serve', '--db', path, '--port', String(port)]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^error: cannot serve [^\n]*EADDRINUSE[^\n]*\n$/);
+  });
+
+  /** Seeds a small tenant into a fresh file and serves it with `args`; returns the URL and key. */
+  async function serveFixture(t: TestContext, args: string[]) {
+    const path = join(temporaryDirectory(t), 'fixture.db');
+    const db = openDatabase(path);
+    const { key } = buildFixture(db, { tenant: 'acme', records: 3000 });
+    db.close();
+    const child = startCli(['serve', '--db', path, '--port', '0', ...args]);
+    const exited = once(child, 'exit');
+    t.after(() => child.kill('SIGKILL'));
+    const [firstLine] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const url = /^listening on (\S+)$/.exec(firstLine)![1]!;
+    return { url, key, child, exited };
+  }
+
+  test('--public-url, --body-limit and --max-concurrent reach the server', async (t) => {
+    const { url, key } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64']);
+    const page = (await (await fetch(`${url}/v1/reporting?limit=1`, { headers: { 'X-API-Key': key } })).json()) as { next: string };
+    assert.equal(page.next, 'https://api.example.com/compdata/v1/reporting?limit=1&offset=1');
+    const large = await fetch(`${url}/v1/users/groups/bulk`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ data: [{ user: 'x'.repeat(100) }] }),
+    });
+    assert.equal(large.status, 413);
+  });
+
+  test('SIGTERM lets a page in flight finish, then exits 0', async (t) => {
+    const { url, key, child, exited } = await serveFixture(t, []);
+    const response = await fetch(`${url}/v1/reporting?limit=2000`, { headers: { 'X-API-Key': key } });
+    child.kill('SIGTERM');
+    const page = (await response.json()) as { count: number; data: unknown[] };
+    assert.equal(page.count, 2000);
+    assert.equal(page.data.length, 2000);
+    const [code] = await exited;
+    assert.equal(code, 0);
   });
 });

@@ -63,6 +63,32 @@ describe('GET /v1/reporting paging (D2)', () => {
     assert.deepEqual(seen, expectedIds(0, 103));
   });
 
+  test('a walk by next while records are appended sees every record that existed throughout, once', async (t) => {
+    const { server, fixture } = await serverWithFixture(t, 50);
+    const { TenantWriter } = await import('../../src/store/tenantWriter.js');
+    const { fixtureLine } = await import('../support/fixture.js');
+    let appended = 50;
+    const seen: string[] = [];
+    let path: string | undefined = '/v1/reporting?limit=7';
+    while (path) {
+      const page = await server.call('GET', path, { key: fixture.key });
+      seen.push(...ids(page.body));
+      path = page.body.next?.slice(server.url.length);
+      if (appended < 80) {
+        const writer = new TenantWriter(server.db, fixture.tenantId);
+        const lines = [0, 1, 2].map((i) => fixtureLine('acme', appended + i, fixture.users));
+        server.db.transaction(() => {
+          writer.appendReportingRecords(lines);
+          writer.finish();
+        }).immediate();
+        appended += 3;
+      }
+    }
+    assert.deepEqual(seen.slice(0, 50), expectedIds(0, 50), 'the records of the whole walk, in order');
+    assert.equal(new Set(seen).size, seen.length, 'no record twice');
+    assert.deepEqual(seen, expectedIds(0, seen.length), 'records appended meanwhile follow, in order');
+  });
+
   test('a page rebuilt from offset and limit alone equals the page next points to', async (t) => {
     const { server, fixture } = await serverWithFixture(t);
     const first = await server.call('GET', '/v1/reporting?limit=4', { key: fixture.key });

@@ -34,7 +34,7 @@ typecheck: setup
 	npx tsc -p tsconfig.json --noEmit
 
 lint: setup typecheck
-	npx @redocly/cli lint openapi/openapi.yaml --format=summary
+	npx @redocly/cli lint openapi/openapi.yaml --config openapi/redocly.yaml --format=summary
 
 build: setup
 	npm run --silent build

@@ -52,8 +52,90 @@ export interface paths {
          *     - A user cannot be their own manager, directly or through a chain, in any month: `422`.
          *     - More than 200 items, an empty `data`, an item of neither form, or extra or missing
          *       fields: `400`.
+         *
+         *     Item forms: an item that has `manager` is a manager item; one that has `group_dimension`
+         *     or `group` is a group item. A schema error inside an item points at the field of that
+         *     form (`/data/17/start_date`); an item that is not an object, or has fields of both
+         *     forms or of neither, is pointed at as a whole (`/data/17`).
+         *
+         *     Errors, in the order they are looked for (the first kind found is answered, with every
+         *     instance of it): schema errors (`400`); an item whose `start_date` is after its
+         *     `end_date` (`400`, pointer `/data/i/end_date`); unknown users, managers and dimensions,
+         *     and items whose `manager` is their `user` (`422`, pointers `/data/i/user`,
+         *     `/data/i/manager`, `/data/i/group_dimension`); two items of one slot sharing a month
+         *     (`422`, pointer `/data/i` at the later item, the `detail` naming the earlier one); a
+         *     cycle of managers in any month (`422`, pointer `/data/i/manager` at an item that closes
+         *     it). Checks that read stored data run inside the transaction that writes.
+         *
+         *     Response: `count` is the number of items written, and `data` echoes them in request
+         *     order, normalised: `user` and `manager` are the e-mail addresses as stored for those
+         *     users (the same text the read-back extensions return, whatever the case sent), months
+         *     are `YYYY-MM`, `end_date` is always present (`null`: no end), and a manager item's
+         *     `start_date` is always present (`null`: since always). Writing the same request again
+         *     leaves the same attributions.
          */
         put: operations["upsertGroupsBulk"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read back the stored group attributions, page by page
+         * @description The group attributions of the caller's tenant, in the item shape of the bulk response:
+         *     `user` (the e-mail address as stored), `group_dimension`, `group`, `start_date` and
+         *     `end_date` (`null`: no end). Order: by user, comparing e-mail addresses without regard to
+         *     ASCII case; then by dimension key (binary order); then by `start_date`. Filters narrow
+         *     the list; a `user` or `group_dimension` that matches nothing gives an empty page.
+         *
+         *     Paging follows D2 (`count`, `next`, `limit`=0 for the total). Attributions have no
+         *     stored positions: `next` carries an opaque `cursor` besides `limit` and `offset`, and a
+         *     request with that cursor seeks by key, so following `next` costs the same on every page.
+         *     A request without a cursor (or with one issued for another `offset` or other filters,
+         *     which is then ignored) gets the same page by position: up to an offset of 10000 the
+         *     server skips rows; beyond, it counts each user's attributions from an index to find the
+         *     user the offset falls in and skips only within that user's. So a deep raw offset costs
+         *     about what `limit`=0 costs (a count of the matching attributions), not a read of every
+         *     row before it, but more than following `next`.
+         */
+        get: operations["getGroupAttributions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/managers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read back the stored manager attributions, page by page
+         * @description The manager attributions of the caller's tenant, in the item shape of the bulk
+         *     response: `user` and `manager` (e-mail addresses as stored), `start_date` (`null`: since
+         *     always, never a sentinel month) and `end_date` (`null`: no end). Order: by user,
+         *     comparing e-mail addresses without regard to ASCII case; then by `start_date`, "since
+         *     always" first. A `user` that matches nothing gives an empty page.
+         *
+         *     Paging as for `GET /v1/users/groups`: `next` carries an opaque `cursor` and following it
+         *     seeks by key; a raw `offset` without it is found by counting each user's attributions.
+         */
+        get: operations["getManagerAttributions"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -126,6 +208,18 @@ export interface components {
          * @example 2026-01
          */
         Month: string;
+        /**
+         * @description Last month of a period (inclusive), `YYYY-MM`. `null` (or, in a request, absent) means
+         *     no end.
+         * @example 2026-12
+         */
+        EndMonth: string | null;
+        /**
+         * @description First month of a manager relationship, `YYYY-MM`. `null` (or, in a request, absent)
+         *     means since always.
+         * @example 2026-01
+         */
+        StartMonthOrAlways: string | null;
         /**
          * Format: email
          * @example ada.lovelace@example.com
@@ -206,11 +300,13 @@ export interface components {
         PageCount: number;
         /**
          * Format: uri
-         * @description Absolute URL of the following page, carrying `limit` and `offset`. Present exactly when at
-         *     least one record follows this page; absent on the last page.
+         * @description Absolute URL of the following page, carrying `limit` and `offset` (and, on the read-back
+         *     extensions, an opaque `cursor`). Present exactly when at least one record follows this
+         *     page; absent on the last page.
          * @example http://127.0.0.1:8080/v1/reporting?limit=2000&offset=2000
          */
         NextPage: string;
+        /** group item */
         GroupAttributionPutBodyModel: {
             user: components["schemas"]["Email"];
             /** @description Key of an existing dimension of the tenant. */
@@ -218,16 +314,14 @@ export interface components {
             /** @description Group name; a name not yet known in the dimension creates the group. */
             group: string;
             start_date: components["schemas"]["Month"];
-            /** @description Last month of the period (inclusive); null or absent means no end. */
-            end_date?: components["schemas"]["Month"] | null;
+            end_date?: components["schemas"]["EndMonth"];
         };
+        /** manager item */
         ManagerAttributionPutBodyModel: {
             user: components["schemas"]["Email"];
             manager: components["schemas"]["Email"];
-            /** @description First month of the relationship; null or absent means since always. */
-            start_date?: components["schemas"]["Month"] | null;
-            /** @description Last month of the relationship (inclusive); null or absent means no end. */
-            end_date?: components["schemas"]["Month"] | null;
+            start_date?: components["schemas"]["StartMonthOrAlways"];
+            end_date?: components["schemas"]["EndMonth"];
         };
         GroupsBulkPutBody: {
             data: (components["schemas"]["GroupAttributionPutBodyModel"] | components["schemas"]["ManagerAttributionPutBodyModel"])[];
@@ -237,18 +331,28 @@ export interface components {
             group_dimension: string;
             group: string;
             start_date: components["schemas"]["Month"];
-            end_date: components["schemas"]["Month"] | null;
+            end_date: components["schemas"]["EndMonth"];
         };
         ManagerAttributionResponseItem: {
             user: components["schemas"]["Email"];
             manager: components["schemas"]["Email"];
-            start_date: components["schemas"]["Month"] | null;
-            end_date: components["schemas"]["Month"] | null;
+            start_date: components["schemas"]["StartMonthOrAlways"];
+            end_date: components["schemas"]["EndMonth"];
         };
         GroupsBulkSuccessModelResponse: {
             /** @description Number of items written. */
             count: number;
             data: (components["schemas"]["GroupAttributionResponseItem"] | components["schemas"]["ManagerAttributionResponseItem"])[];
+        };
+        GroupAttributionPage: {
+            count: components["schemas"]["PageCount"];
+            data: components["schemas"]["GroupAttributionResponseItem"][];
+            next?: components["schemas"]["NextPage"];
+        };
+        ManagerAttributionPage: {
+            count: components["schemas"]["PageCount"];
+            data: components["schemas"]["ManagerAttributionResponseItem"][];
+            next?: components["schemas"]["NextPage"];
         };
         Health: {
             /** @constant */
@@ -454,6 +558,23 @@ export interface components {
          * @example 2000
          */
         Limit: number;
+        /**
+         * @description Only the attributions of the user with this e-mail address (compared without regard to case).
+         * @example ada.lovelace@example.com
+         */
+        UserFilter: components["schemas"]["Email"];
+        /**
+         * @description Only the attributions of the dimension with this key.
+         * @example region
+         */
+        DimensionFilter: string;
+        /**
+         * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
+         *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
+         *     found by `offset`); one this server did not issue is a `400`.
+         * @example WyIyIiwiW10iLCJbXCJhZGEubG92ZWxhY2VAZXhhbXBsZS5jb21cIixcInJlZ2lvblwiLDI0MzE4LDJdIl0
+         */
+        Cursor: string;
     };
     requestBodies: never;
     headers: {
@@ -529,6 +650,107 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGroupAttributions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the attributions of the user with this e-mail address (compared without regard to case).
+                 * @example ada.lovelace@example.com
+                 */
+                user?: components["parameters"]["UserFilter"];
+                /**
+                 * @description Only the attributions of the dimension with this key.
+                 * @example region
+                 */
+                group_dimension?: components["parameters"]["DimensionFilter"];
+                /**
+                 * @description Position of the first record to return (0-based). Every integer from 0 to
+                 *     9223372036854775807 is accepted exactly; past the end the page is empty.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Page size, at most 2000; 0 returns the total count only.
+                 * @example 2000
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
+                 *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
+                 *     found by `offset`); one this server did not issue is a `400`.
+                 * @example WyIyIiwiW10iLCJbXCJhZGEubG92ZWxhY2VAZXhhbXBsZS5jb21cIixcInJlZ2lvblwiLDI0MzE4LDJdIl0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of group attributions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupAttributionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getManagerAttributions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the attributions of the user with this e-mail address (compared without regard to case).
+                 * @example ada.lovelace@example.com
+                 */
+                user?: components["parameters"]["UserFilter"];
+                /**
+                 * @description Position of the first record to return (0-based). Every integer from 0 to
+                 *     9223372036854775807 is accepted exactly; past the end the page is empty.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Page size, at most 2000; 0 returns the total count only.
+                 * @example 2000
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
+                 *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
+                 *     found by `offset`); one this server did not issue is a `400`.
+                 * @example WyIyIiwiW10iLCJbXCJhZGEubG92ZWxhY2VAZXhhbXBsZS5jb21cIixcInJlZ2lvblwiLDI0MzE4LDJdIl0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of manager attributions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagerAttributionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -7,16 +7,29 @@ import { CommandFailure } from './errors.js';
  * an error instead of a new empty database (reading keys of a file that is not there is a typo).
  */
 export function withDatabase<T>(path: string, mustExist: boolean, work: (db: Db) => T): T {
-  if (mustExist && !existsSync(path)) throw new CommandFailure(`no database at ${path}`);
-  let db: Db;
-  try {
-    db = openDatabase(path);
-  } catch (error) {
-    throw new CommandFailure(`cannot open database ${path}: ${(error as Error).message}`);
-  }
+  const db = open(path, mustExist);
   try {
     return work(db);
   } finally {
     db.close();
+  }
+}
+
+/** {@link withDatabase} for asynchronous work: the database is closed once `work` settles. */
+export async function withDatabaseAsync<T>(path: string, mustExist: boolean, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = open(path, mustExist);
+  try {
+    return await work(db);
+  } finally {
+    db.close();
+  }
+}
+
+function open(path: string, mustExist: boolean): Db {
+  if (mustExist && !existsSync(path)) throw new CommandFailure(`no database at ${path}`);
+  try {
+    return openDatabase(path, { shortLived: true });
+  } catch (error) {
+    throw new CommandFailure(`cannot open database ${path}: ${(error as Error).message}`);
   }
 }

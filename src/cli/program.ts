@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { EXIT_OK, exitCodeOf, oneLine } from './errors.js';
+import { exportCommand } from './export.js';
+import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
 import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
@@ -8,6 +10,8 @@ export function buildProgram(): Command {
   const program = new Command('compdata')
     .description('self-hostable sales-compensation data API over one SQLite file')
     .addCommand(seedCommand())
+    .addCommand(importCommand())
+    .addCommand(exportCommand())
     .addCommand(keysCommand())
     .addCommand(serveCommand())
     .addHelpText('after', '\nExit codes: 0 done, 1 the work could not be done, 2 wrong command line.');

@@ -1,15 +1,17 @@
-import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
+import { ElementWriter } from '../dataset/elementWriter.js';
 import { generateSeed, type SeedDataset, type SeedOptions } from '../dataset/generateSeed.js';
+import { seedElements } from '../dataset/seedElements.js';
 import type { Db } from '../store/db.js';
 import { TenantWriter } from '../store/tenantWriter.js';
 import { ensureTenant, tenantHasData, type Tenant } from '../store/tenants.js';
 import { integerIn, parseTenantName, parseText } from './arguments.js';
 import { withDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
+import { progressBar } from './progress.js';
 
-/** Records handed to the writer at a time: large enough to amortise, small enough to hold. */
-const BATCH_SIZE = 5_000;
+/** Elements between two updates of the progress bar. */
+const PROGRESS_EVERY = 5_000;
 
 interface SeedCommandOptions extends SeedOptions {
   db: string;
@@ -27,7 +29,7 @@ export function seedCommand(): Command {
     .addHelpText(
       'after',
       `
-Writes, in one transaction (all or nothing):
+Writes, in one transaction (all or nothing), through the checks of 'compdata import':
   - metrics new_arr and services_revenue, dimensions region and segment;
   - the users, their region and segment attributions and their managers (36 months from
     2023-04 to 2026-03; some users change group or manager mid-period);
@@ -54,58 +56,28 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
     });
 }
 
-/** Writes the whole dataset for `tenant`; the caller holds the transaction. */
+/**
+ * Writes the whole dataset for `tenant` through the element writer (the path of `import`); the
+ * caller holds the transaction.
+ */
 function writeDataset(db: Db, tenant: Tenant, dataset: SeedDataset): void {
   if (tenantHasData(db, tenant)) {
     throw new CommandFailure(`tenant ${JSON.stringify(tenant.name)} already has data; seed another tenant or database`);
   }
-  const writer = new TenantWriter(db, tenant.id);
-  writer.defineMetricsAndDimensions(dataset.metrics, dataset.dimensions);
-  writer.upsertUsers(dataset.users);
-  writer.addGroupAttributions(dataset.groupAttributions);
-  writer.addManagerAttributions(dataset.managerAttributions);
-  writer.createDataTable(dataset.table.key, dataset.table.name, dataset.table.fields);
-  const progress = progressBar(dataset.reportingLineCount + dataset.tableRecordCount);
+  const elements = new ElementWriter(new TenantWriter(db, tenant.id));
+  const total =
+    dataset.metrics.length + dataset.dimensions.length + dataset.users.length + dataset.groupAttributions.length +
+    dataset.managerAttributions.length + dataset.reportingLineCount + 1 + dataset.tableRecordCount;
+  const progress = progressBar(process.stdout, 'seeding [{bar}] {percentage}% | {value}/{total} elements | {duration}s', total);
   try {
-    for (const lines of inBatches(dataset.reportingLines(), BATCH_SIZE)) {
-      writer.appendReportingRecords(lines);
-      progress?.increment(lines.length);
+    let written = 0;
+    for (const element of seedElements(dataset)) {
+      elements.write(element);
+      written += 1;
+      if (written % PROGRESS_EVERY === 0) progress?.update(written);
     }
-    for (const records of inBatches(dataset.tableRecords(), BATCH_SIZE)) {
-      writer.appendTableRecords(dataset.table.key, records);
-      progress?.increment(records.length);
-    }
-    writer.finish();
+    elements.finish();
   } finally {
     progress?.stop();
   }
-}
-
-
-/** A progress bar on stdout when it is a terminal, else none. */
-function progressBar(total: number): SingleBar | undefined {
-  if (!process.stdout.isTTY) return undefined;
-  const bar = new SingleBar({
-    stream: process.stdout,
-    format: 'seeding [{bar}] {percentage}% | {value}/{total} records | {duration}s',
-    clearOnComplete: true,
-    // The load is one synchronous transaction: Ctrl-C ends the process at once (nothing is
-    // written), with no chance to show a hidden cursor again. So it is never hidden.
-    hideCursor: false,
-  });
-  bar.start(total, 0);
-  return bar;
-}
-
-/** The items of `items` in arrays of `size` (the last one shorter). */
-function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> {
-  let batch: T[] = [];
-  for (const item of items) {
-    batch.push(item);
-    if (batch.length === size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
 }

@@ -86,14 +86,14 @@ export interface ManagerCycle {
 
 /**
  * The earliest cycle among `edges` (the manager attributions that a request would leave, see
- * `applyUpserts`), or `undefined`. Precondition: in any month a user has at most one manager
- * (the override rule keeps it so); it throws otherwise, since that is a bug of the caller.
- * Edges with an empty period hold no month and are skipped.
+ * `applyUpserts`), or `undefined`. Edges with an empty period hold no month and are skipped.
+ * A user may have several managers in one month (rows written outside the API can overlap):
+ * the graph is then a general directed graph, and a cycle is still found; nothing throws.
  *
  * The graph changes only where a period starts or ends, so it sweeps those boundaries in
- * order, keeping each user's current manager. Dropping edges cannot make a cycle, and the
- * graph before a boundary had none, so a new cycle runs through a user whose edge starts there:
- * only those users' chains are walked.
+ * order, keeping each user's current managers. Dropping edges cannot make a cycle, and the
+ * graph before a boundary had none, so a new cycle runs through an edge that starts there:
+ * only paths from those edges' managers back to their users are searched.
  */
 export function firstManagerCycle(edges: readonly ManagerEdge[]): ManagerCycle | undefined {
   const live = edges.filter((edge) => periodProblem(edge) === undefined);
@@ -101,22 +101,23 @@ export function firstManagerCycle(edges: readonly ManagerEdge[]): ManagerCycle |
   const segmentStarts = [null, ...boundaries];
   const startingAt = groupBy(live, (edge) => edge.start);
   const endingBefore = groupBy(live.filter((edge) => edge.end !== null), (edge) => edge.end! + 1);
-  const managerOf = new Map<number, ManagerEdge>();
+  const managersOf = new Map<number, Set<ManagerEdge>>();
 
   for (const [i, segmentStart] of segmentStarts.entries()) {
     const ended = segmentStart === null ? [] : (endingBefore.get(segmentStart) ?? []);
-    for (const edge of ended) managerOf.delete(edge.user);
+    for (const edge of ended) managersOf.get(edge.user)?.delete(edge);
     const added = startingAt.get(segmentStart) ?? [];
     for (const edge of added) {
-      if (managerOf.has(edge.user)) throw new Error(`user ${edge.user} has two managers in one month`);
-      managerOf.set(edge.user, edge);
+      const current = managersOf.get(edge.user);
+      if (current) current.add(edge);
+      else managersOf.set(edge.user, new Set([edge]));
     }
     for (const edge of added) {
-      const users = cycleThrough(edge.user, managerOf);
-      if (users === undefined) continue;
+      const path = managerPath(edge.manager, edge.user, managersOf);
+      if (path === undefined) continue;
       const next = boundaries[i]; // the start of the following segment
       const during: Period = { start: segmentStart, end: next === undefined ? null : next - 1 };
-      return { users, during, month: during.start ?? during.end };
+      return { users: [edge.user, ...path.slice(0, -1)], during, month: during.start ?? during.end };
     }
   }
   return undefined;
@@ -131,19 +132,32 @@ function boundariesOf(edge: ManagerEdge): MonthIndex[] {
 }
 
 /**
- * The cycle that the chain of managers from `user` runs into, starting at `user` when it is on
- * it, or `undefined` when the chain ends at a user without a manager.
+ * A chain of managers from `from` up to `to` (both included: `[from, ..., to]`), or `undefined`
+ * when none leads there. Depth first; with one manager per user it is the plain chain.
  */
-function cycleThrough(user: number, managerOf: ReadonlyMap<number, ManagerEdge>): number[] | undefined {
-  const chain: number[] = [];
-  const seen = new Map<number, number>();
-  for (let current: number | undefined = user; current !== undefined; current = managerOf.get(current)?.manager) {
-    const at = seen.get(current);
-    if (at !== undefined) return chain.slice(at);
-    seen.set(current, chain.length);
-    chain.push(current);
+function managerPath(
+  from: number,
+  to: number,
+  managersOf: ReadonlyMap<number, ReadonlySet<ManagerEdge>>,
+): number[] | undefined {
+  const parentOf = new Map<number, number | null>([[from, null]]);
+  const pending = [from];
+  while (pending.length > 0) {
+    const user = pending.pop()!;
+    if (user === to) return pathTo(user, parentOf);
+    for (const { manager } of managersOf.get(user) ?? []) {
+      if (parentOf.has(manager)) continue;
+      parentOf.set(manager, user);
+      pending.push(manager);
+    }
   }
   return undefined;
+}
+
+function pathTo(user: number, parentOf: ReadonlyMap<number, number | null>): number[] {
+  const path: number[] = [];
+  for (let current: number | null = user; current !== null; current = parentOf.get(current) ?? null) path.push(current);
+  return path.reverse();
 }
 
 function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {

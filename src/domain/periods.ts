@@ -45,6 +45,14 @@ export function periodsOverlap(a: Period, b: Period): boolean {
   return startBound(a) <= endBound(b) && startBound(b) <= endBound(a);
 }
 
+/** The months `a` and `b` share, or `undefined` when they share none. */
+export function periodIntersection(a: Period, b: Period): Period | undefined {
+  if (!periodsOverlap(a, b)) return undefined;
+  const start = a.start === null ? b.start : b.start === null ? a.start : Math.max(a.start, b.start);
+  const end = a.end === null ? b.end : b.end === null ? a.end : Math.min(a.end, b.end);
+  return { start, end };
+}
+
 /**
  * The months of `stored` outside `cut`, as 0, 1 or 2 periods in month order:
  * `[stored]` (unchanged) when they do not overlap, `[]` when `cut` covers all of `stored`, one

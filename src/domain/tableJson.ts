@@ -35,32 +35,42 @@ export function fieldValueProblem(type: FieldType, value: unknown): string | und
   }
 }
 
+/** A value of a record that does not fit its field, or a property that is not a field. */
+export class FieldValueError extends TypeError {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${field}: ${problem}`);
+  }
+}
+
 /**
- * Renders a record of a table. Throws a `TypeError` naming the field when a value does not fit
- * its type or a property is not a field of the table; a missing field is `null`.
+ * Renders a record of a table. Throws a {@link FieldValueError} naming the field when a value
+ * does not fit its type or a property is not a field of the table; a missing field is `null`.
  */
 export function renderTableRecord(fields: readonly TableField[], record: TableRecordInput): string {
-  if (typeof record.id !== 'string' || record.id.length === 0) throw new TypeError('id: must be a non-empty string');
+  if (typeof record.id !== 'string' || record.id.length === 0) throw new FieldValueError('id', 'must be a non-empty string');
   const known = new Set(['id']);
   let json = `{"id":${JSON.stringify(record.id)}`;
   for (const field of fields) {
     const value = record[field.key] ?? null;
     const problem = fieldValueProblem(field.type, value);
-    if (problem) throw new TypeError(`${field.key}: ${problem}`);
+    if (problem) throw new FieldValueError(field.key, problem);
     json += `,${JSON.stringify(field.key)}:${JSON.stringify(value)}`;
     known.add(field.key);
     if (field.type === 'amount') {
       const currencyKey = `${field.key}_currency`;
       const currency = record[currencyKey] ?? null;
       if (currency !== null && !(typeof currency === 'string' && CURRENCY.test(currency))) {
-        throw new TypeError(`${currencyKey}: must be a currency code`);
+        throw new FieldValueError(currencyKey, 'must be a currency code');
       }
       json += `,${JSON.stringify(currencyKey)}:${JSON.stringify(currency)}`;
       known.add(currencyKey);
     }
   }
   for (const key of Object.keys(record)) {
-    if (!known.has(key)) throw new TypeError(`${key}: is not a field of the table`);
+    if (!known.has(key)) throw new FieldValueError(key, 'is not a field of the table');
   }
   return `${json}}`;
 }

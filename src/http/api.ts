@@ -3,13 +3,15 @@ import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
 import type { Principal } from '../store/keys.js';
 import type { HandlerDeps, OperationHandlers, RequestState } from './handlerTypes.js';
+import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
+import { getManagerAttributions } from './handlers/getManagerAttributions.js';
 import { getOpenApiDocument } from './handlers/getOpenApiDocument.js';
 import { getReportingRecords } from './handlers/getReportingRecords.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { problems } from './problems.js';
-import { problemsFromAjv } from './validationErrors.js';
+import { problemsFromAjv, type JsonSchema } from './validationErrors.js';
 
 type KoaCtx = KoaContext & { state: RequestState };
 
@@ -42,6 +44,8 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
   const operations: OperationHandlers = {
     getReportingRecords: getReportingRecords(deps),
     upsertGroupsBulk: upsertGroupsBulk(deps),
+    getGroupAttributions: getGroupAttributions(deps),
+    getManagerAttributions: getManagerAttributions(deps),
     getTableRecords: getTableRecords(deps),
     getOpenApiDocument: getOpenApiDocument(deps),
     getHealth: getHealth(deps),
@@ -73,8 +77,9 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
         request.body = await readBody(ctx);
         ctx.state.body = request.body;
       },
-      validationFail: (apiContext: ApiContext) => {
-        throw problems.badRequest(problemsFromAjv(apiContext.validation.errors ?? []));
+      validationFail: (apiContext: ApiContext, ctx: KoaCtx) => {
+        const bodySchema = jsonBodySchema(apiContext.operation.requestBody);
+        throw problems.badRequest(problemsFromAjv(apiContext.validation.errors ?? [], bodySchema, ctx.state.body));
       },
     },
     securityHandlers: {
@@ -87,4 +92,10 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
   });
   await api.init();
   return api;
+}
+
+/** The JSON schema of an operation's request body (dereferenced by openapi-backend), if any. */
+function jsonBodySchema(requestBody: unknown): JsonSchema | undefined {
+  const content = (requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content;
+  return content?.['application/json']?.schema;
 }

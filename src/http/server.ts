@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startCheckpointer } from '../store/checkpointer.js';
 import { openDatabase } from '../store/db.js';
 import { keyAuthenticator } from '../store/keys.js';
 import { pagedReads } from '../store/pagedReads.js';
@@ -56,17 +57,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, close: () => shutDown(server, () => db.close()) };
+  const checkpointer = startCheckpointer(db, logError);
+  const closeDatabase = async () => {
+    await checkpointer.stop();
+    db.close();
+  };
+  return { url: `http://${host}:${port}`, close: () => shutDown(server, closeDatabase) };
 }
 
 /** Stops accepting, lets in-flight responses finish (bounded), then closes the database. */
-async function shutDown(server: Server, closeDatabase: () => void): Promise<void> {
+async function shutDown(server: Server, closeDatabase: () => Promise<void>): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => server.closeAllConnections(), DEFAULTS.shutdownGraceMs);
   await closed;
   clearTimeout(timer);
-  closeDatabase();
+  await closeDatabase();
 }
 
 function defaultLogError(error: unknown): void {

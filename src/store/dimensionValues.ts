@@ -1,5 +1,9 @@
 import { renderDimensionFragment, type GroupPeriod } from '../domain/reportingJson.js';
+import type { Period } from '../domain/periods.js';
 import type { Db } from './db.js';
+
+/** Every month: the bounds of a full re-render. */
+const ALL_MONTHS: Period = { start: null, end: null };
 
 /**
  * Keeps `dimension_values` (the dimension fields of each user and month that has reporting
@@ -7,29 +11,60 @@ import type { Db } from './db.js';
  * attributions or added records, so that the next read shows the change (D3).
  */
 export function dimensionValuesRefresher(db: Db) {
+  const usersOfTenant = db.prepare('SELECT pk FROM users WHERE tenant_id = ?').pluck();
+  const setEmptyFragment = db.prepare('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
+  const fragments = fragmentRenderer(db);
+
+  /** Re-renders every fragment of `userPks` (all users of the tenant when omitted). */
+  return (tenantId: number, userPks?: Iterable<number>): void => {
+    const keys = fragments.dimensionKeys(tenantId);
+    setEmptyFragment.run(renderDimensionFragment(keys, [], 0), tenantId);
+    for (const userPk of userPks ?? (usersOfTenant.all(tenantId) as number[])) fragments.render(keys, userPk, ALL_MONTHS);
+  };
+}
+
+/**
+ * Re-renders, for each user of `monthsByUser`, the fragments of the months of its period only:
+ * what a group upsert needs, since it changes no month outside the periods it writes. The
+ * tenant's dimensions themselves are unchanged.
+ */
+export function userMonthsRefresher(db: Db) {
+  const fragments = fragmentRenderer(db);
+  return (tenantId: number, monthsByUser: ReadonlyMap<number, Period>): void => {
+    if (monthsByUser.size === 0) return;
+    const keys = fragments.dimensionKeys(tenantId);
+    for (const [userPk, months] of monthsByUser) fragments.render(keys, userPk, months);
+  };
+}
+
+function fragmentRenderer(db: Db) {
   const dimensionKeys = db.prepare('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck();
   const periodsOfUser = db.prepare(
     `SELECT d.key AS dimensionKey, g.name AS "group", a.start_month AS start, a.end_month AS "end"
      FROM group_attributions a
      JOIN groups g ON g.pk = a.group_pk
      JOIN dimensions d ON d.pk = a.dimension_pk
-     WHERE a.user_pk = ?`,
+     WHERE a.user_pk = ? AND a.start_month <= ? AND (a.end_month IS NULL OR a.end_month >= ?)`,
   );
-  const monthsOfUser = db.prepare('SELECT month, fragment FROM dimension_values WHERE user_pk = ?').raw();
+  const monthsOfUser = db
+    .prepare('SELECT month, fragment FROM dimension_values WHERE user_pk = ? AND month BETWEEN ? AND ?')
+    .raw();
   const update = db.prepare('UPDATE dimension_values SET fragment = ? WHERE user_pk = ? AND month = ?');
-  const usersOfTenant = db.prepare('SELECT pk FROM users WHERE tenant_id = ?').pluck();
-  const setEmptyFragment = db.prepare('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
 
-  /** Re-renders the fragments of `userPks` (all users of the tenant when omitted). */
-  return (tenantId: number, userPks?: Iterable<number>): void => {
-    const keys = dimensionKeys.all(tenantId) as string[];
-    setEmptyFragment.run(renderDimensionFragment(keys, [], 0), tenantId);
-    for (const userPk of userPks ?? (usersOfTenant.all(tenantId) as number[])) {
-      const periods = periodsOfUser.all(userPk) as GroupPeriod[];
-      for (const [month, stored] of monthsOfUser.all(userPk) as [number, string][]) {
-        const fragment = renderDimensionFragment(keys, periods, month);
-        if (fragment !== stored) update.run(fragment, userPk, month);
+  return {
+    /** The tenant's dimension keys, in the order of the record fields. */
+    dimensionKeys: (tenantId: number) => dimensionKeys.all(tenantId) as string[],
+    /** Re-renders the fragments of `userPk` in the months of `months` that have records. */
+    render(keys: readonly string[], userPk: number, months: Period): void {
+      const from = months.start ?? Number.MIN_SAFE_INTEGER;
+      const to = months.end ?? Number.MAX_SAFE_INTEGER;
+      const stored = monthsOfUser.all(userPk, from, to) as [number, string][];
+      if (stored.length === 0) return;
+      const periods = periodsOfUser.all(userPk, to, from) as GroupPeriod[];
+      for (const [month, fragment] of stored) {
+        const rendered = renderDimensionFragment(keys, periods, month);
+        if (rendered !== fragment) update.run(rendered, userPk, month);
       }
-    }
+    },
   };
 }

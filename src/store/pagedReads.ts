@@ -8,6 +8,21 @@ import type { Db } from './db.js';
 export interface PagedSource {
   rows(from: number, n: number): string[];
   total(): number;
+  /**
+   * Present on sources whose positions are not stored keys (reading from a position means
+   * skipping rows): they also read by key, so that a walker following `next` seeks (D2).
+   */
+  seek?: KeySeek;
+}
+
+/** A JSON record and its key in the source's order (a text only the source reads). */
+export type KeyedRow = [row: string, key: string];
+
+export interface KeySeek {
+  /** `rows(from, n)`, each row with its key. */
+  keyedRows(from: number, n: number): KeyedRow[];
+  /** Up to `n` rows that follow the row whose key is `key`; `undefined` when `key` is not one of this source's keys. */
+  rowsAfter(key: string, n: number): KeyedRow[] | undefined;
 }
 
 /** Prepares the reads of the paged operations once per database connection. */

@@ -1,24 +1,18 @@
-import { customKeyProblem, tableFieldKeyProblem } from '../domain/fieldKeys.js';
-import { monthOfDate, type MonthIndex } from '../domain/months.js';
-import {
-  renderReportingBody,
-  renderUser,
-  type ReportingUser,
-  type StatementLine,
-} from '../domain/reportingJson.js';
-import { FIELD_TYPES, renderTableRecord, type TableField, type TableRecordInput } from '../domain/tableJson.js';
+import { firstManagerCycle } from '../domain/bulkChecks.js';
+import { DatasetError } from '../domain/datasetError.js';
+import { customKeyProblem } from '../domain/fieldKeys.js';
+import type { MonthIndex } from '../domain/months.js';
+import { applyOverride, overrideWrites, type Period } from '../domain/periods.js';
+import { renderUser, type ReportingUser, type StatementLine } from '../domain/reportingJson.js';
+import type { TableField, TableRecordInput } from '../domain/tableJson.js';
+import { attributionStatements, type AttributionStatements } from './attributions.js';
 import type { Db } from './db.js';
 import { dimensionValuesRefresher } from './dimensionValues.js';
+import { RecordWriter, itemPath, type Origin } from './recordWriter.js';
+import { tenantStatements, type TenantStatements } from './tenantStatements.js';
 
-/** A write that breaks a rule of the data model; `path` says where (`users[3].email`). */
-export class DatasetError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(`${path}: ${message}`);
-  }
-}
+export { DatasetError };
+export type { Origin };
 
 export interface ReportingLineInput extends StatementLine {
   /** Id of an existing user of the tenant. */
@@ -40,212 +34,187 @@ export interface ManagerAttributionInput {
   end: MonthIndex | null;
 }
 
+/** A chain of managers that comes back to its start (`emails[i]` managed by `emails[i + 1]`). */
+export interface ManagerChain {
+  emails: string[];
+  /** One month where it holds; `null`: every month. */
+  month: MonthIndex | null;
+}
+
 /**
  * Writes one tenant's data: metrics, dimensions, users, attributions, reporting records and
- * data tables. It runs no transaction of its own: the caller wraps a whole load in one, so that
- * a failed load leaves nothing behind. Call `finish()` last: it brings the dimension fields of
- * every touched user up to date.
+ * data tables, keeping the invariants of migrations.ts. Users are upserted by id, records by id
+ * (a stored record keeps its position), attributions override the stored ones of their slot
+ * in their months (the rule of D4). Errors are {@link DatasetError}s with the JSON path of the
+ * item in the dataset (`origin` says where a batch starts).
+ *
+ * It runs no transaction of its own: the caller wraps a whole load in one, so that a failed
+ * load leaves nothing behind. Call `finish()` last: it brings the dimension fields of every
+ * touched user up to date.
  */
 export class TenantWriter {
-  private readonly statements;
+  private readonly statements: TenantStatements;
+  private readonly attributions: AttributionStatements;
   private readonly refreshDimensionValues;
-  private readonly userPks = new Map<string, number>();
-  private readonly touchedUsers = new Set<number>();
-  private metricKeys: string[];
-  private nextPos: number;
+  private readonly records: RecordWriter;
+  private readonly dimensionPks = new Map<string, number>();
 
   constructor(
     db: Db,
     private readonly tenantId: number,
   ) {
-    this.statements = {
-      metricKeys: db.prepare('SELECT key FROM metrics WHERE tenant_id = ? ORDER BY position').pluck(),
-      dimensionKeys: db.prepare('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck(),
-      insertMetric: db.prepare('INSERT INTO metrics (tenant_id, key, position) VALUES (?, ?, ?)'),
-      insertDimension: db.prepare('INSERT INTO dimensions (tenant_id, key, position) VALUES (?, ?, ?)'),
-      upsertUser: db.prepare(
-        `INSERT INTO users (tenant_id, id, email, json) VALUES (?, ?, ?, ?)
-         ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json`,
-      ),
-      userByEmail: db.prepare('SELECT id FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE').pluck(),
-      userPk: db.prepare('SELECT pk FROM users WHERE tenant_id = ? AND id = ?').pluck(),
-      userJson: db.prepare('SELECT json FROM users WHERE pk = ?').pluck(),
-      storedUser: db.prepare('SELECT pk, json FROM users WHERE tenant_id = ? AND id = ?'),
-      rerenderUserInRecords: db.prepare(
-        'UPDATE reporting_records SET body = replace(body, ?, ?) WHERE tenant_id = ? AND user_pk = ?',
-      ),
-      dimensionPk: db.prepare('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck(),
-      insertGroup: db.prepare('INSERT INTO groups (dimension_pk, name) VALUES (?, ?) ON CONFLICT DO NOTHING'),
-      groupPk: db.prepare('SELECT pk FROM groups WHERE dimension_pk = ? AND name = ?').pluck(),
-      insertGroupAttribution: db.prepare(
-        'INSERT INTO group_attributions (user_pk, dimension_pk, group_pk, start_month, end_month) VALUES (?, ?, ?, ?, ?)',
-      ),
-      insertManagerAttribution: db.prepare(
-        'INSERT INTO manager_attributions (user_pk, manager_pk, start_month, end_month) VALUES (?, ?, ?, ?)',
-      ),
-      maxPos: db.prepare('SELECT max(pos) FROM reporting_records WHERE tenant_id = ?').pluck(),
-      insertRecord: db.prepare(
-        'INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      ensureDimensionValue: db.prepare(
-        `INSERT INTO dimension_values (user_pk, month, fragment) VALUES (?, ?, '}') ON CONFLICT DO NOTHING`,
-      ),
-      insertTable: db.prepare('INSERT INTO data_tables (tenant_id, key, name, fields) VALUES (?, ?, ?, ?)'),
-      table: db.prepare('SELECT pk, fields FROM data_tables WHERE tenant_id = ? AND key = ?'),
-      maxTablePos: db.prepare('SELECT max(pos) FROM table_records WHERE table_pk = ?').pluck(),
-      insertTableRecord: db.prepare('INSERT INTO table_records (table_pk, pos, id, body) VALUES (?, ?, ?, ?)'),
-    };
+    this.statements = tenantStatements(db);
+    this.attributions = attributionStatements(db);
     this.refreshDimensionValues = dimensionValuesRefresher(db);
-    this.metricKeys = this.statements.metricKeys.all(tenantId) as string[];
-    this.nextPos = ((this.statements.maxPos.get(tenantId) as number | null) ?? -1) + 1;
+    this.records = new RecordWriter(this.statements, tenantId);
+    this.records.metricKeys = this.statements.metricKeys.all(tenantId) as string[];
+    this.loadDimensions();
   }
 
-  /** Adds the metric and dimension keys not defined yet, after the existing ones. */
+  /** The tenant's metric keys, in field order. */
+  get metricKeys(): readonly string[] {
+    return this.records.metricKeys;
+  }
+
+  /** The tenant's dimension keys, in field order. */
+  get dimensionKeys(): readonly string[] {
+    return [...this.dimensionPks.keys()];
+  }
+
+  /** How many reporting records the tenant has, and how many this writer added and updated. */
+  get reportingCounts() {
+    return this.records.reportingCounts;
+  }
+
+  /**
+   * Adds the metric and dimension keys not defined yet, after the existing ones. Stored records
+   * get a new metric as `null` (in their payment currency) and a new dimension as `[]` or the
+   * groups their users hold.
+   */
   defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): void {
-    const existingMetrics = new Set(this.metricKeys);
-    const existingDimensions = new Set(this.statements.dimensionKeys.all(this.tenantId) as string[]);
-    const taken = new Set([...existingMetrics, ...existingDimensions]);
-    const add = (keys: readonly string[], existing: Set<string>, kind: string) => {
-      const added: string[] = [];
-      keys.forEach((key, index) => {
-        if (existing.has(key)) return;
+    const existingMetrics = new Set(this.records.metricKeys);
+    const taken = new Set([...existingMetrics, ...this.dimensionPks.keys()]);
+    const add = (keys: readonly string[], existing: ReadonlySet<string>, section: string) =>
+      keys.filter((key, index) => {
+        if (existing.has(key)) return false;
         const problem = customKeyProblem(key, taken);
-        if (problem) throw new DatasetError(`${kind}[${index}]`, `${JSON.stringify(key)} ${problem}`);
+        if (problem) throw new DatasetError(`$.${section}[${index}].key`, `${JSON.stringify(key)} ${problem}`);
         taken.add(key);
-        existing.add(key);
-        added.push(key);
+        return true;
       });
-      return added;
-    };
     const newMetrics = add(metrics, existingMetrics, 'metrics');
-    const newDimensions = add(dimensions, existingDimensions, 'dimensions');
-    if (newMetrics.length > 0 && this.nextPos > 0) {
-      throw new DatasetError('metrics', 'new metrics on a tenant that has reporting records need a replace');
-    }
+    const newDimensions = add(dimensions, new Set(this.dimensionPks.keys()), 'dimensions');
     for (const key of newMetrics) {
-      this.statements.insertMetric.run(this.tenantId, key, this.metricKeys.length);
-      this.metricKeys.push(key);
+      this.statements.insertMetric.run(this.tenantId, key, this.records.metricKeys.length);
+      this.statements.addMetricToBodies.run(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.tenantId);
+      this.records.metricKeys.push(key);
     }
-    const position = existingDimensions.size - newDimensions.length;
+    const position = this.dimensionPks.size;
     newDimensions.forEach((key, index) => this.statements.insertDimension.run(this.tenantId, key, position + index));
-    if (newDimensions.length > 0) this.refreshDimensionValues(this.tenantId);
+    if (newDimensions.length > 0) {
+      this.loadDimensions();
+      this.refreshDimensionValues(this.tenantId);
+    }
   }
 
-  upsertUsers(users: readonly ReportingUser[]): void {
+  upsertUsers(users: readonly ReportingUser[], origin: Origin = { path: '$.users', first: 0 }): void {
+    const { userByEmail, userIdentity, upsertUser, rerenderUserInRecords } = this.statements;
     users.forEach((user, index) => {
-      const owner = this.statements.userByEmail.get(this.tenantId, user.email) as string | undefined;
+      const owner = userByEmail.get(this.tenantId, user.email) as string | undefined;
       if (owner !== undefined && owner !== user.id) {
-        throw new DatasetError(`users[${index}].email`, `${user.email} belongs to user ${owner}`);
+        throw new DatasetError(`${itemPath(origin, index)}.email`, `${user.email} is the e-mail address of user ${owner}`);
       }
       const json = renderUser(user);
-      const stored = this.statements.storedUser.get(this.tenantId, user.id) as { pk: number; json: string } | undefined;
-      this.statements.upsertUser.run(this.tenantId, user.id, user.email, json);
-      if (stored && stored.json !== json) {
-        // The user object is part of each stored record body: rewrite it there too.
-        this.statements.rerenderUserInRecords.run(`"user":${stored.json}`, `"user":${json}`, this.tenantId, stored.pk);
-        this.userJsonCache.delete(stored.pk);
-      }
+      const stored = userIdentity.get(this.tenantId, user.id) as [number, string] | undefined;
+      const pk = upsertUser.get(this.tenantId, user.id, user.email, json) as number;
+      // The user object is part of each stored record body: rewrite it there too.
+      if (stored && stored[1] !== json) rerenderUserInRecords.run(`"user":${stored[1]}`, `"user":${json}`, pk);
+      this.records.rememberUser(user, pk, json);
     });
   }
 
-  addGroupAttributions(items: readonly GroupAttributionInput[]): void {
+  /** The id of the tenant's user with this e-mail address (without regard to case). */
+  userIdByEmail(email: string): string | undefined {
+    return this.statements.userByEmail.get(this.tenantId, email) as string | undefined;
+  }
+
+  /** The tenant's user with this id, as stored. */
+  storedUser(id: string): ReportingUser | undefined {
+    return this.records.user(id)?.user;
+  }
+
+  hasDimension(key: string): boolean {
+    return this.dimensionPks.has(key);
+  }
+
+  /** Writes group attributions, each overriding the stored ones of its user and dimension in its months. */
+  addGroupAttributions(items: readonly GroupAttributionInput[], origin: Origin = { path: '$.group_attributions', first: 0 }): void {
+    const a = this.attributions;
     items.forEach((item, index) => {
-      const userPk = this.userPk(item.user_id, `group_attributions[${index}].user_id`);
-      const dimensionPk = this.statements.dimensionPk.get(this.tenantId, item.dimension) as number | undefined;
+      const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
+      const dimensionPk = this.dimensionPks.get(item.dimension);
       if (dimensionPk === undefined) {
-        throw new DatasetError(`group_attributions[${index}].dimension`, `no dimension ${item.dimension}`);
+        throw new DatasetError(`${itemPath(origin, index)}.group_dimension`, `no dimension ${item.dimension}`);
       }
-      this.statements.insertGroup.run(dimensionPk, item.group);
-      const groupPk = this.statements.groupPk.get(dimensionPk, item.group) as number;
-      this.statements.insertGroupAttribution.run(userPk, dimensionPk, groupPk, item.start, item.end);
-      this.touchedUsers.add(userPk);
+      const period: Period = { start: item.start, end: item.end };
+      a.writeGroupPeriods(overrideWrites(applyOverride(a.groupsOverlapping(userPk, dimensionPk, period), period).changed));
+      a.insertGroupAttribution(userPk, dimensionPk, a.groupPk(dimensionPk, item.group), period);
+      this.records.touchedUsers.add(userPk);
     });
   }
 
-  addManagerAttributions(items: readonly ManagerAttributionInput[]): void {
+  /** Writes manager attributions, each overriding the stored ones of its user in its months. */
+  addManagerAttributions(items: readonly ManagerAttributionInput[], origin: Origin = { path: '$.manager_attributions', first: 0 }): void {
+    const a = this.attributions;
     items.forEach((item, index) => {
-      const userPk = this.userPk(item.user_id, `manager_attributions[${index}].user_id`);
-      const managerPk = this.userPk(item.manager_id, `manager_attributions[${index}].manager_id`);
-      this.statements.insertManagerAttribution.run(userPk, managerPk, item.start, item.end);
+      const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
+      const managerPk = this.userPk(item.manager_id, `${itemPath(origin, index)}.manager`);
+      if (userPk === managerPk) throw new DatasetError(`${itemPath(origin, index)}.manager`, 'a user cannot be their own manager');
+      const period: Period = { start: item.start, end: item.end };
+      a.writeManagerPeriods(overrideWrites(applyOverride(a.managersOverlapping(userPk, period), period).changed));
+      a.insertManagerAttribution(userPk, managerPk, period);
     });
   }
 
-  /** Appends reporting records after the tenant's existing ones (ids must be new). */
+  /** The first chain of managers of the tenant that comes back to its start, if any. */
+  managerChain(): ManagerChain | undefined {
+    const cycle = firstManagerCycle(this.statements.managerEdges.all(this.tenantId));
+    return cycle && { emails: cycle.users.map((pk) => this.attributions.emailOfUser(pk)), month: cycle.month };
+  }
+
+  /** Upserts reporting records by id: a stored one is updated in place, a new one appended. */
+  upsertReportingRecords(lines: readonly ReportingLineInput[], origin: Origin = { path: '$.reporting', first: 0 }): void {
+    this.records.upsertReportingRecords(lines, origin);
+  }
+
+  /** @deprecated Same as {@link upsertReportingRecords} (records are upserted by id). */
   appendReportingRecords(lines: readonly ReportingLineInput[]): void {
-    const { insertRecord, ensureDimensionValue } = this.statements;
-    for (const line of lines) {
-      const path = `reporting[${this.nextPos}]`;
-      const userPk = this.userPk(line.user_id, `${path}.user_id`);
-      const month = monthOfDate(line.date);
-      if (month === undefined) throw new DatasetError(`${path}.date`, 'must be a date YYYY-MM-DD');
-      const userJson = this.userJson(userPk);
-      let body: string;
-      try {
-        body = renderReportingBody(line, userJson, this.metricKeys);
-      } catch (error) {
-        throw new DatasetError(path, (error as Error).message);
-      }
-      insertRecord.run(this.tenantId, this.nextPos, line.id, userPk, month, body);
-      ensureDimensionValue.run(userPk, month);
-      this.touchedUsers.add(userPk);
-      this.nextPos += 1;
-    }
+    this.records.upsertReportingRecords(lines, { path: '$.reporting', first: 0 });
   }
 
-  createDataTable(key: string, name: string, fields: readonly TableField[]): void {
-    const taken = new Set<string>();
-    fields.forEach((field, index) => {
-      const problem = tableFieldKeyProblem(field.key, taken);
-      if (problem) throw new DatasetError(`tables.${key}.fields[${index}].key`, problem);
-      if (!FIELD_TYPES.includes(field.type)) {
-        throw new DatasetError(`tables.${key}.fields[${index}].type`, `must be one of ${FIELD_TYPES.join(', ')}`);
-      }
-      taken.add(field.key);
-    });
-    this.statements.insertTable.run(this.tenantId, key, name, JSON.stringify(fields));
+  /** Creates the data table, or checks that the stored one has these fields (and renames it). */
+  defineDataTable(key: string, name: string, fields: readonly TableField[], path = '$.tables[0]'): void {
+    this.records.defineDataTable(key, name, fields, path);
   }
 
-  appendTableRecords(tableKey: string, records: readonly TableRecordInput[]): void {
-    const table = this.statements.table.get(this.tenantId, tableKey) as { pk: number; fields: string } | undefined;
-    if (!table) throw new DatasetError(`tables.${tableKey}`, 'no such data table');
-    const fields = JSON.parse(table.fields) as TableField[];
-    let pos = ((this.statements.maxTablePos.get(table.pk) as number | null) ?? -1) + 1;
-    for (const record of records) {
-      let body: string;
-      try {
-        body = renderTableRecord(fields, record);
-      } catch (error) {
-        throw new DatasetError(`tables.${tableKey}.records[${pos}]`, (error as Error).message);
-      }
-      this.statements.insertTableRecord.run(table.pk, pos, record.id, body);
-      pos += 1;
-    }
+  upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): void {
+    this.records.upsertTableRecords(tableKey, records, origin ?? { path: `$.tables[${JSON.stringify(tableKey)}].records`, first: 0 });
   }
 
   /** Brings the dimension fields of every user touched by this writer up to date. */
   finish(): void {
-    this.refreshDimensionValues(this.tenantId, this.touchedUsers);
-    this.touchedUsers.clear();
+    this.refreshDimensionValues(this.tenantId, this.records.touchedUsers);
+    this.records.touchedUsers.clear();
   }
 
-  private readonly userJsonCache = new Map<number, string>();
-
-  private userJson(userPk: number): string {
-    let json = this.userJsonCache.get(userPk);
-    if (json === undefined) {
-      json = this.statements.userJson.get(userPk) as string;
-      this.userJsonCache.set(userPk, json);
-    }
-    return json;
+  private loadDimensions(): void {
+    this.dimensionPks.clear();
+    for (const [key, pk] of this.statements.dimensions.all(this.tenantId) as [string, number][]) this.dimensionPks.set(key, pk);
   }
 
   private userPk(userId: string, path: string): number {
-    let pk = this.userPks.get(userId);
-    if (pk === undefined) {
-      pk = this.statements.userPk.get(this.tenantId, userId) as number | undefined;
-      if (pk === undefined) throw new DatasetError(path, `no user with id ${userId}`);
-      this.userPks.set(userId, pk);
-    }
+    const pk = this.records.user(userId)?.pk;
+    if (pk === undefined) throw new DatasetError(path, `no user with id ${userId}`);
     return pk;
   }
 }

@@ -29,3 +29,22 @@ export function tenantHasData(db: Db, tenant: Tenant): boolean {
     .get({ id: tenant.id });
   return found === 1;
 }
+
+/**
+ * Deletes the tenant's data (metrics, dimensions, users and their attributions, reporting
+ * records, data tables), keeping the tenant and its API keys: what `import --replace` starts
+ * with. Run inside the transaction that writes the new data, so that readers see the old data
+ * or the new, never none. Records go first: they reference users without a cascade.
+ */
+export function deleteTenantData(db: Db, tenant: Tenant): void {
+  for (const sql of [
+    'DELETE FROM reporting_records WHERE tenant_id = ?',
+    'DELETE FROM data_tables WHERE tenant_id = ?',
+    'DELETE FROM users WHERE tenant_id = ?',
+    'DELETE FROM dimensions WHERE tenant_id = ?',
+    'DELETE FROM metrics WHERE tenant_id = ?',
+    `UPDATE tenants SET empty_fragment = '}' WHERE id = ?`,
+  ]) {
+    db.prepare(sql).run(tenant.id);
+  }
+}

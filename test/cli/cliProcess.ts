@@ -14,13 +14,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `compdata <args>` to its end. */
-export function runCli(args: readonly string[]): Promise<CliResult> {
+/** Runs `compdata <args>` to its end; `input`, when given, is its standard input. */
+export function runCli(args: readonly string[], input?: string | Buffer): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...NODE_ARGS, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+    const options = { encoding: 'utf8' as const, maxBuffer: 256 * 1024 * 1024 };
+    const child = execFile(process.execPath, [...NODE_ARGS, ...args], options, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
+    if (input !== undefined) child.stdin!.end(input);
   });
 }
 

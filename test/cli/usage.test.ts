@@ -38,6 +38,9 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
     ['serve ftp public URL', { args: ['serve', '--db', 'x.db', '--public-url', 'ftp://h/'], error: /--public-url/ }],
     ['serve public URL with a query', { args: ['serve', '--db', 'x.db', '--public-url', 'https://h/?a=1'], error: /--public-url/ }],
     ['serve zero --max-concurrent', { args: ['serve', '--db', 'x.db', '--max-concurrent', '0'], error: /--max-concurrent/ }],
+    ['import without its file', { args: ['import', '--db', 'x.db', '--tenant', 't'], error: /missing required argument 'file'/ }],
+    ['import without --tenant', { args: ['import', '--db', 'x.db', 'data.json'], error: /--tenant/ }],
+    ['export with two files', { args: ['export', '--db', 'x.db', '--tenant', 't', 'a.json', 'b.json'], error: /too many arguments/ }],
     ['serve bad --body-limit', { args: ['serve', '--db', 'x.db', '--body-limit', '1MB'], error: /--body-limit/ }],
   ];
   for (const [name, { args, error }] of cases) {

@@ -7,6 +7,7 @@ import {
   applyUpserts,
   overrideWrites,
   periodContains,
+  periodIntersection,
   periodProblem,
   periodsOverlap,
   subtractPeriod,
@@ -48,6 +49,23 @@ test('periodsOverlap and periodContains', async (t) => {
   assert.equal(periodContains(period(null, null), 0), true);
   assert.equal(periodContains(period('2026-01', '2026-03'), month('2026-04')!), false);
   assert.equal(periodContains(period('2026-01', null), month('2026-01')!), true);
+});
+
+test('periodIntersection', async (t) => {
+  const cases: [string, { given: [Period, Period]; want: Period | undefined }][] = [
+    ['apart', { given: [period('2026-01', '2026-03'), period('2026-04', null)], want: undefined }],
+    ['one shared month', { given: [period('2026-01', '2026-03'), period('2026-03', null)], want: period('2026-03', '2026-03') }],
+    ['inside', { given: [period('2026-01', '2026-12'), period('2026-05', '2026-06')], want: period('2026-05', '2026-06') }],
+    ['both open on opposite sides', { given: [period(null, '2026-01'), period('2025-06', null)], want: period('2025-06', '2026-01') }],
+    ['both since always', { given: [period(null, '2026-01'), period(null, '2025-06')], want: period(null, '2025-06') }],
+    ['every month and no end', { given: [period(null, null), period('2025-06', null)], want: period('2025-06', null) }],
+  ];
+  for (const [name, { given, want }] of cases) {
+    await t.test(name, () => {
+      assert.deepEqual(periodIntersection(...given), want);
+      assert.deepEqual(periodIntersection(given[1], given[0]), want);
+    });
+  }
 });
 
 test('applyOverride: each shape of cut', async (t) => {

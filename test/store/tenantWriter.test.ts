@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { createKey, listKeys } from '../../src/store/keys.js';
 import { DatasetError, TenantWriter } from '../../src/store/tenantWriter.js';
-import { ensureTenant } from '../../src/store/tenants.js';
+import { deleteTenantData, ensureTenant } from '../../src/store/tenants.js';
+import { EXAMPLE_BYTES, exportOf, importInto } from '../support/datasets.js';
 import { buildFixture, fixtureLine, fixtureUser } from '../support/fixture.js';
 import { tempDatabase } from '../support/harness.js';
 
@@ -53,5 +55,49 @@ describe('TenantWriter', () => {
     const fixture = buildFixture(db, { tenant: 'acme' });
     const writer = new TenantWriter(db, fixture.tenantId);
     assert.throws(() => writer.upsertUsers([{ ...fixtureUser('acme', 7), email: 'USER1@acme.example' }]), DatasetError);
+  });
+
+  test('an upsert updates a stored record in place and appends a new one; an id given twice is refused', (t) => {
+    const { db } = tempDatabase(t);
+    const fixture = buildFixture(db, { tenant: 'acme', records: 5 });
+    const writer = new TenantWriter(db, fixture.tenantId);
+    writer.upsertReportingRecords([{ ...fixtureLine('acme', 2, fixture.users), payment: 7.25 }, fixtureLine('acme', 5, fixture.users)]);
+    assert.deepEqual(writer.reportingCounts, { total: 6, added: 1, updated: 1 });
+    const rows = db.prepare('SELECT pos, id, body FROM reporting_records WHERE tenant_id = ? ORDER BY pos').raw().all(fixture.tenantId) as [number, string, string][];
+    assert.deepEqual(rows.map(([pos, id]) => [pos, id]), Array.from({ length: 6 }, (_, i) => [i, `acme-r${i}`]));
+    assert.equal(JSON.parse(`${rows[2]![2]}}`).payment, 7.25);
+    assert.throws(
+      () => writer.upsertReportingRecords([fixtureLine('acme', 2, fixture.users)], { path: '$.reporting', first: 40 }),
+      (error: unknown) => error instanceof DatasetError && error.path === '$.reporting[40].id',
+    );
+  });
+
+  test('after imports and upserts the read path invariants hold', async (t) => {
+    const { db } = tempDatabase(t);
+    await importInto(db, 'acme', EXAMPLE_BYTES);
+    await importInto(db, 'acme', EXAMPLE_BYTES);
+    const positions = db.prepare('SELECT tenant_id, count(*), max(pos) FROM reporting_records GROUP BY tenant_id').raw().all() as number[][];
+    for (const [, count, maxPos] of positions) assert.equal(maxPos, count! - 1, 'positions are dense');
+    const tablePositions = db.prepare('SELECT count(*), max(pos) FROM table_records GROUP BY table_pk').raw().all() as number[][];
+    for (const [count, maxPos] of tablePositions) assert.equal(maxPos, count! - 1, 'table positions are dense');
+    const missing = db.prepare('SELECT count(*) FROM reporting_records r LEFT JOIN dimension_values d USING (user_pk, month) WHERE d.fragment IS NULL').pluck().get();
+    assert.equal(missing, 0);
+  });
+
+  test("deleting a tenant's data keeps its keys and the other tenants' data", async (t) => {
+    const { db } = tempDatabase(t);
+    await importInto(db, 'acme', EXAMPLE_BYTES);
+    await importInto(db, 'globex', EXAMPLE_BYTES);
+    const globexBefore = await exportOf(db, 'globex');
+    const acme = ensureTenant(db, 'acme');
+    const key = createKey(db, acme);
+    db.transaction(() => deleteTenantData(db, acme)).immediate();
+    const emptied = JSON.parse((await exportOf(db, 'acme'))!);
+    for (const section of ['metrics', 'dimensions', 'users', 'group_attributions', 'manager_attributions', 'reporting', 'tables']) {
+      assert.deepEqual(emptied[section], [], section);
+    }
+    assert.equal(db.prepare('SELECT empty_fragment FROM tenants WHERE id = ?').pluck().get(acme.id), '}');
+    assert.deepEqual(listKeys(db, 'acme').map((k) => [k.id, k.state]), [[key.id, 'active']]);
+    assert.equal(await exportOf(db, 'globex'), globexBefore);
   });
 });

@@ -77,14 +77,14 @@ export function buildFixture(db: Db, spec: FixtureSpec): Fixture {
     ]);
     const lines: ReportingLineInput[] = [];
     for (let i = 0; i < records; i += 1) lines.push(fixtureLine(spec.tenant, i, users));
-    writer.appendReportingRecords(lines);
-    writer.createDataTable('deals', 'Deals', [
+    writer.upsertReportingRecords(lines);
+    writer.defineDataTable('deals', 'Deals', [
       { key: 'name', type: 'string' },
       { key: 'owner_id', type: 'user' },
       { key: 'close_date', type: 'datetime' },
       { key: 'amount', type: 'amount' },
     ]);
-    writer.appendTableRecords(
+    writer.upsertTableRecords(
       'deals',
       Array.from({ length: deals }, (_, i) => ({
         id: `${spec.tenant}-d${i}`,

@@ -33,16 +33,21 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A fresh database file in a temp dir; removed when the test ends. */
-export function tempDatabase(t: TestContext): { dbPath: string; db: Db } {
+/**
+ * A fresh database file in a temp dir; removed when the test ends, after whatever was passed
+ * to `beforeRemoval` (servers over the file) has finished.
+ */
+export function tempDatabase(t: TestContext): { dbPath: string; db: Db; beforeRemoval(close: () => Promise<void>): void } {
   const dir = mkdtempSync(join(tmpdir(), 'compdata-test-'));
   const dbPath = join(dir, 'compdata.db');
   const db = openDatabase(dbPath);
-  t.after(() => {
+  const closers: (() => Promise<void>)[] = [];
+  t.after(async () => {
+    for (const close of closers.reverse()) await close();
     if (db.open) db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { dbPath, db };
+  return { dbPath, db, beforeRemoval: (close) => void closers.push(close) };
 }
 
 /**
@@ -54,7 +59,7 @@ export async function startTestServer(
   options: Partial<ServerOptions> = {},
   prepare?: (db: Db) => void,
 ): Promise<TestServer> {
-  const { dbPath, db } = tempDatabase(t);
+  const { dbPath, db, beforeRemoval } = tempDatabase(t);
   prepare?.(db);
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', ...options });
   let closed = false;
@@ -62,7 +67,7 @@ export async function startTestServer(
     if (!closed) await server.close();
     closed = true;
   };
-  t.after(close);
+  beforeRemoval(close);
   return { url: server.url, dbPath, db, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
 }
 

@@ -1,0 +1,120 @@
+/**
+ * The store of the bulk-upsert bench: one tenant with USERS users, three dimensions, and about
+ * 1,000,000 attributions (each user: 15 two-month periods in each dimension, 5 six-month manager
+ * periods under a user of a lower number, so the hierarchy has no cycle), plus one reporting
+ * record per user and month of 2026 (so every upsert re-renders dimension fields, D3).
+ * Everything follows from the numbers; the bench's requests are drawn by {@link bulkBodies}.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { openDatabase } from '../src/store/db.js';
+import { createKey } from '../src/store/keys.js';
+import { ensureTenant } from '../src/store/tenants.js';
+import { TenantWriter, type GroupAttributionInput, type ManagerAttributionInput } from '../src/store/tenantWriter.js';
+import { formatMonth } from '../src/domain/months.js';
+import { fixtureLine } from '../test/support/fixture.js';
+
+export const USERS = 20_001;
+const FIRST_MONTH = 2025 * 12; // 2025-01
+const GROUP_PERIODS = 15;
+const GROUP_MONTHS = 2;
+const MANAGER_PERIODS = 5;
+const MANAGER_MONTHS = 6;
+const DIMENSIONS: Record<string, string[]> = {
+  region: ['EMEA', 'NA', 'LATAM', 'APAC', 'ANZ', 'DACH'],
+  segment: ['SMB', 'Mid-Market', 'Enterprise', 'Strategic'],
+  territory: Array.from({ length: 50 }, (_, i) => `T${i}`),
+};
+
+const email = (i: number) => `user${i}@bench.example`;
+/** A manager of user `i` (i >= 1) in period `p`: always a user of a lower number. */
+const managerOf = (i: number, p: number) => Math.floor(i / (6 + p));
+
+export function attributionCount(): number {
+  return USERS * Object.keys(DIMENSIONS).length * GROUP_PERIODS + (USERS - 1) * MANAGER_PERIODS;
+}
+
+/** Builds the store at `bench/.work/` unless it is there; returns its path and a fresh key. */
+export function prepareBulkStore(): { dbPath: string; key: string } {
+  mkdirSync('bench/.work', { recursive: true });
+  const dbPath = `bench/.work/bulk-${attributionCount()}.db`;
+  const fresh = !existsSync(dbPath);
+  const db = openDatabase(dbPath);
+  const tenant = ensureTenant(db, 'bench');
+  if (fresh) db.transaction(() => fill(new TenantWriter(db, tenant.id))).immediate();
+  const { key } = createKey(db, tenant);
+  db.close();
+  return { dbPath, key };
+}
+
+function fill(writer: TenantWriter): void {
+  writer.defineMetricsAndDimensions(['new_arr'], Object.keys(DIMENSIONS));
+  writer.upsertUsers(
+    Array.from({ length: USERS }, (_, i) => ({
+      id: `u${i}`,
+      email: email(i),
+      name: `User ${i}`,
+      role: 'Account Executive',
+      currency: 'EUR',
+      calculation_currency: 'EUR',
+      country: 'FR',
+      code: `C${i}`,
+    })),
+  );
+  const groups: GroupAttributionInput[] = [];
+  const managers: ManagerAttributionInput[] = [];
+  for (let i = 0; i < USERS; i += 1) {
+    for (const [dimension, names] of Object.entries(DIMENSIONS)) {
+      for (let p = 0; p < GROUP_PERIODS; p += 1) {
+        const start = FIRST_MONTH + p * GROUP_MONTHS;
+        groups.push({ user_id: `u${i}`, dimension, group: names[(i + p) % names.length]!, start, end: start + GROUP_MONTHS - 1 });
+      }
+    }
+    for (let p = 0; i > 0 && p < MANAGER_PERIODS; p += 1) {
+      const start = FIRST_MONTH + p * MANAGER_MONTHS;
+      managers.push({ user_id: `u${i}`, manager_id: `u${managerOf(i, p)}`, start, end: start + MANAGER_MONTHS - 1 });
+    }
+  }
+  writer.addGroupAttributions(groups);
+  writer.addManagerAttributions(managers);
+  for (let month = 0; month < 12; month += 1) {
+    writer.upsertReportingRecords(
+      Array.from({ length: USERS }, (_, i) => ({
+        ...fixtureLine('bench', i, USERS),
+        id: `r${month}-${i}`,
+        date: `2026-${String(month + 1).padStart(2, '0')}-28`,
+      })),
+    );
+  }
+  writer.finish();
+}
+
+/**
+ * `count` request bodies of `items` items each: 85% group items (a period of 1 to 6 months, or
+ * open, over the stored ones, so they trim, split and delete; now and then a new group name)
+ * and 15% manager items (a manager of a lower number, so no cycle). The users of one body are
+ * distinct, so no two items overlap. Deterministic for a given `count` and `items`.
+ */
+export function bulkBodies(count: number, items: number): string[] {
+  let state = 12345;
+  const random = (n: number) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+  const dimensionKeys = Object.keys(DIMENSIONS);
+  return Array.from({ length: count }, () => {
+    const users = new Set<number>();
+    while (users.size < items) users.add(1 + random(USERS - 1));
+    const data = [...users].map((user, index) => {
+      const start = FIRST_MONTH + random(30);
+      const end = random(10) === 0 ? null : formatMonth(start + random(6));
+      if (index % 7 === 3) {
+        return { user: email(user), manager: email(random(user)), start_date: random(4) === 0 ? null : formatMonth(start), end_date: end };
+      }
+      const dimension = dimensionKeys[random(dimensionKeys.length)]!;
+      const names = DIMENSIONS[dimension]!;
+      const group = random(20) === 0 ? `New ${random(1000)}` : names[random(names.length)]!;
+      return { user: email(user), group_dimension: dimension, group, start_date: formatMonth(start), end_date: end };
+    });
+    return JSON.stringify({ data });
+  });
+}

@@ -1,0 +1,25 @@
+import { SingleBar } from 'cli-progress';
+
+/**
+ * A progress bar on `stream` when it is a terminal, else none. `format` may use cli-progress's
+ * tokens ({bar}, {percentage}, {value}, {total}, {duration}) and the payload's ({rate}, ...).
+ */
+export function progressBar(stream: NodeJS.WriteStream, format: string, total: number): SingleBar | undefined {
+  if (!stream.isTTY) return undefined;
+  const bar = new SingleBar({
+    stream,
+    format,
+    clearOnComplete: true,
+    // A load is one transaction: Ctrl-C ends the process at once (nothing is written), with no
+    // chance to show a hidden cursor again. So it is never hidden.
+    hideCursor: false,
+  });
+  bar.start(total, 0, { rate: 0, elements: 0 });
+  return bar;
+}
+
+/** Elements per second since `started` (a `performance.now()` reading), rounded. */
+export function ratePerSecond(count: number, started: number): number {
+  const seconds = (performance.now() - started) / 1000;
+  return seconds > 0 ? Math.round(count / seconds) : 0;
+}

@@ -1,0 +1,54 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { datasetReads, type DatasetReads } from '../store/datasetReads.js';
+import { inReadTransaction, type Db } from '../store/db.js';
+import type { Tenant } from '../store/tenants.js';
+import { DATASET_FORMAT } from './datasetFormat.js';
+
+/**
+ * Writes a tenant's data as a dataset (openapi/dataset.schema.json) to `out`: every section,
+ * one element per line, in the API's order. Rows come in chunks read by key and each chunk is
+ * written before the next is read, waiting for `out` to drain: memory stays flat whatever the
+ * size. The same data gives the same bytes. `onElements` is told how many elements went out.
+ */
+export async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  /** The elements of `chunks`, one per line, each after the first preceded by a comma; true when there were none. */
+  const writeElements = async (chunks: Iterable<string[]>) => {
+    let empty = true;
+    for (const chunk of chunks) {
+      await write(`${empty ? '\n' : ',\n'}${chunk.join(',\n')}`);
+      empty = false;
+      onElements?.(chunk.length);
+    }
+    return empty;
+  };
+  const writeArray = async (name: string, chunks: Iterable<string[]>) => {
+    await write(`,\n${JSON.stringify(name)}:[`);
+    await write((await writeElements(chunks)) ? ']' : '\n]');
+  };
+  const keys = (list: string[]) => (list.length === 0 ? [] : [list.map((key) => JSON.stringify({ key }))]);
+
+  await write(`{"format":${JSON.stringify(DATASET_FORMAT)}`);
+  await writeArray('metrics', keys(reads.metricKeys()));
+  await writeArray('dimensions', keys(reads.dimensionKeys()));
+  await writeArray('users', reads.users());
+  await writeArray('group_attributions', reads.groupAttributions());
+  await writeArray('manager_attributions', reads.managerAttributions());
+  await writeArray('reporting', reads.reporting());
+  await write(',\n"tables":[');
+  const tables = reads.tables();
+  for (const [index, table] of tables.entries()) {
+    const header = `{"key":${JSON.stringify(table.key)},"name":${JSON.stringify(table.name)},"fields":${table.fieldsJson},"records":[`;
+    await write(`${index === 0 ? '\n' : ',\n'}${header}`);
+    await write((await writeElements(reads.tableRecords(table.key))) ? ']}' : '\n]}');
+  }
+  await write(tables.length === 0 ? ']}\n' : '\n]}\n');
+}
+
+/** Writes the tenant's data to `out` from one snapshot of the database (see {@link exportDataset}). */
+export function exportTenant(db: Db, tenant: Tenant, out: Writable, onElements?: (count: number) => void): Promise<void> {
+  return inReadTransaction(db, () => exportDataset(datasetReads(db, tenant), out, onElements));
+}

@@ -1,0 +1,42 @@
+import type { Db } from '../store/db.js';
+import { inWriteTransaction } from '../store/db.js';
+import { TenantWriter } from '../store/tenantWriter.js';
+import { deleteTenantData, ensureTenant } from '../store/tenants.js';
+import { readDataset } from './datasetReader.js';
+import { ElementWriter, type ElementCounts } from './elementWriter.js';
+
+export interface ImportOptions {
+  /** Delete the tenant's data first (its API keys stay); otherwise upsert. */
+  replace?: boolean;
+  /** Told after each chunk: bytes read and elements written so far. */
+  onProgress?: (bytesRead: number, elements: number) => void;
+}
+
+export interface ImportResult {
+  /** Elements read, by kind. */
+  counts: ElementCounts;
+  /** Reporting records: how many the tenant has now, how many the load added and updated. */
+  reporting: { total: number; added: number; updated: number };
+}
+
+/**
+ * Loads a dataset read from `input` into the tenant `tenantName` (created when missing), in one
+ * transaction: on the first problem (a `DatasetError` naming its JSON path, or a read error),
+ * everything is rolled back, the tenant's creation and a `replace`'s deletion included.
+ */
+export function importDataset(db: Db, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
+  return inWriteTransaction(db, async () => {
+    const tenant = ensureTenant(db, tenantName);
+    if (options.replace) deleteTenantData(db, tenant);
+    const writer = new TenantWriter(db, tenant.id);
+    const elements = new ElementWriter(writer);
+    await readDataset(input, (element) => elements.write(element), (bytes) => options.onProgress?.(bytes, elementTotal(elements.counts)));
+    elements.finish();
+    return { counts: elements.counts, reporting: writer.reportingCounts };
+  });
+}
+
+/** The elements of every kind (the `format` element is not one). */
+export function elementTotal(counts: ElementCounts): number {
+  return Object.values(counts).reduce((sum, count) => sum + count, 0) - counts.format;
+}

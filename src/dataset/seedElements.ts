@@ -1,0 +1,49 @@
+import { formatMonth, type MonthIndex } from '../domain/months.js';
+import { DATASET_FORMAT, type DatasetElement } from './datasetFormat.js';
+import type { SeedDataset } from './generateSeed.js';
+import { reportingRecordOf } from './reportingElement.js';
+
+/**
+ * The seed dataset as the elements of a dataset file, in file order, lazily: what `compdata
+ * seed` hands to the same element writer that `compdata import` uses. Records name their user
+ * by id only; attributions name users by e-mail address, as a file does.
+ */
+export function* seedElements(dataset: SeedDataset): Generator<DatasetElement> {
+  yield { kind: 'format', value: DATASET_FORMAT };
+  yield* dataset.metrics.map((key, index) => ({ kind: 'metrics' as const, index, value: { key } }));
+  yield* dataset.dimensions.map((key, index) => ({ kind: 'dimensions' as const, index, value: { key } }));
+  yield* dataset.users.map((user, index) => ({ kind: 'users' as const, index, value: user }));
+  const emailOf = new Map(dataset.users.map((user) => [user.id, user.email]));
+  yield* dataset.groupAttributions.map((item, index) => ({
+    kind: 'group_attributions' as const,
+    index,
+    value: {
+      user: emailOf.get(item.user_id),
+      group_dimension: item.dimension,
+      group: item.group,
+      start_date: formatMonth(item.start),
+      end_date: monthOrNull(item.end),
+    },
+  }));
+  yield* dataset.managerAttributions.map((item, index) => ({
+    kind: 'manager_attributions' as const,
+    index,
+    value: {
+      user: emailOf.get(item.user_id),
+      manager: emailOf.get(item.manager_id),
+      start_date: monthOrNull(item.start),
+      end_date: monthOrNull(item.end),
+    },
+  }));
+  let index = 0;
+  for (const line of dataset.reportingLines()) {
+    yield { kind: 'reporting', index: index++, value: reportingRecordOf(line, dataset.metrics) };
+  }
+  yield { kind: 'tables', index: 0, value: dataset.table };
+  index = 0;
+  for (const record of dataset.tableRecords()) yield { kind: 'table_records', table: 0, index: index++, value: record };
+}
+
+function monthOrNull(month: MonthIndex | null): string | null {
+  return month === null ? null : formatMonth(month);
+}

@@ -1,0 +1,183 @@
+import type { Db } from './db.js';
+import type { KeyedRow, PagedSource } from './pagedReads.js';
+
+/**
+ * The read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`) as paged sources.
+ * Rows are rendered as JSON in SQL, in the item shape of the bulk response. Order (total):
+ * the user's e-mail address without regard to ASCII case (SQLite NOCASE, the collation of the
+ * unique index on e-mails, so no two users tie), then for groups the dimension key (binary)
+ * and the first month, for managers the first month with "since always" first; the row's
+ * primary key breaks any tie left.
+ *
+ * Attributions have no dense positions, so a page is found by key when the caller brings the
+ * key of the row before it (the `cursor` of `next`), and by position for a raw offset (see
+ * SKIPPED_AT_MOST).
+ */
+
+export interface GroupFilter {
+  /** E-mail address of the user, compared without regard to case. */
+  user?: string;
+  /** Dimension key. */
+  dimension?: string;
+}
+
+export interface ManagerFilter {
+  user?: string;
+}
+
+/** The earliest month: stands for "since always" in the order and in keys (never in rows). */
+const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
+
+const monthJson = (column: string) =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE printf('%04d-%02d', ${column} / 12, ${column} % 12 + 1) END`;
+
+const GROUPS = {
+  table: 'group_attributions',
+  from: `users u JOIN group_attributions a ON a.user_pk = u.pk
+         JOIN dimensions d ON d.pk = a.dimension_pk JOIN groups g ON g.pk = a.group_pk`,
+  row: `json_object('user', u.email, 'group_dimension', d.key, 'group', g.name,
+        'start_date', ${monthJson('a.start_month')}, 'end_date', ${monthJson('a.end_month')})`,
+  key: ['u.email COLLATE NOCASE', 'd.key', 'a.start_month', 'a.pk'],
+};
+
+const MANAGERS = {
+  table: 'manager_attributions',
+  from: 'users u JOIN manager_attributions a ON a.user_pk = u.pk JOIN users m ON m.pk = a.manager_pk',
+  row: `json_object('user', u.email, 'manager', m.email,
+        'start_date', ${monthJson('a.start_month')}, 'end_date', ${monthJson('a.end_month')})`,
+  key: ['u.email COLLATE NOCASE', `ifnull(a.start_month, ${SINCE_ALWAYS})`, 'a.pk'],
+};
+
+type Listing = typeof GROUPS;
+
+/** Prepares the read-back statements once per connection (one set per combination of filters). */
+export function attributionReads(db: Db) {
+  const userPk = db.prepare('SELECT pk FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE').pluck();
+  const dimensionPk = db.prepare('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck();
+  const groups = listingStatements(db, GROUPS, { user: { user: 'u.pk = @user' }, dimension: { row: 'a.dimension_pk = @dimension' } });
+  const managers = listingStatements(db, MANAGERS, { user: { user: 'u.pk = @user' } });
+
+  return {
+    groups(tenantId: number, filter: GroupFilter): PagedSource {
+      const user = filter.user === undefined ? undefined : (userPk.get(tenantId, filter.user) as number | undefined);
+      const dimension = filter.dimension === undefined ? undefined : (dimensionPk.get(tenantId, filter.dimension) as number | undefined);
+      if ((filter.user !== undefined && user === undefined) || (filter.dimension !== undefined && dimension === undefined)) {
+        return EMPTY;
+      }
+      return groups({ tenant: tenantId, user, dimension }, isGroupKey);
+    },
+    managers(tenantId: number, filter: ManagerFilter): PagedSource {
+      const user = filter.user === undefined ? undefined : (userPk.get(tenantId, filter.user) as number | undefined);
+      if (filter.user !== undefined && user === undefined) return EMPTY;
+      return managers({ tenant: tenantId, user }, isManagerKey);
+    },
+  };
+}
+
+export type AttributionReads = ReturnType<typeof attributionReads>;
+
+const EMPTY: PagedSource = {
+  rows: () => [],
+  total: () => 0,
+  seek: { keyedRows: () => [], rowsAfter: () => [] },
+};
+
+type Params = Record<string, number | undefined>;
+
+/** Conditions on the user (`u`) or on the attribution row (`a`), each applied when its parameter is given. */
+interface Filters {
+  user?: string;
+  row?: string;
+}
+
+/**
+ * The statements of one listing for each set of filters: the tenant's rows, narrowed by each
+ * filter whose parameter is given. Prepared on first use, then kept.
+ */
+function listingStatements(db: Db, listing: Listing, filters: Record<string, Filters>) {
+  const prepared = new Map<string, ReturnType<typeof prepareListing>>();
+  return (params: Params, isKey: (key: unknown) => boolean): PagedSource => {
+    const given = Object.entries(filters).filter(([name]) => params[name] !== undefined).map(([, filter]) => filter);
+    const userWhere = ['u.tenant_id = @tenant', ...given.flatMap((f) => f.user ?? [])].join(' AND ');
+    const rowWhere = given.flatMap((f) => f.row ?? []).map((condition) => ` AND ${condition}`).join('');
+    const shape = `${userWhere}${rowWhere}`;
+    let statements = prepared.get(shape);
+    if (!statements) prepared.set(shape, (statements = prepareListing(db, listing, userWhere, rowWhere)));
+    const bound = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
+    const { at, fromUser, perUser, after, total } = statements;
+    const keyedRows = (from: number, n: number): KeyedRow[] => {
+      if (from <= SKIPPED_AT_MOST) return at.all({ ...bound, from, n }) as KeyedRow[];
+      const landing = userAt(perUser.iterate(bound) as Iterable<[string, number]>, from);
+      return landing ? (fromUser.all({ ...bound, k0: landing.email, skip: from - landing.before, n }) as KeyedRow[]) : [];
+    };
+    return {
+      rows: (from, n) => keyedRows(from, n).map(([row]) => row),
+      total: () => total.get(bound) as number,
+      seek: {
+        keyedRows,
+        rowsAfter(key, n) {
+          const values = parseKey(key, isKey);
+          if (!values) return undefined;
+          const last = Object.fromEntries(values.map((value, i) => [`k${i}`, value]));
+          return after.all({ ...bound, ...last, n }) as KeyedRow[];
+        },
+      },
+    };
+  };
+}
+
+/**
+ * Rows a raw `offset` skips one by one; past that, the server counts each user's rows (from an
+ * index only, like `limit=0`) to find the user the offset falls in, and skips only within that
+ * user's rows.
+ */
+const SKIPPED_AT_MOST = 10_000;
+
+/** The user (in listing order) whose rows hold position `from`, and the number of rows before theirs. */
+function userAt(counts: Iterable<[string, number]>, from: number): { email: string; before: number } | undefined {
+  let before = 0;
+  for (const [email, count] of counts) {
+    if (before + count > from) return { email, before };
+    before += count;
+  }
+  return undefined;
+}
+
+/**
+ * Every statement bounds the e-mail from below (`>= ''` is always true) so that the planner
+ * walks the index on e-mails in order and sorts only each user's few rows, instead of sorting
+ * all the tenant's rows; in `after` and `fromUser` the bound is a user's e-mail, so they seek
+ * there, and the row value of `after` keeps the exact order. The counts need no dimension,
+ * group or manager row (the foreign keys guarantee them).
+ */
+function prepareListing(db: Db, { table, from, row, key }: Listing, userWhere: string, rowWhere: string) {
+  const order = key.join(', ');
+  const where = `${userWhere}${rowWhere}`;
+  const select = `SELECT ${row} AS row, json_array(${key.map((k) => k.replace(' COLLATE NOCASE', '')).join(', ')}) AS key FROM ${from}`;
+  const lastKey = key.map((_, i) => `@k${i}`).join(', ');
+  const rowsOfUser = `SELECT count(*) FROM ${table} a WHERE a.user_pk = u.pk${rowWhere}`;
+  return {
+    at: db.prepare(`${select} WHERE ${where} AND ${key[0]} >= '' ORDER BY ${order} LIMIT @n OFFSET @from`).raw(),
+    fromUser: db.prepare(`${select} WHERE ${where} AND ${key[0]} >= @k0 ORDER BY ${order} LIMIT @n OFFSET @skip`).raw(),
+    perUser: db.prepare(`SELECT u.email, (${rowsOfUser}) FROM users u WHERE ${userWhere} AND ${key[0]} >= '' ORDER BY ${key[0]}`).raw(),
+    after: db
+      .prepare(`${select} WHERE ${where} AND ${key[0]} >= @k0 AND (${order}) > (${lastKey}) ORDER BY ${order} LIMIT @n`)
+      .raw(),
+    total: db.prepare(`SELECT count(*) FROM users u JOIN ${table} a ON a.user_pk = u.pk WHERE ${where}`).pluck(),
+  };
+}
+
+function parseKey(text: string, isKey: (key: unknown) => boolean): unknown[] | undefined {
+  try {
+    const key = JSON.parse(text) as unknown;
+    return isKey(key) ? (key as unknown[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const isMonthOrPk = (value: unknown) => Number.isSafeInteger(value);
+const isGroupKey = (key: unknown) =>
+  Array.isArray(key) && key.length === 4 && typeof key[0] === 'string' && typeof key[1] === 'string' && key.slice(2).every(isMonthOrPk);
+const isManagerKey = (key: unknown) =>
+  Array.isArray(key) && key.length === 3 && typeof key[0] === 'string' && key.slice(1).every(isMonthOrPk);

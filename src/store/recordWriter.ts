@@ -1,0 +1,189 @@
+import { DatasetError } from '../domain/datasetError.js';
+import { tableFieldKeyProblem } from '../domain/fieldKeys.js';
+import { monthOfDate } from '../domain/months.js';
+import { RecordPlacement, type Placement } from '../domain/recordPlacement.js';
+import { renderReportingBody, type ReportingUser, type StatementLine } from '../domain/reportingJson.js';
+import { FIELD_TYPES, FieldValueError, renderTableRecord, type TableField, type TableRecordInput } from '../domain/tableJson.js';
+import { isUniqueViolation, type TenantStatements } from './tenantStatements.js';
+
+/** Where a batch of items stands in the dataset: item `i` is at `${path}[${first + i}]`. */
+export interface Origin {
+  readonly path: string;
+  readonly first: number;
+}
+
+export const itemPath = (origin: Origin, index: number): string => `${origin.path}[${origin.first + index}]`;
+
+interface KnownUser {
+  pk: number;
+  /** The user object as stored and rendered into record bodies. */
+  json: string;
+  user: ReportingUser;
+}
+
+interface OpenTable {
+  pk: number;
+  fields: TableField[];
+  /** Keys of the fields of type `user`: their values must be user ids of the tenant. */
+  userFields: string[];
+  placement: RecordPlacement;
+}
+
+/** Distinct (user, month) pairs remembered before the memory is cleared (a cache, not a rule). */
+const MAX_REMEMBERED_USER_MONTHS = 1_000_000;
+
+/**
+ * The record half of a {@link TenantWriter}: reporting records and table records, upserted by
+ * id with dense positions (see `RecordPlacement`), and the cache of the tenant's users they
+ * refer to. Every record's (user, month) gets its `dimension_values` row.
+ */
+export class RecordWriter {
+  metricKeys: string[] = [];
+  readonly touchedUsers = new Set<number>();
+  private readonly users = new Map<string, KnownUser | null>();
+  private readonly tables = new Map<string, OpenTable>();
+  private readonly reporting: RecordPlacement;
+  private readonly userMonthsWithRow = new Set<number>();
+  private added = 0;
+  private updated = 0;
+
+  constructor(
+    private readonly statements: TenantStatements,
+    private readonly tenantId: number,
+  ) {
+    this.reporting = new RecordPlacement(statements.recordCount.get(tenantId) as number);
+  }
+
+  get reportingCounts(): { total: number; added: number; updated: number } {
+    return { total: this.reporting.count, added: this.added, updated: this.updated };
+  }
+
+  /** The tenant's user with this id (cached), or `undefined`. */
+  user(id: string): KnownUser | undefined {
+    let known = this.users.get(id);
+    if (known === undefined) {
+      const row = this.statements.userIdentity.get(this.tenantId, id) as [number, string] | undefined;
+      known = row ? { pk: row[0], json: row[1], user: JSON.parse(row[1]) as ReportingUser } : null;
+      this.users.set(id, known);
+    }
+    return known ?? undefined;
+  }
+
+  rememberUser(user: ReportingUser, pk: number, json: string): void {
+    this.users.set(user.id, { pk, json, user });
+  }
+
+  upsertReportingRecords(lines: readonly (StatementLine & { user_id: string })[], origin: Origin): void {
+    const { recordPos, insertRecord, updateRecord, ensureDimensionValue } = this.statements;
+    for (let index = 0; index < lines.length; index += 1) {
+      const line = lines[index]!;
+      const user = this.user(line.user_id);
+      if (!user) throw new DatasetError(`${itemPath(origin, index)}.user.id`, `no user with id ${line.user_id}`);
+      const month = monthOfDate(line.date);
+      if (month === undefined) throw new DatasetError(`${itemPath(origin, index)}.date`, 'must be a date YYYY-MM-DD that exists');
+      let body: string;
+      try {
+        body = renderReportingBody(line, user.json, this.metricKeys);
+      } catch (error) {
+        throw new DatasetError(itemPath(origin, index), (error as Error).message);
+      }
+      const stored = this.reporting.needsLookup ? (recordPos.get(this.tenantId, line.id) as number | undefined) : undefined;
+      const placement = this.checked(this.reporting.place(stored), origin, index, line.id);
+      if (placement.isNew) {
+        this.insertOnce(() => insertRecord.run(this.tenantId, placement.pos, line.id, user.pk, month, body), origin, index, line.id);
+        this.added += 1;
+      } else {
+        updateRecord.run(user.pk, month, body, this.tenantId, placement.pos);
+        this.updated += 1;
+      }
+      const userMonth = user.pk * 131_072 + month;
+      if (!this.userMonthsWithRow.has(userMonth)) {
+        if (this.userMonthsWithRow.size >= MAX_REMEMBERED_USER_MONTHS) this.userMonthsWithRow.clear();
+        ensureDimensionValue.run(user.pk, month);
+        this.userMonthsWithRow.add(userMonth);
+        this.touchedUsers.add(user.pk);
+      }
+    }
+  }
+
+  defineDataTable(key: string, name: string, fields: readonly TableField[], path: string): void {
+    const fieldsJson = JSON.stringify(fields.map((field) => ({ key: field.key, type: field.type })));
+    const stored = this.statements.table.get(this.tenantId, key) as { pk: number; name: string; fields: string } | undefined;
+    let pk: number;
+    if (stored) {
+      if (stored.fields !== fieldsJson) {
+        throw new DatasetError(`${path}.fields`, `differ from the fields of the stored table ${key} (${stored.fields}); replace the tenant's data to change them`);
+      }
+      if (stored.name !== name) this.statements.renameTable.run(name, stored.pk);
+      pk = stored.pk;
+    } else {
+      const taken = new Set<string>();
+      fields.forEach((field, index) => {
+        const problem = tableFieldKeyProblem(field.key, taken);
+        if (problem) throw new DatasetError(`${path}.fields[${index}].key`, `${JSON.stringify(field.key)} ${problem}`);
+        if (!FIELD_TYPES.includes(field.type)) {
+          throw new DatasetError(`${path}.fields[${index}].type`, `must be one of ${FIELD_TYPES.join(', ')}`);
+        }
+        taken.add(field.key);
+      });
+      pk = this.statements.insertTable.get(this.tenantId, key, name, fieldsJson) as number;
+    }
+    this.tables.set(key, {
+      pk,
+      fields: JSON.parse(fieldsJson) as TableField[],
+      userFields: fields.filter((field) => field.type === 'user').map((field) => field.key),
+      placement: new RecordPlacement(this.statements.tableRecordCount.get(pk) as number),
+    });
+  }
+
+  upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin: Origin): void {
+    const table = this.tables.get(tableKey) ?? this.openStoredTable(tableKey, origin.path);
+    const { tableRecordPos, insertTableRecord, updateTableRecord } = this.statements;
+    for (let index = 0; index < records.length; index += 1) {
+      const record = records[index]!;
+      let body: string;
+      try {
+        body = renderTableRecord(table.fields, record);
+      } catch (error) {
+        if (!(error instanceof FieldValueError)) throw error;
+        throw new DatasetError(`${itemPath(origin, index)}.${error.field}`, error.problem);
+      }
+      for (const key of table.userFields) {
+        const userId = record[key];
+        if (typeof userId === 'string' && !this.user(userId)) {
+          throw new DatasetError(`${itemPath(origin, index)}.${key}`, `no user with id ${userId}`);
+        }
+      }
+      const stored = table.placement.needsLookup ? (tableRecordPos.get(table.pk, record.id) as number | undefined) : undefined;
+      const placement = this.checked(table.placement.place(stored), origin, index, record.id);
+      if (placement.isNew) this.insertOnce(() => insertTableRecord.run(table.pk, placement.pos, record.id, body), origin, index, record.id);
+      else updateTableRecord.run(body, table.pk, placement.pos);
+    }
+  }
+
+  /** A table written by an earlier load (when `defineDataTable` was not called by this one). */
+  private openStoredTable(tableKey: string, path: string): OpenTable {
+    const stored = this.statements.table.get(this.tenantId, tableKey) as { name: string; fields: string } | undefined;
+    if (!stored) throw new DatasetError(path, `no data table ${tableKey}`);
+    this.defineDataTable(tableKey, stored.name, JSON.parse(stored.fields) as TableField[], path);
+    return this.tables.get(tableKey)!;
+  }
+
+  private checked(placement: Placement, origin: Origin, index: number, id: string): Exclude<Placement, 'duplicate'> {
+    if (placement === 'duplicate') throw duplicateId(origin, index, id);
+    return placement;
+  }
+
+  /** Runs an insert of a new id; the unique index turns a second record with that id into an error. */
+  private insertOnce(insert: () => unknown, origin: Origin, index: number, id: string): void {
+    try {
+      insert();
+    } catch (error) {
+      throw isUniqueViolation(error) ? duplicateId(origin, index, id) : error;
+    }
+  }
+}
+
+function duplicateId(origin: Origin, index: number, id: string): DatasetError {
+  return new DatasetError(`${itemPath(origin, index)}.id`, `${JSON.stringify(id)} is given twice (ids are unique)`);
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { startCheckpointer } from '../../src/store/checkpointer.js';
+import { tempDatabase } from '../support/harness.js';
+
+/** Writes `megabytes` of new pages through `db` (into the WAL). */
+function write(db: ReturnType<typeof tempDatabase>['db'], megabytes: number): void {
+  db.exec('CREATE TABLE IF NOT EXISTS scratch (blob BLOB)');
+  const insert = db.prepare('INSERT INTO scratch VALUES (randomblob(65536))');
+  db.transaction(() => {
+    for (let i = 0; i < megabytes * 16; i += 1) insert.run();
+  })();
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    assert.ok(waited < 5000, `timed out waiting until ${what}`);
+    await sleep(10);
+  }
+}
+
+test('the connection stops checkpointing and the worker copies the WAL into the database file', async (t) => {
+  const { db, dbPath } = tempDatabase(t);
+  const checkpointer = startCheckpointer(db, (error) => assert.fail(String(error)));
+  assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0);
+  const before = statSync(dbPath).size;
+  write(db, 8);
+  assert.ok(statSync(dbPath).size < before + 1_000_000, 'the commit itself did not checkpoint');
+  await until(() => statSync(dbPath).size >= before + 8_000_000, 'the pages reach the database file');
+  await checkpointer.stop();
+  await checkpointer.stop(); // a second stop is harmless
+});
+
+test('should the worker fail, the error is reported and the connection checkpoints by itself again', async (t) => {
+  const { db, dbPath } = tempDatabase(t);
+  const errors: unknown[] = [];
+  const checkpointer = startCheckpointer(db, (error) => errors.push(error));
+  rmSync(dirname(dbPath), { recursive: true }); // before the worker opens its connection
+  await until(() => errors.length > 0, 'the worker reports its failure');
+  await until(() => db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 'the connection checkpoints again');
+  await checkpointer.stop(); // resolves although the worker is gone
+});

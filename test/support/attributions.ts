@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import type { TestServer } from './harness.js';
+
+/**
+ * Helpers of the attribution tests: a model that holds one value per slot and month, written
+ * month by month (independent of the period arithmetic under test), and a walker of the paged
+ * read-backs. Months outside WINDOW are never used by the tests; an open end stands for every
+ * month of the window on its side.
+ */
+const monthIndex = (text: string) => Number(text.slice(0, 4)) * 12 + Number(text.slice(5, 7)) - 1;
+export const WINDOW = { first: monthIndex('2020-01'), last: monthIndex('2035-12') };
+export const windowMonths = Array.from({ length: WINDOW.last - WINDOW.first + 1 }, (_, i) => WINDOW.first + i);
+
+export function monthText(index: number): string {
+  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+}
+
+/** The window months of a period given as wire months (`null`: open on that side). */
+export function monthsOf(start: string | null | undefined, end: string | null | undefined): number[] {
+  const from = start ? monthIndex(start) : WINDOW.first;
+  const to = end ? monthIndex(end) : WINDOW.last;
+  return windowMonths.filter((m) => m >= from && m <= to);
+}
+
+/** What each slot holds in each month, written the way D4 says: the last write of a month wins it. */
+export class SlotModel {
+  private readonly slots = new Map<string, Map<number, string>>();
+
+  put(slot: string, value: string, start: string | null | undefined, end: string | null | undefined): void {
+    const months = this.slots.get(slot) ?? new Map<number, string>();
+    this.slots.set(slot, months);
+    for (const month of monthsOf(start, end)) months.set(month, value);
+  }
+
+  at(slot: string, month: number): string | undefined {
+    return this.slots.get(slot)?.get(month);
+  }
+
+  /** Every slot's months as `slot|month -> value`, for comparing whole states. */
+  snapshot(): Map<string, string> {
+    const all = new Map<string, string>();
+    for (const [slot, months] of this.slots) for (const [month, value] of months) all.set(`${slot}|${month}`, value);
+    return all;
+  }
+}
+
+export interface PeriodRow {
+  start_date: string | null;
+  end_date: string | null;
+}
+
+/**
+ * The month-by-month state that read-back rows describe, as `slot|month -> value`; fails when
+ * a slot holds two values in one month (D4: never after a successful request).
+ */
+export function stateOfRows<T extends PeriodRow>(rows: readonly T[], slotOf: (row: T) => string, valueOf: (row: T) => string) {
+  const state = new Map<string, string>();
+  for (const row of rows) {
+    for (const month of monthsOf(row.start_date, row.end_date)) {
+      const cell = `${slotOf(row)}|${month}`;
+      assert.ok(!state.has(cell), `two values in ${slotOf(row)} in ${monthText(month)}: ${state.get(cell)} and ${valueOf(row)}`);
+      state.set(cell, valueOf(row));
+    }
+  }
+  return state;
+}
+
+/** Every item of a read-back, following `next` from `path` (each page checked against the contract). */
+export async function readAll(server: TestServer, key: string, path: string): Promise<any[]> {
+  const items: any[] = [];
+  for (let next: string | undefined = path; next !== undefined; ) {
+    const page = await server.call('GET', next, { key });
+    assert.equal(page.status, 200, page.text);
+    items.push(...page.body.data);
+    next = page.body.next?.slice(server.url.length);
+  }
+  return items;
+}
+
+export const groupSlot = (row: { user: string; group_dimension: string }) => `${row.user.toLowerCase()}/${row.group_dimension}`;
+export const managerSlot = (row: { user: string }) => row.user.toLowerCase();

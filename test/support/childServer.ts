@@ -1,0 +1,30 @@
+/**
+ * A server in a process of its own over an existing database file (D7): prints its URL on the
+ * first line of stdout, stops on SIGTERM. Started by {@link startChildServer}.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../src/http/server.js';
+
+export async function startChildServer(t: TestContext, dbPath: string): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), dbPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.after(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  return line;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const server = await startServer({ dbPath: process.argv[2]!, port: 0, host: '127.0.0.1' });
+  process.stdout.write(`${server.url}\n`);
+  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { exportTenant } from '../../src/dataset/datasetExport.js';
+import { importDataset, type ImportOptions, type ImportResult } from '../../src/dataset/datasetImport.js';
+import type { Db } from '../../src/store/db.js';
+import { findTenant } from '../../src/store/tenants.js';
+
+/** The example dataset of test/fixtures, as bytes and as parsed JSON (a fresh copy each call). */
+export const EXAMPLE_BYTES = readFileSync(new URL('../fixtures/dataset.example.json', import.meta.url));
+export const example = (): any => JSON.parse(EXAMPLE_BYTES.toString('utf8'));
+
+async function* chunksOf(bytes: Buffer, size = 4096): AsyncGenerator<Buffer> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+/** Imports `dataset` (bytes, text, or a value written as JSON) into `tenant`. */
+export function importInto(db: Db, tenant: string, dataset: Buffer | string | object, options?: ImportOptions): Promise<ImportResult> {
+  const bytes = Buffer.isBuffer(dataset) ? dataset : Buffer.from(typeof dataset === 'string' ? dataset : JSON.stringify(dataset));
+  return importDataset(db, tenant, chunksOf(bytes), options);
+}
+
+/** The tenant's export as text (`undefined` when there is no such tenant). */
+export async function exportOf(db: Db, tenantName: string): Promise<string | undefined> {
+  const tenant = findTenant(db, tenantName);
+  if (!tenant) return undefined;
+  let text = '';
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  await exportTenant(db, tenant, out);
+  return text;
+}

@@ -6,7 +6,7 @@ import type { PagedSource } from '../store/pagedReads.js';
 import { problems } from './problems.js';
 import { publicBase, type PublicBaseConfig } from './publicBase.js';
 
-/** Bytes (roughly: UTF-16 units) of JSON written to the socket at a time. */
+/** Bytes of JSON written to the socket at a time. */
 const CHUNK_SIZE = 64 * 1024;
 
 export interface PageTarget {
@@ -18,11 +18,11 @@ export interface PageTarget {
 
 /**
  * The one paged-read path (D2) of every list operation: parses `offset` and `limit` exactly,
- * reads up to `limit + 1` rows by position (the extra row says whether a next page exists, so
- * no page counts), and streams the envelope to the socket in chunks, respecting backpressure.
- * The rows are read in one statement (`.all()`): a page is one consistent snapshot, and no
- * cursor stays open on the connection while a slow client drains (writes would block on it).
- * Sources that seek by key (see `PagedSource.seek`) also put an opaque `cursor` into `next`.
+ * reads the page in one statement (a consistent snapshot; no cursor stays open on the
+ * connection while a slow client drains, which would block writes), learns from the source
+ * whether a record follows (so no page counts), and streams the envelope to the socket in
+ * chunks, respecting backpressure. Sources that seek by key (see `PagedSource.seek`) also put an
+ * opaque `cursor` into `next`.
  */
 export function respondWithPage(ctx: Context, config: PublicBaseConfig, source: PagedSource, target: PageTarget): void {
   const request = parsePageRequest(ctx.query.offset, ctx.query.limit);
@@ -33,35 +33,57 @@ export function respondWithPage(ctx: Context, config: PublicBaseConfig, source: 
     return;
   }
   const from = firstPosition(request.offset);
-  const { rows, keys } = from === undefined ? { rows: [] } : readRows(ctx, source, target, request, from);
-  const { count, nextOffset } = pageOutcome(request, rows.length);
-  const cursor = nextOffset !== undefined && keys ? encodeCursor(nextOffset, scopeOf(target), keys[count - 1]!) : undefined;
+  const page = from === undefined ? EMPTY_PAGE : readPage(ctx, source, target, request, from);
+  const { count, nextOffset } = pageOutcome(request, page.count + (page.more ? 1 : 0));
+  const cursor = nextOffset !== undefined && page.lastKey !== undefined ? encodeCursor(nextOffset, scopeOf(target), page.lastKey) : undefined;
   const next = nextOffset === undefined ? undefined : nextUrl(ctx, config, target, request, nextOffset, cursor);
-  const chunks = pageChunks(rows, count, next);
-  ctx.body = rowsLength(rows, count) < CHUNK_SIZE ? [...chunks].join('') : Readable.from(chunks, { objectMode: false });
+  const head = Buffer.from(`{"count":${count},"data":[`);
+  const tail = Buffer.from(next === undefined ? ']}' : `],"next":${JSON.stringify(next)}}`);
+  ctx.length = head.length + page.json.length + tail.length;
+  ctx.body = ctx.length <= CHUNK_SIZE ? Buffer.concat([head, page.json, tail]) : Readable.from(chunks(head, page.json, tail));
 }
 
+interface Page {
+  count: number;
+  /** The records' JSON, comma-separated, UTF-8. */
+  json: Buffer;
+  more: boolean;
+  /** The key of the last record, from sources that seek by key. */
+  lastKey?: string;
+}
+
+const EMPTY_PAGE: Page = { count: 0, json: Buffer.alloc(0), more: false };
+
 /**
- * The rows of the page, up to `limit + 1`. A source that seeks by key reads after the key of
- * the request's `cursor` when it was issued for this offset and these filters, and from the
- * position otherwise; its keys come back for the `cursor` of `next`.
+ * Up to `limit` records and whether more follow. A source that seeks by key reads after the key
+ * of the request's `cursor` when it was issued for this offset and these filters, and from the
+ * position otherwise; the key of its last record goes into the `cursor` of `next`.
  */
-function readRows(
-  ctx: Context,
-  source: PagedSource,
-  target: PageTarget,
-  request: PageRequest,
-  from: number,
-): { rows: string[]; keys?: string[] } {
-  const n = request.limit + 1;
-  if (!source.seek) return { rows: source.rows(from, n) };
+function readPage(ctx: Context, source: PagedSource, target: PageTarget, request: PageRequest, from: number): Page {
+  const { limit } = request;
+  if (source.joined && !source.seek) return source.joined(from, limit);
+  if (!source.seek) return joinRows(source.rows(from, limit + 1), limit);
   const cursor = ctx.query.cursor;
   if (cursor !== undefined && typeof cursor !== 'string') throw badCursor();
   const reading = cursor === undefined ? undefined : readCursor(cursor, request.offset, scopeOf(target));
   if (reading?.kind === 'malformed') throw badCursor();
-  const keyed = reading?.kind === 'key' ? source.seek.rowsAfter(reading.key, n) : source.seek.keyedRows(from, n);
+  const keyed = reading?.kind === 'key' ? source.seek.rowsAfter(reading.key, limit + 1) : source.seek.keyedRows(from, limit + 1);
   if (!keyed) throw badCursor();
-  return { rows: keyed.map(([row]) => row), keys: keyed.map(([, key]) => key) };
+  const page = joinRows(keyed.map(([row]) => row), limit);
+  return page.count === 0 ? page : { ...page, lastKey: keyed[page.count - 1]![1] };
+}
+
+/** A page from up to `limit + 1` separately read rows (the extra one says whether more follow). */
+function joinRows(rows: readonly string[], limit: number): Page {
+  const count = Math.min(rows.length, limit);
+  return { count, json: Buffer.from(rows.slice(0, count).join(',')), more: rows.length > limit };
+}
+
+/** The envelope in chunks of at most CHUNK_SIZE bytes, sharing the page's memory. */
+function* chunks(head: Buffer, json: Buffer, tail: Buffer): Generator<Buffer> {
+  yield head;
+  for (let at = 0; at < json.length; at += CHUNK_SIZE) yield json.subarray(at, at + CHUNK_SIZE);
+  yield tail;
 }
 
 const badCursor = () => problems.badRequest([{ pointer: '/query/cursor', message: 'is not a cursor this server issued' }]);
@@ -69,24 +91,6 @@ const badCursor = () => problems.badRequest([{ pointer: '/query/cursor', message
 /** The filters a cursor is bound to. */
 function scopeOf(target: PageTarget): string {
   return JSON.stringify(Object.entries(target.params ?? {}).filter(([, value]) => value !== undefined));
-}
-
-function* pageChunks(rows: readonly string[], count: number, next: string | undefined): Generator<string> {
-  let chunk = `{"count":${count},"data":[`;
-  for (let i = 0; i < count; i += 1) {
-    chunk += i === 0 ? rows[i] : `,${rows[i]}`;
-    if (chunk.length >= CHUNK_SIZE) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  yield next === undefined ? `${chunk}]}` : `${chunk}],"next":${JSON.stringify(next)}}`;
-}
-
-function rowsLength(rows: readonly string[], count: number): number {
-  let length = 0;
-  for (let i = 0; i < count; i += 1) length += rows[i]!.length;
-  return length;
 }
 
 function nextUrl(

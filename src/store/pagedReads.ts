@@ -9,10 +9,23 @@ export interface PagedSource {
   rows(from: number, n: number): string[];
   total(): number;
   /**
+   * The fast path of sources with dense positions: the records `rows(from, n)` would return,
+   * joined by commas into one UTF-8 buffer by SQLite itself (no string per record, nothing for
+   * the garbage collector), and whether a record follows them.
+   */
+  joined?(from: number, n: number): JoinedRows;
+  /**
    * Present on sources whose positions are not stored keys (reading from a position means
    * skipping rows): they also read by key, so that a walker following `next` seeks (D2).
    */
   seek?: KeySeek;
+}
+
+export interface JoinedRows {
+  count: number;
+  /** The records' JSON texts, comma-separated (empty when `count` is 0). */
+  json: Buffer;
+  more: boolean;
 }
 
 /** A JSON record and its key in the source's order (a text only the source reads). */
@@ -27,26 +40,30 @@ export interface KeySeek {
 
 /** Prepares the reads of the paged operations once per database connection. */
 export function pagedReads(db: Db) {
-  const reportingRows = db
-    .prepare(
-      `SELECT r.body || ifnull(d.fragment, ?)
-       FROM reporting_records r
+  const reportingRecord = `r.body || ifnull(d.fragment, @empty)`;
+  const reportingFrom = `reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-       WHERE r.tenant_id = ? AND r.pos >= ?
-       ORDER BY r.pos
-       LIMIT ?`,
-    )
-    .pluck();
+       WHERE r.tenant_id = @owner AND r.pos >= @from`;
+  const reportingRows = db.prepare(`SELECT ${reportingRecord} FROM ${reportingFrom} ORDER BY r.pos LIMIT @n`).pluck();
+  const reportingJoined = db.prepare(joinedPage(reportingRecord, reportingFrom, 'reporting_records', 'tenant_id')).raw();
   const reportingTotal = db.prepare('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck();
   const tableOf = db.prepare('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
-  const tableRows = db.prepare('SELECT body FROM table_records WHERE table_pk = ? AND pos >= ? ORDER BY pos LIMIT ?').pluck();
+  const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
+  const tableRows = db.prepare(`SELECT r.body FROM ${tableFrom} ORDER BY r.pos LIMIT @n`).pluck();
+  const tableJoined = db.prepare(joinedPage('r.body', tableFrom, 'table_records', 'table_pk')).raw();
   const tableTotal = db.prepare('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck();
+  const joined = (row: unknown): JoinedRows => {
+    const [count, json, more] = row as [number, Buffer | null, number];
+    return { count, json: json ?? Buffer.alloc(0), more: more === 1 };
+  };
 
   return {
     /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
     reporting(tenantId: number, emptyFragment: string): PagedSource {
+      const params = { owner: tenantId, empty: emptyFragment };
       return {
-        rows: (from, n) => reportingRows.all(emptyFragment, tenantId, from, n) as string[],
+        rows: (from, n) => reportingRows.all({ ...params, from, n }) as string[],
+        joined: (from, n) => joined(reportingJoined.get({ ...params, from, n })),
         total: () => reportingTotal.get(tenantId) as number,
       };
     },
@@ -55,11 +72,24 @@ export function pagedReads(db: Db) {
       const tablePk = tableOf.get(tenantId, tableKey) as number | undefined;
       if (tablePk === undefined) return undefined;
       return {
-        rows: (from, n) => tableRows.all(tablePk, from, n) as string[],
+        rows: (from, n) => tableRows.all({ owner: tablePk, from, n }) as string[],
+        joined: (from, n) => joined(tableJoined.get({ owner: tablePk, from, n })),
         total: () => tableTotal.get(tablePk) as number,
       };
     },
   };
+}
+
+/**
+ * One statement for a page of a source with dense positions: the number of records, their JSON
+ * joined in position order (the aggregate's own ORDER BY: the order of a subquery is not
+ * promised to reach an aggregate), returned as a BLOB so the driver hands over bytes, and
+ * whether the position after the page exists. One statement is one snapshot.
+ */
+function joinedPage(record: string, from: string, table: string, owner: string): string {
+  return `SELECT count(*), CAST(group_concat(json, ',' ORDER BY pos) AS BLOB),
+            EXISTS (SELECT 1 FROM ${table} WHERE ${owner} = @owner AND pos = @from + @n)
+          FROM (SELECT r.pos AS pos, ${record} AS json FROM ${from} ORDER BY r.pos LIMIT @n)`;
 }
 
 export type PagedReads = ReturnType<typeof pagedReads>;

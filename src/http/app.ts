@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
+import { isDatabaseBusy } from '../store/db.js';
 import { HttpProblem, problems } from './problems.js';
 
 export interface AppLimits {
@@ -20,8 +21,8 @@ export function createApp(api: OpenAPIBackend, limits: AppLimits, logError: (err
     try {
       await next();
     } catch (error) {
-      const problem = error instanceof HttpProblem ? error : problems.internal();
-      if (!(error instanceof HttpProblem)) logError(error);
+      const problem = asProblem(error);
+      if (!(error instanceof HttpProblem) && !isDatabaseBusy(error)) logError(error);
       ctx.status = problem.status;
       ctx.set(problem.headers);
       ctx.type = 'application/problem+json';
@@ -71,4 +72,15 @@ function isClientGone(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   const clientCodes = ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'];
   return typeof code === 'string' && (code.startsWith('HPE_') || clientCodes.includes(code));
+}
+
+/**
+ * What the client is told: a problem thrown on purpose as it is; a database that stayed locked
+ * by another process (an import, say) past the busy timeout is a 503 to retry, not a fault;
+ * anything else is a 500 that says nothing of the inside.
+ */
+function asProblem(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (isDatabaseBusy(error)) return problems.serviceUnavailable(1, 'The database is busy with another writer; try again.');
+  return problems.internal();
 }

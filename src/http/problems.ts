@@ -45,8 +45,8 @@ export const problems = {
     new HttpProblem(415, 'unsupported-media-type', 'Unsupported Media Type', 'The request body must be application/json.'),
   unprocessable: (errors: readonly ParamProblem[], detail: string) =>
     new HttpProblem(422, 'unprocessable', 'Unprocessable Content', detail, errors),
-  serviceUnavailable: (retryAfterSeconds: number) =>
-    new HttpProblem(503, 'service-unavailable', 'Service Unavailable', 'Too many concurrent requests.', undefined, {
+  serviceUnavailable: (retryAfterSeconds: number, detail = 'Too many concurrent requests.') =>
+    new HttpProblem(503, 'service-unavailable', 'Service Unavailable', detail, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
   internal: () => new HttpProblem(500, 'internal', 'Internal Server Error', 'The server could not complete the request.'),

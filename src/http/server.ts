@@ -22,6 +22,8 @@ export interface ServerOptions {
   maxConcurrent?: number;
   /** Largest request body in bytes before 413 (default 1 MiB). */
   bodyLimit?: number;
+  /** How long a request waits for another process's write lock before a 503 (default 5000 ms). */
+  busyTimeoutMs?: number;
   /** Where unexpected errors go (default: one line on stderr). */
   logError?: (error: unknown) => void;
 }
@@ -36,7 +38,7 @@ export interface RunningServer {
 export const DEFAULTS = { maxConcurrent: 64, bodyLimit: 1024 * 1024, shutdownGraceMs: 10_000 } as const;
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const db = openDatabase(options.dbPath);
+  const db = openDatabase(options.dbPath, { busyTimeoutMs: options.busyTimeoutMs });
   const document = loadDocument();
   const logError = options.logError ?? defaultLogError;
   const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;

@@ -3,6 +3,15 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
+/** How long a statement waits for another process's write lock before it gives up. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/** Whether `error` says another connection held the lock for longer than the busy timeout. */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 /**
  * Opens (creating when missing) the database file and brings its schema up to date.
  *
@@ -10,17 +19,17 @@ export type Db = Database.Database;
  * - WAL: readers never block the writer, and several processes may share the file (D7).
  * - synchronous=NORMAL: in WAL mode a crash of the process (even SIGKILL) loses nothing that
  *   was committed and never corrupts; only a power loss may roll back the last commits.
- * - busy_timeout: a writer in another process makes us wait, not fail.
+ * - busy_timeout: a writer in another process makes us wait (bounded), not fail at once.
  * - foreign_keys: references are enforced.
  * - mmap and a 64 MiB page cache for a server: its reads skip a copy and find hot pages. A
  *   `shortLived` command (the CLI) reads each page about once: it gets no mmap and an 8 MiB
  *   cache, which would otherwise only count as its memory (an import writes as fast either way).
  */
-export function openDatabase(path: string, options: { shortLived?: boolean } = {}): Db {
+export function openDatabase(path: string, options: { shortLived?: boolean; busyTimeoutMs?: number } = {}): Db {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
   db.pragma('foreign_keys = ON');
   db.pragma(options.shortLived ? 'cache_size = -8192' : 'cache_size = -65536');
   db.pragma('temp_store = MEMORY');

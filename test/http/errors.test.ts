@@ -112,6 +112,29 @@ describe('errors are problem+json with documented statuses (D5)', () => {
   });
 });
 
+describe('a database held by another writer (D5, D7)', () => {
+  test('a write that cannot get the lock in time is a 503 with Retry-After, and nothing is written', async (t) => {
+    const { server, key } = await serve(t, { busyTimeoutMs: 100 });
+    const item = { user: 'user1@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-01' };
+    server.db.exec('BEGIN IMMEDIATE');
+    let released = false;
+    t.after(() => {
+      if (!released) server.db.exec('ROLLBACK');
+    });
+    const refused = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [item] } });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    const readWhileLocked = await server.call('GET', '/v1/reporting?limit=1', { key });
+    assert.equal(readWhileLocked.status, 200, 'reads go on while another process writes');
+    server.db.exec('ROLLBACK');
+    released = true;
+    const groups = await server.call('GET', '/v1/users/groups?user=user1@acme.example', { key });
+    assert.deepEqual(groups.body.data, [], 'the refused write left nothing');
+    const accepted = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [item] } });
+    assert.equal(accepted.status, 200);
+  });
+});
+
 describe('service endpoints', () => {
   test('GET /openapi.json serves the contract without a key, with the offset bound exact', async (t) => {
     const { server } = await serve(t);

@@ -510,7 +510,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationProblem"];
             };
         };
-        /** @description More concurrent requests than the configured maximum; try again later. */
+        /**
+         * @description More concurrent requests than the configured maximum, or (on writes) the database held by
+         *     another writer, such as a CLI import, for longer than the busy timeout. Nothing was done;
+         *     try again after `Retry-After` seconds.
+         */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

@@ -187,11 +187,6 @@ export class TenantWriter {
     this.records.upsertReportingRecords(lines, origin);
   }
 
-  /** @deprecated Same as {@link upsertReportingRecords} (records are upserted by id). */
-  appendReportingRecords(lines: readonly ReportingLineInput[]): void {
-    this.records.upsertReportingRecords(lines, { path: '$.reporting', first: 0 });
-  }
-
   /** Creates the data table, or checks that the stored one has these fields (and renames it). */
   defineDataTable(key: string, name: string, fields: readonly TableField[], path = '$.tables[0]'): void {
     this.records.defineDataTable(key, name, fields, path);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { LOW, RUNS, modelMonths, covers, periodArb } from '../support/monthModel.js';
 import { parseMonth } from '../../src/domain/months.js';
 import type { Period } from '../../src/domain/periods.js';
 import {
@@ -83,18 +84,7 @@ test('firstManagerCycle', async (t) => {
   });
 });
 
-// ---- Properties, checked against a model of explicit months ----
-// Finite months are drawn from FIRST..LAST; the model spans LOW..HIGH, strictly wider, so an
-// open end (null) stands for "every month of the model" on its side.
-const [LOW, FIRST, LAST, HIGH] = [0, 10, 30, 40];
-const RUNS = 1000;
-const modelMonths = Array.from({ length: HIGH - LOW + 1 }, (_, i) => LOW + i);
-const covers = (p: Period, m: number) => (p.start ?? LOW) <= m && m <= (p.end ?? HIGH);
-
-const edgeMonthArb = fc.option(fc.integer({ min: FIRST, max: LAST }), { freq: 4 }); // null 1 time in 4
-const periodArb: fc.Arbitrary<Period> = fc
-  .tuple(edgeMonthArb, edgeMonthArb)
-  .map(([a, b]) => (a !== null && b !== null && a > b ? { start: b, end: a } : { start: a, end: b }));
+// ---- Properties, checked against the month model of test/support/monthModel.ts ----
 
 test('firstPayloadOverlap agrees with comparing every pair', () => {
   const itemsArb = fc.array(

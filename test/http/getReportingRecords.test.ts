@@ -12,6 +12,19 @@ async function serverWithFixture(t: Parameters<typeof startTestServer>[0], recor
 }
 
 const ids = (body: { data: { id: string }[] }) => body.data.map((record) => record.id);
+
+/** The ids of every page from `path` on, following `next`; `afterEachPage` runs between pages. */
+async function walkByNext(server: TestServer, key: string, path: string, afterEachPage = () => {}): Promise<string[]> {
+  const seen: string[] = [];
+  let next: string | undefined = path;
+  while (next) {
+    const page = await server.call('GET', next, { key });
+    seen.push(...ids(page.body));
+    next = page.body.next?.slice(server.url.length);
+    afterEachPage();
+  }
+  return seen;
+}
 const expectedIds = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `acme-r${from + i}`);
 
 describe('GET /v1/reporting paging (D2)', () => {
@@ -53,14 +66,7 @@ describe('GET /v1/reporting paging (D2)', () => {
 
   test('following next from the first page visits every record exactly once, in order', async (t) => {
     const { server, fixture } = await serverWithFixture(t, 103);
-    const seen: string[] = [];
-    let path: string | undefined = '/v1/reporting?limit=7';
-    while (path) {
-      const page = await server.call('GET', path, { key: fixture.key });
-      seen.push(...ids(page.body));
-      path = page.body.next?.slice(server.url.length);
-    }
-    assert.deepEqual(seen, expectedIds(0, 103));
+    assert.deepEqual(await walkByNext(server, fixture.key, '/v1/reporting?limit=7'), expectedIds(0, 103));
   });
 
   test('a walk by next while records are appended sees every record that existed throughout, once', async (t) => {
@@ -68,22 +74,16 @@ describe('GET /v1/reporting paging (D2)', () => {
     const { TenantWriter } = await import('../../src/store/tenantWriter.js');
     const { fixtureLine } = await import('../support/fixture.js');
     let appended = 50;
-    const seen: string[] = [];
-    let path: string | undefined = '/v1/reporting?limit=7';
-    while (path) {
-      const page = await server.call('GET', path, { key: fixture.key });
-      seen.push(...ids(page.body));
-      path = page.body.next?.slice(server.url.length);
-      if (appended < 80) {
-        const writer = new TenantWriter(server.db, fixture.tenantId);
-        const lines = [0, 1, 2].map((i) => fixtureLine('acme', appended + i, fixture.users));
-        server.db.transaction(() => {
-          writer.appendReportingRecords(lines);
-          writer.finish();
-        }).immediate();
-        appended += 3;
-      }
-    }
+    const seen = await walkByNext(server, fixture.key, '/v1/reporting?limit=7', () => {
+      if (appended >= 80) return;
+      const writer = new TenantWriter(server.db, fixture.tenantId);
+      const lines = [0, 1, 2].map((i) => fixtureLine('acme', appended + i, fixture.users));
+      server.db.transaction(() => {
+        writer.upsertReportingRecords(lines);
+        writer.finish();
+      }).immediate();
+      appended += 3;
+    });
     assert.deepEqual(seen.slice(0, 50), expectedIds(0, 50), 'the records of the whole walk, in order');
     assert.equal(new Set(seen).size, seen.length, 'no record twice');
     assert.deepEqual(seen, expectedIds(0, seen.length), 'records appended meanwhile follow, in order');
@@ -194,7 +194,7 @@ describe('statement reporting records (D3)', () => {
     server.db.transaction(() => {
       const writer = new TenantWriter(server.db, plain.id);
       writer.upsertUsers([fixtureUser('plain', 0)]);
-      writer.appendReportingRecords([{ ...fixtureLine('plain', 0, 1), metrics: {} }]);
+      writer.upsertReportingRecords([{ ...fixtureLine('plain', 0, 1), metrics: {} }]);
       writer.finish();
     }).immediate();
     const page = await server.call('GET', '/v1/reporting', { key: createKey(server.db, plain).key });
@@ -207,4 +207,3 @@ describe('statement reporting records (D3)', () => {
   });
 });
 
-export type { TestServer };

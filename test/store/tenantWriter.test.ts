@@ -26,7 +26,7 @@ describe('TenantWriter', () => {
     const { db } = tempDatabase(t);
     const fixture = buildFixture(db, { tenant: 'acme', records: 10 });
     const writer = new TenantWriter(db, fixture.tenantId);
-    writer.appendReportingRecords([fixtureLine('acme', 10, fixture.users), fixtureLine('acme', 11, fixture.users)]);
+    writer.upsertReportingRecords([fixtureLine('acme', 10, fixture.users), fixtureLine('acme', 11, fixture.users)]);
     writer.finish();
     const positions = db.prepare('SELECT pos, id FROM reporting_records WHERE tenant_id = ? ORDER BY pos').raw().all(fixture.tenantId);
     assert.deepEqual(positions, Array.from({ length: 12 }, (_, i) => [i, `acme-r${i}`]));

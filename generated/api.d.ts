@@ -376,11 +376,13 @@ export interface components {
     };
     responses: {
         /**
-         * @description Malformed request: bad JSON, a schema violation, or a bad query value. `errors` points
-         *     at each offending part of the request.
+         * @description Malformed request: bad JSON, a schema violation, a bad or unknown query parameter. `errors` points
+         *     at each offending part of the request. Also the answer to what is not HTTP/1.1 at all
+         *     (pointer `""`), before any operation is matched; that answer closes the connection.
          */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -404,6 +406,7 @@ export interface components {
         /** @description Missing, unknown or revoked API key (the body never says which). */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -421,6 +424,7 @@ export interface components {
         /** @description Unknown path, or unknown `data_table_key` for the caller's tenant. */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -438,6 +442,7 @@ export interface components {
         /** @description The path exists but does not have this method. */
         MethodNotAllowed: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
@@ -456,6 +461,7 @@ export interface components {
         /** @description The request body is larger than the configured limit (default 1 MiB). */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -473,6 +479,7 @@ export interface components {
         /** @description The request body is not declared as JSON. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -490,6 +497,7 @@ export interface components {
         /** @description The request is well formed but breaks a rule of the operation. */
         UnprocessableContent: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -517,6 +525,7 @@ export interface components {
          */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -535,6 +544,7 @@ export interface components {
         /** @description A fault of the server itself (never the answer to client input); says nothing more. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -544,6 +554,66 @@ export interface components {
                  *       "title": "Internal Server Error",
                  *       "status": 500,
                  *       "detail": "The server could not complete the request."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request line and headers did not arrive within the headers timeout (default 10 s),
+         *     or the whole request within the request timeout (default 30 s). The connection is closed.
+         */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:request-timeout",
+                 *       "title": "Request Timeout",
+                 *       "status": 408,
+                 *       "detail": "The request did not arrive in time; the connection is closed."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request target (path and query) is longer than the configured limit (default 8192 bytes). */
+        UriTooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:uri-too-long",
+                 *       "title": "URI Too Long",
+                 *       "status": 414,
+                 *       "detail": "The request target exceeds 8192 bytes."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request line and headers together are larger than the configured limit (default
+         *     16384 bytes); this includes a request target that long. The connection is closed.
+         */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:request-header-fields-too-large",
+                 *       "title": "Request Header Fields Too Large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers exceed 16384 bytes."
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -582,6 +652,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The id of this request in the server's logs: the request's own `X-Request-Id` when it is
+         *     1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = @ -`, otherwise one the server made.
+         */
+        RequestId: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
         /** @description The methods the path has. */
@@ -615,6 +690,7 @@ export interface operations {
             /** @description A page of statement reporting records. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -623,6 +699,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -643,6 +721,7 @@ export interface operations {
             /** @description Every item was written. The items are echoed in request order, normalised. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -651,9 +730,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -699,6 +781,7 @@ export interface operations {
             /** @description A page of group attributions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -707,6 +790,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -747,6 +832,7 @@ export interface operations {
             /** @description A page of manager attributions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -755,6 +841,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -789,6 +877,7 @@ export interface operations {
             /** @description A page of table records. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -798,6 +887,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -814,6 +905,7 @@ export interface operations {
             /** @description The OpenAPI document (integers exact, including 9223372036854775807). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -834,6 +926,9 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -850,6 +945,7 @@ export interface operations {
             /** @description The server is up and its database answers. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -861,6 +957,9 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

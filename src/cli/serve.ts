@@ -1,9 +1,11 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_LIMITS } from '../http/limits.js';
+import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
 import { integerIn, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { CommandFailure } from './errors.js';
 
-/** What `serve` needs from its surroundings; tests pass their own. */
+/** What `serve` needs from its surroundings. */
 export interface ServeEnvironment {
   start(options: ServerOptions): Promise<RunningServer>;
   /** Calls `handler` once on the first SIGTERM or SIGINT. */
@@ -27,7 +29,16 @@ const processEnvironment: ServeEnvironment = {
   exit: (code) => process.exit(code),
 };
 
+const bytes = (max: number) => integerIn(1, max);
+const milliseconds = integerIn(1, 24 * 3600 * 1000);
+
+function parseLogLevel(text: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new InvalidArgumentError(`must be one of ${LOG_LEVELS.join(', ')}.`);
+  return text as LogLevel;
+}
+
 export function serveCommand(environment: ServeEnvironment = processEnvironment): Command {
+  const d = DEFAULT_LIMITS;
   return new Command('serve')
     .description('serve the HTTP API over a database file')
     .requiredOption('--db <path>', 'SQLite database file', parseText)
@@ -39,14 +50,28 @@ export function serveCommand(environment: ServeEnvironment = processEnvironment)
       parsePublicUrl,
     )
     .option('--trust-proxy', 'build "next" links from X-Forwarded-Proto and X-Forwarded-Host')
-    .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), 64)
-    .option('--body-limit <bytes>', 'largest request body; larger are answered 413', integerIn(1, 1 << 30), 1_048_576)
+    .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), d.maxConcurrent)
+    .option('--body-limit <bytes>', 'largest request body; larger are answered 413', bytes(1 << 30), d.bodyLimit)
+    .option('--max-url-length <bytes>', 'longest request target (path and query); longer are answered 414', bytes(1 << 20), d.maxUrlLength)
+    .option('--max-header-size <bytes>', 'largest request line plus headers; larger are answered 431', bytes(1 << 20), d.maxHeaderSize)
+    .option('--headers-timeout <ms>', 'time to receive the request headers; then 408', milliseconds, d.headersTimeoutMs)
+    .option('--request-timeout <ms>', 'time to receive the whole request; then 408', milliseconds, d.requestTimeoutMs)
+    .option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open', milliseconds, d.keepAliveTimeoutMs)
+    .option('--idle-timeout <ms>', 'a connection moving no byte for this long mid-request is closed', milliseconds, d.idleTimeoutMs)
+    .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
+    .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
-      '\nThe first line of stdout is "listening on <url>". SIGTERM or SIGINT stops accepting,\n' +
-        'finishes the requests in flight and exits 0; a second signal ends the process at once.',
+      '\nThe first line of stdout is "listening on <url>"; JSON log lines (pino) follow it on stdout.\n' +
+        'SIGTERM or SIGINT stops accepting, finishes the requests in flight and exits 0; a second\n' +
+        'signal ends the process at once.',
     )
-    .action(async (options: CliServeOptions) => serve(toServerOptions(options), environment));
+    .action(async (options: CliServeOptions, command: Command) => {
+      if (options.headersTimeout > options.requestTimeout) {
+        command.error('error: --headers-timeout must not exceed --request-timeout');
+      }
+      await serve(toServerOptions(options), environment);
+    });
 }
 
 interface CliServeOptions {
@@ -57,9 +82,19 @@ interface CliServeOptions {
   trustProxy?: boolean;
   maxConcurrent: number;
   bodyLimit: number;
+  maxUrlLength: number;
+  maxHeaderSize: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  idleTimeout: number;
+  shutdownTimeout: number;
+  logLevel: LogLevel;
 }
 
-function toServerOptions(options: CliServeOptions): ServerOptions {
+type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
+
+function toServerOptions(options: CliServeOptions): ServeOptions {
   return {
     dbPath: options.db,
     port: options.port,
@@ -68,11 +103,22 @@ function toServerOptions(options: CliServeOptions): ServerOptions {
     trustProxy: options.trustProxy === true,
     maxConcurrent: options.maxConcurrent,
     bodyLimit: options.bodyLimit,
+    maxUrlLength: options.maxUrlLength,
+    maxHeaderSize: options.maxHeaderSize,
+    headersTimeoutMs: options.headersTimeout,
+    requestTimeoutMs: options.requestTimeout,
+    keepAliveTimeoutMs: options.keepAliveTimeout,
+    idleTimeoutMs: options.idleTimeout,
+    shutdownTimeoutMs: options.shutdownTimeout,
+    logger: createLogger(options.logLevel),
   };
 }
 
-/** Starts the server, prints where it listens, and closes it on the first stop signal. */
-export async function serve(options: ServerOptions, environment: ServeEnvironment): Promise<void> {
+/**
+ * Starts the server, prints where it listens (the first line of stdout; log lines follow), and
+ * closes it on the first stop signal.
+ */
+export async function serve(options: ServeOptions, environment: ServeEnvironment): Promise<void> {
   let server: RunningServer;
   try {
     server = await environment.start(options);
@@ -82,7 +128,9 @@ export async function serve(options: ServerOptions, environment: ServeEnvironmen
   }
   environment.print(`listening on ${server.url}`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => environment.onStopSignal(resolve));
-  environment.print(`${signal}: closing`);
+  options.logger.info({ signal }, 'stopping: finishing the requests in flight');
   await server.close();
+  options.logger.info('stopped');
+  options.logger.flush();
   environment.exit(0);
 }

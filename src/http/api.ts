@@ -54,6 +54,8 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
     definition: definition as unknown as Document,
     strict: true,
     validate: true,
+    // A path is served only as the contract writes it: `/v1/reporting/` is another (unknown) path.
+    ignoreTrailingSlashes: false,
     customizeAjv: (ajv: Parameters<typeof addFormats.default>[0]) => {
       addFormats.default(ajv);
       return ajv;

@@ -1,28 +1,30 @@
 import Koa from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { isDatabaseBusy } from '../store/db.js';
+import { admission } from './admission.js';
+import type { Limits } from './limits.js';
+import { requestIdOf, requestLog, type Logger } from './logging.js';
 import { HttpProblem, problems } from './problems.js';
 
-export interface AppLimits {
-  /** Most requests in progress at once (a streaming response counts until it ends); then 503. */
-  maxConcurrent: number;
-}
-
 /**
- * The request flow, in order: problem rendering for anything thrown -> admission (503 past the
- * concurrency limit) -> openapi-backend (route 404/405 -> key 401 -> body 413/415 -> schema 400
- * -> operation handler).
+ * The request flow, in order: request id and log line -> problem rendering for anything thrown
+ * -> request target length (414) -> admission (one request at a time per connection, 503 past
+ * the concurrency limit) -> openapi-backend (route 404/405 -> key 401 -> body 413/415 -> schema
+ * 400 -> operation handler).
  */
-export function createApp(api: OpenAPIBackend, limits: AppLimits, logError: (error: unknown) => void): Koa {
+export function createApp(api: OpenAPIBackend, limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>, logger: Logger): Koa {
   const app = new Koa();
-  let inFlight = 0;
+
+  app.use(requestLog(logger));
 
   app.use(async (ctx, next) => {
     try {
       await next();
     } catch (error) {
       const problem = asProblem(error);
-      if (!(error instanceof HttpProblem) && !isDatabaseBusy(error)) logError(error);
+      if (!(error instanceof HttpProblem) && !isDatabaseBusy(error)) {
+        logger.error({ reqId: requestIdOf(ctx), err: error }, 'unexpected error');
+      }
       ctx.status = problem.status;
       ctx.set(problem.headers);
       ctx.type = 'application/problem+json';
@@ -31,17 +33,11 @@ export function createApp(api: OpenAPIBackend, limits: AppLimits, logError: (err
   });
 
   app.use(async (ctx, next) => {
-    if (inFlight >= limits.maxConcurrent) throw problems.serviceUnavailable(1);
-    inFlight += 1;
-    let released = false;
-    const release = () => {
-      if (!released) inFlight -= 1;
-      released = true;
-    };
-    // Every response ends in 'close', streamed or not, finished or cut off.
-    ctx.res.once('close', release);
+    if (ctx.url.length > limits.maxUrlLength) throw problems.uriTooLong(limits.maxUrlLength);
     await next();
   });
+
+  app.use(admission(limits.maxConcurrent));
 
   app.use(async (ctx) => {
     // A path that is not valid percent-encoding names no resource (and would throw in routing).
@@ -52,8 +48,9 @@ export function createApp(api: OpenAPIBackend, limits: AppLimits, logError: (err
     await api.handleRequest(request, ctx, request);
   });
 
-  app.on('error', (error: unknown) => {
-    if (!isClientGone(error)) logError(error);
+  // What goes wrong after the response has begun (a streamed page), once per response.
+  app.on('error', (error: unknown, ctx?: Koa.Context) => {
+    if (!isClientGone(error)) logger.error({ reqId: ctx && requestIdOf(ctx), err: error }, 'unexpected error');
   });
   return app;
 }

@@ -39,8 +39,26 @@ export const problems = {
     new HttpProblem(405, 'method-not-allowed', 'Method Not Allowed', `${method} is not allowed on ${path}.`, undefined, {
       Allow: allow.join(', '),
     }),
+  malformedRequest: () =>
+    new HttpProblem(400, 'bad-request', 'Bad Request', 'The request is not valid HTTP/1.1.', [
+      { pointer: '', message: 'is not a valid HTTP/1.1 request' },
+    ]),
+  requestTimeout: () =>
+    new HttpProblem(408, 'request-timeout', 'Request Timeout', 'The request did not arrive in time; the connection is closed.'),
+  uriTooLong: (limit: number) =>
+    new HttpProblem(414, 'uri-too-long', 'URI Too Long', `The request target exceeds ${limit} bytes.`),
+  headersTooLarge: (limit: number) =>
+    new HttpProblem(
+      431,
+      'request-header-fields-too-large',
+      'Request Header Fields Too Large',
+      `The request line and headers exceed ${limit} bytes.`,
+    ),
+  /** The rest of the body is not read: the connection closes after the answer. */
   payloadTooLarge: (limit: number) =>
-    new HttpProblem(413, 'payload-too-large', 'Content Too Large', `The request body exceeds ${limit} bytes.`),
+    new HttpProblem(413, 'payload-too-large', 'Content Too Large', `The request body exceeds ${limit} bytes.`, undefined, {
+      Connection: 'close',
+    }),
   unsupportedMediaType: () =>
     new HttpProblem(415, 'unsupported-media-type', 'Unsupported Media Type', 'The request body must be application/json.'),
   unprocessable: (errors: readonly ParamProblem[], detail: string) =>

@@ -2,15 +2,18 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startCheckpointer } from '../store/checkpointer.js';
-import { openDatabase } from '../store/db.js';
+import { openDatabase, type Db } from '../store/db.js';
 import { keyAuthenticator } from '../store/keys.js';
 import { pagedReads } from '../store/pagedReads.js';
 import { createApi } from './api.js';
 import { createApp } from './app.js';
+import { answerClientErrors } from './clientErrors.js';
 import { loadDocument } from './document.js';
 import { readJsonBody } from './jsonBody.js';
+import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
+import { createLogger, type Logger } from './logging.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends Partial<Limits> {
   dbPath: string;
   port: number;
   host: string;
@@ -18,30 +21,29 @@ export interface ServerOptions {
   publicUrl?: string;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host when building `next`. */
   trustProxy?: boolean;
-  /** Most concurrent requests before 503 (default 64). */
-  maxConcurrent?: number;
-  /** Largest request body in bytes before 413 (default 1 MiB). */
-  bodyLimit?: number;
   /** How long a request waits for another process's write lock before a 503 (default 5000 ms). */
   busyTimeoutMs?: number;
-  /** Where unexpected errors go (default: one line on stderr). */
-  logError?: (error: unknown) => void;
+  /** Where structured logs go (default: pino at `info` on standard output). */
+  logger?: Logger;
 }
 
 export interface RunningServer {
   /** `http://host:port` it listens on. */
   url: string;
-  /** Stops accepting, finishes in-flight requests, closes the database. */
+  /**
+   * Stops accepting, lets in-flight requests finish (cut after the shutdown timeout),
+   * checkpoints the WAL into the database file and closes it.
+   */
   close(): Promise<void>;
 }
 
-export const DEFAULTS = { maxConcurrent: 64, bodyLimit: 1024 * 1024, shutdownGraceMs: 10_000 } as const;
+export { DEFAULT_LIMITS } from './limits.js';
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const limits = resolveLimits(options);
+  const logger = options.logger ?? createLogger('info');
   const db = openDatabase(options.dbPath, { busyTimeoutMs: options.busyTimeoutMs });
   const document = loadDocument();
-  const logError = options.logError ?? defaultLogError;
-  const bodyLimit = options.bodyLimit ?? DEFAULTS.bodyLimit;
   const api = await createApi({
     definition: document.definition,
     deps: {
@@ -51,33 +53,51 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       documentJson: document.json,
     },
     authenticate: keyAuthenticator(db),
-    readBody: (ctx) => readJsonBody(ctx, bodyLimit),
+    readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
   });
-  const app = createApp(api, { maxConcurrent: options.maxConcurrent ?? DEFAULTS.maxConcurrent }, logError);
-  const server = createServer(app.callback());
+  const app = createApp(api, limits, logger);
+  const server = createServer(httpServerOptions(limits), app.callback());
+  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  answerClientErrors(server, logger, limits.maxHeaderSize);
   server.listen(options.port, options.host);
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  const checkpointer = startCheckpointer(db, logError);
+  const checkpointer = startCheckpointer(db, (error) => logger.error({ err: error }, 'checkpoint worker failed'));
   const closeDatabase = async () => {
     await checkpointer.stop();
+    checkpointWal(db, logger);
     db.close();
+    logger.flush();
   };
-  return { url: `http://${host}:${port}`, close: () => shutDown(server, closeDatabase) };
+  return { url: `http://${host}:${port}`, close: () => shutDown(server, limits.shutdownTimeoutMs, closeDatabase) };
 }
 
-/** Stops accepting, lets in-flight responses finish (bounded), then closes the database. */
-async function shutDown(server: Server, closeDatabase: () => Promise<void>): Promise<void> {
+/**
+ * Stops accepting, lets in-flight responses finish (keep-alive connections are closed as soon
+ * as they fall idle), cuts whatever is still open after `timeoutMs`, then closes the database.
+ */
+async function shutDown(server: Server, timeoutMs: number, closeDatabase: () => Promise<void>): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), DEFAULTS.shutdownGraceMs);
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
   await closed;
-  clearTimeout(timer);
+  clearInterval(idleSweep);
+  clearTimeout(deadline);
   await closeDatabase();
 }
 
-function defaultLogError(error: unknown): void {
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`compdata: unexpected error: ${message}\n`);
+/**
+ * Copies the WAL into the database file and truncates it, so that the file alone holds every
+ * commit once the server is gone. Another process's reader or writer may keep it from
+ * finishing: that is no fault (the WAL stays valid and the next checkpoint finishes the work).
+ */
+function checkpointWal(db: Db, logger: Logger): void {
+  try {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result?.busy) logger.warn('the WAL could not be truncated: another connection is using it');
+  } catch (error) {
+    logger.warn({ err: error }, 'the WAL could not be checkpointed');
+  }
 }

@@ -45,12 +45,12 @@ export function pagedReads(db: Db) {
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
        WHERE r.tenant_id = @owner AND r.pos >= @from`;
   const reportingRows = db.prepare(`SELECT ${reportingRecord} FROM ${reportingFrom} ORDER BY r.pos LIMIT @n`).pluck();
-  const reportingJoined = db.prepare(joinedPage(reportingRecord, reportingFrom, 'reporting_records', 'tenant_id')).raw();
+  const reportingJoined = prepareJoinedPage(db, joinedPage(reportingRecord, reportingFrom, 'reporting_records', 'tenant_id'), 'tenant_id');
   const reportingTotal = db.prepare('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck();
   const tableOf = db.prepare('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
   const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
   const tableRows = db.prepare(`SELECT r.body FROM ${tableFrom} ORDER BY r.pos LIMIT @n`).pluck();
-  const tableJoined = db.prepare(joinedPage('r.body', tableFrom, 'table_records', 'table_pk')).raw();
+  const tableJoined = prepareJoinedPage(db, joinedPage('r.body', tableFrom, 'table_records', 'table_pk'), 'table_pk');
   const tableTotal = db.prepare('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck();
   const joined = (row: unknown): JoinedRows => {
     const [count, json, more] = row as [number, Buffer | null, number];
@@ -82,14 +82,35 @@ export function pagedReads(db: Db) {
 
 /**
  * One statement for a page of a source with dense positions: the number of records, their JSON
- * joined in position order (the aggregate's own ORDER BY: the order of a subquery is not
- * promised to reach an aggregate), returned as a BLOB so the driver hands over bytes, and
- * whether the position after the page exists. One statement is one snapshot.
+ * joined in position order, returned as a BLOB so the driver hands over bytes, and whether the
+ * position after the page exists. One statement is one snapshot.
+ *
+ * Dense positions make the page the key range `[from, from + n)`, so the aggregate reads one
+ * range of the clustered key, and SQLite visits a range scan's rows in key order. The order is
+ * not a documented promise of `group_concat` without an `ORDER BY` argument, but that argument
+ * makes SQLite copy every row into a temporary B-tree and sort it: half the cost of the page
+ * (1.9 against 1.0 ms for 2000 reporting records). So the order is checked once, on the query
+ * plan, when the statement is prepared (see {@link assertKeyOrderPlan}).
  */
 function joinedPage(record: string, from: string, table: string, owner: string): string {
-  return `SELECT count(*), CAST(group_concat(json, ',' ORDER BY pos) AS BLOB),
+  return `SELECT count(*), CAST(group_concat(${record}, ',') AS BLOB),
             EXISTS (SELECT 1 FROM ${table} WHERE ${owner} = @owner AND pos = @from + @n)
-          FROM (SELECT r.pos AS pos, ${record} AS json FROM ${from} ORDER BY r.pos LIMIT @n)`;
+          FROM ${from} AND r.pos < @from + @n`;
+}
+
+/**
+ * Prepares a {@link joinedPage} statement after checking that its plan reads the rows in key
+ * order: the outer loop is a search of `r`'s primary key by owner and position range, and
+ * nothing is sorted or materialised. A SQLite that planned it otherwise fails here, at start-up,
+ * rather than sending records out of order.
+ */
+function prepareJoinedPage(db: Db, sql: string, owner: string) {
+  const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ owner: 0, empty: '}', from: 0, n: 1 }) as { parent: number; detail: string }[];
+  const outer = plan.filter((step) => step.parent === 0).map((step) => step.detail);
+  const ordered = new RegExp(`^SEARCH r USING PRIMARY KEY \\(${owner}=\\? AND pos>\\? AND pos<\\?\\)$`).test(outer[0] ?? '');
+  const unsorted = plan.every((step) => !/TEMP B-TREE|MATERIALIZE|CO-ROUTINE/.test(step.detail));
+  if (!ordered || !unsorted) throw new Error(`unexpected plan for a page (rows would not come in key order): ${plan.map((step) => step.detail).join('; ')}`);
+  return db.prepare(sql).raw();
 }
 
 export type PagedReads = ReturnType<typeof pagedReads>;

@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
 import { openDatabase } from '../../src/store/db.js';
 import { buildFixture } from '../support/fixture.js';
+import { exchange } from '../support/harness.js';
+import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
 
 describe('compdata serve, as a process', { concurrency: true }, () => {
@@ -61,6 +63,33 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
       body: JSON.stringify({ data: [{ user: 'x'.repeat(100) }] }),
     });
     assert.equal(large.status, 413);
+  });
+
+  test('the limits and the log level reach the server; stdout is the URL line, then one JSON line per request', async (t) => {
+    const path = join(temporaryDirectory(t), 'limits.db');
+    const server = await startServe(t, path, ['--max-url-length', '100', '--max-header-size', '2048', '--keep-alive-timeout', '200']);
+    assert.equal((await exchange(server.url, 'GET', `/healthz?${'a'.repeat(100)}`)).status, 414);
+    assert.equal((await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Padding': 'p'.repeat(3000) } })).status, 431);
+    const ok = await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'from-the-client' } });
+    assert.equal(ok.headers.get('x-request-id'), 'from-the-client');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = server.logs();
+    assert.deepEqual(lines.map((line) => [line.msg, line.status]), [['request', 414], ['request refused', 431], ['request', 200]]);
+    assert.equal(lines[2]!.reqId, 'from-the-client');
+    const quiet = await startServe(t, path, ['--log-level', 'warn']);
+    assert.equal((await exchange(quiet.url, 'GET', '/healthz')).status, 200);
+    quiet.child.kill('SIGTERM');
+    assert.equal((await quiet.exited).code, 0);
+    assert.deepEqual(quiet.logs(), []);
+  });
+
+  test('bad limits are usage errors: one line on stderr, exit 2', async (t) => {
+    const path = join(temporaryDirectory(t), 'bad.db');
+    for (const args of [['--headers-timeout', '5000', '--request-timeout', '1000'], ['--log-level', 'loud'], ['--max-url-length', '0'], ['--idle-timeout', '1.5']]) {
+      const result = await runCli(['serve', '--db', path, '--port', '0', ...args]);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, /^error: [^\n]+\n$/, args.join(' '));
+    }
   });
 
   test('SIGTERM lets a page in flight finish, then exits 0', async (t) => {

@@ -7,7 +7,7 @@ import type { ReportingUser } from '../../src/domain/reportingJson.js';
 /**
  * A small tenant whose every value follows from its index, so tests can compute what the API
  * must return without reading it back from the code under test:
- * - users `u0..u{users-1}`, e-mail `user{i}@{tenant}.example`;
+ * - users `u0..u{users-1}`, e-mail `user{i}@{tenant}.example` (or `@{emailDomain}`);
  * - reporting record i: id `{tenant}-r{i}`, user `u{i % users}`, date 2026-01-15 plus `i % 12`
  *   months (2026-01..2026-12), payment `i + 0.5`, metric `new_arr` = `i * 10` (null when i % 5 == 0);
  * - dimensions `region` and `segment`; user u0 is in region EMEA from 2026-03 to 2026-05 and in
@@ -20,6 +20,8 @@ export interface FixtureSpec {
   users?: number;
   records?: number;
   deals?: number;
+  /** Domain of the users' e-mails (default `<tenant>.example`): tenants given one domain share e-mails. */
+  emailDomain?: string;
 }
 
 export interface Fixture {
@@ -30,9 +32,9 @@ export interface Fixture {
   deals: number;
 }
 
-export const fixtureUser = (tenant: string, i: number): ReportingUser => ({
+export const fixtureUser = (tenant: string, i: number, emailDomain = `${tenant}.example`): ReportingUser => ({
   id: `u${i}`,
-  email: `user${i}@${tenant}.example`,
+  email: `user${i}@${emailDomain}`,
   name: `User ${i}`,
   role: 'Account Executive',
   currency: 'EUR',
@@ -70,7 +72,7 @@ export function buildFixture(db: Db, spec: FixtureSpec): Fixture {
   db.transaction(() => {
     const writer = new TenantWriter(db, tenant.id);
     writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
-    writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i)));
+    writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i, spec.emailDomain)));
     writer.addGroupAttributions([
       { user_id: 'u0', dimension: 'region', group: 'EMEA', start: 2026 * 12 + 2, end: 2026 * 12 + 4 },
       { user_id: 'u0', dimension: 'region', group: 'APAC', start: 2026 * 12 + 8, end: null },

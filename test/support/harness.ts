@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { createLogger } from '../../src/http/logging.js';
 import { startServer, type ServerOptions } from '../../src/http/server.js';
 import { openDatabase, type Db } from '../../src/store/db.js';
 import { assertConforms } from './contract.js';
@@ -21,6 +22,8 @@ export interface CallOptions {
   json?: unknown;
   raw?: string | Buffer;
   headers?: Record<string, string>;
+  /** Send the body with Transfer-Encoding: chunked (in two chunks) instead of Content-Length. */
+  chunked?: boolean;
 }
 
 export interface TestServer {
@@ -61,7 +64,9 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const { dbPath, db, beforeRemoval } = tempDatabase(t);
   prepare?.(db);
-  const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', ...options });
+  // Only warnings and errors, on stderr: a request line per call would drown the test output.
+  const logger = createLogger('warn', process.stderr);
+  const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', logger, ...options });
   let closed = false;
   const close = async () => {
     if (!closed) await server.close();
@@ -83,9 +88,14 @@ export async function exchange(base: string, method: string, path: string, optio
     body = JSON.stringify(options.json);
     headers['Content-Type'] ??= 'application/json';
   }
+  // Framed explicitly: node's client sends a GET's body with neither header (garbage on the wire).
+  if (body !== undefined && options.chunked) headers['Transfer-Encoding'] = 'chunked';
+  else if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
   const { status, headers: responseHeaders, text } = await new Promise<{ status: number; headers: Headers; text: string }>(
     (resolve, reject) => {
-      const request = httpRequest(`${base}${path}`, { method, headers }, (response) => {
+      // The path goes out as given: no URL parsing that would resolve dot segments or re-encode.
+      const { hostname, port } = new URL(base);
+      const request = httpRequest({ hostname, port, path, method, headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
@@ -98,7 +108,13 @@ export async function exchange(base: string, method: string, path: string, optio
         response.on('error', reject);
       });
       request.on('error', reject);
-      request.end(body);
+      if (options.chunked && body !== undefined && body.length > 1) {
+        const half = Math.floor(body.length / 2);
+        request.write(body.slice(0, half));
+        request.end(body.slice(half));
+      } else {
+        request.end(body);
+      }
     },
   );
   const parsed = assertConforms(method, path.split('?')[0]!, status, responseHeaders, text);

@@ -1,0 +1,48 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Middleware } from 'koa';
+import { problems } from './problems.js';
+
+/**
+ * Admission (D5): at most `maxConcurrent` requests in progress at once (a streamed page counts
+ * until it is sent or cut off); past it, 503 with Retry-After.
+ *
+ * One request at a time per connection: a pipelined request waits until the one before it on
+ * its connection has been answered. Node runs the handler of every pipelined request at once
+ * and queues their responses; a client that pipelined many page reads and never read would hold
+ * a slot and a page in memory for each. Here it holds one of each, until the idle timeout cuts
+ * it off. (A queued response of a connection that closes never emits 'close' either, so its
+ * slot would never come back.)
+ */
+export function admission(maxConcurrent: number): Middleware {
+  let inFlight = 0;
+  const lastAnswerOnConnection = new WeakMap<Socket, Promise<void>>();
+  return async (ctx, next) => {
+    const socket = ctx.req.socket;
+    const turn = lastAnswerOnConnection.get(socket);
+    let answered!: () => void;
+    lastAnswerOnConnection.set(socket, new Promise<void>((resolve) => (answered = resolve)));
+    if (turn) await turn;
+    // The connection is gone (cut off while this request waited its turn): nothing to answer.
+    if (socket.destroyed) return answered();
+    const admitted = inFlight < maxConcurrent;
+    if (admitted) inFlight += 1;
+    whenEnded(ctx.res, socket, () => {
+      if (admitted) inFlight -= 1;
+      answered();
+    });
+    if (!admitted) throw problems.serviceUnavailable(1);
+    await next();
+  };
+}
+
+/** Calls `ended` once, when the response has been sent in full or its connection has closed. */
+function whenEnded(response: ServerResponse, socket: Socket, ended: () => void): void {
+  const once = () => {
+    response.off('close', once);
+    socket.off('close', once);
+    ended();
+  };
+  response.once('close', once);
+  socket.once('close', once);
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openDatabase } from '../../src/store/db.js';
+import { buildFixture } from '../support/fixture.js';
+import { exchange } from '../support/harness.js';
+import { openSocket, parseAnswers, readUntilClosed } from '../support/rawHttp.js';
+import { startServe } from '../support/serveProcess.js';
+import { temporaryDirectory } from './cliProcess.js';
+
+/** A file with a tenant of 2500 records, served by `compdata serve` with `args`. */
+async function serveFixture(t: TestContext, args: string[] = []) {
+  const dbPath = join(temporaryDirectory(t), 'shutdown.db');
+  const db = openDatabase(dbPath);
+  const { key } = buildFixture(db, { tenant: 'acme', users: 20, records: 2500 });
+  db.close();
+  return { dbPath, key, server: await startServe(t, dbPath, args) };
+}
+
+const pageRequest = (key: string) => `GET /v1/reporting?limit=2000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+
+describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
+  test('a page being streamed to a slow reader is finished; new connections are refused; exit 0', async (t) => {
+    const { key, server } = await serveFixture(t);
+    const reader = await openSocket(server.url);
+    reader.pause(); // reads nothing yet: the pages back up until one is held in the server
+    reader.write(pageRequest(key).repeat(6));
+    await sleep(300);
+    server.child.kill('SIGTERM');
+    await sleep(200);
+    await assert.rejects(exchange(server.url, 'GET', '/healthz'), /ECONNREFUSED/, 'no new connection is accepted');
+    const received = readUntilClosed(reader, 20_000);
+    reader.resume();
+    const { bytes, closed } = await received;
+    const { answers, truncated } = parseAnswers(bytes);
+    assert.equal(closed, true, 'the server closed the connection after the answer in flight');
+    assert.equal(truncated, false, 'no answer was cut off');
+    assert.ok(answers.length >= 1, 'the page in flight was sent');
+    for (const answer of answers) assert.deepEqual([answer.status, JSON.parse(answer.text).count], [200, 2000]);
+    const { code } = await server.exited;
+    assert.equal(code, 0);
+    const messages = server.logs().map((line) => line.msg);
+    const stopping = messages.indexOf('stopping: finishing the requests in flight');
+    assert.ok(stopping >= 0 && messages.indexOf('request', stopping) > stopping, 'a page finished after the signal');
+    assert.equal(messages.at(-1), 'stopped');
+    assert.ok(server.logs().every((line) => !line.aborted), 'nothing was cut off');
+  });
+
+  test('a reader that never reads is cut at the shutdown timeout, and the process still exits 0', async (t) => {
+    const shutdownTimeoutMs = 800;
+    const { key, server } = await serveFixture(t, ['--shutdown-timeout', String(shutdownTimeoutMs), '--idle-timeout', '60000']);
+    const stalled = await openSocket(server.url);
+    t.after(() => stalled.destroy());
+    stalled.pause();
+    stalled.write(pageRequest(key).repeat(6));
+    await sleep(300);
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    const took = Date.now() - signalled;
+    assert.equal(code, 0);
+    assert.ok(took >= shutdownTimeoutMs && took < shutdownTimeoutMs + 5000, `exited ${took} ms after SIGTERM`);
+    assert.ok(server.logs().some((line) => line.msg === 'request' && line.aborted), 'the stalled page was cut off');
+  });
+
+  test('the WAL is checkpointed into the database file and truncated on the way out', async (t) => {
+    const { dbPath, key, server } = await serveFixture(t);
+    const watcher = openDatabase(dbPath); // keeps the file open, so SQLite does not delete the WAL itself
+    t.after(() => watcher.close());
+    for (let i = 0; i < 20; i += 1) {
+      const item = { user: `user${i}@acme.example`, group_dimension: 'segment', group: `S${i}`, start_date: '2026-01' };
+      assert.equal((await exchange(server.url, 'PUT', '/v1/users/groups/bulk', { key, json: { data: [item] } })).status, 200);
+    }
+    assert.ok(statSync(`${dbPath}-wal`).size > 0, 'the writes went to the WAL');
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0);
+    assert.equal(statSync(`${dbPath}-wal`).size, 0, 'the WAL was truncated');
+    const stored = watcher.prepare(`SELECT count(*) FROM group_attributions`).pluck().get();
+    assert.ok(Number(stored) >= 20);
+  });
+});

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { createKey, revokeKey } from '../../src/store/keys.js';
+import { findTenant } from '../../src/store/tenants.js';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { contractOperations, fuzzRequest, type FuzzDictionary, type FuzzRequest } from '../support/fuzz/fuzzRequests.js';
+import { parsedJson } from '../support/fuzz/jsonText.js';
+import { accepts } from '../support/fuzz/schemaValues.js';
+import { exchange, startTestServer, type Exchange } from '../support/harness.js';
+
+/**
+ * Requests generated from the contract (see test/support/fuzz) against a real server: no
+ * answer is a 5xx, every answer is one the contract declares (status, headers, body: checked by
+ * the harness on every exchange), no 200 accepts a body the contract's schema refuses, and the
+ * server still answers at the end.
+ * Replay a run with `FUZZ_SEED=<seed> FUZZ_RUNS=<runs> [FUZZ_PATH=<path>]` (printed on failure);
+ * `FUZZ_TRACE=1` prints each request and its status.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const TRACE = process.env.FUZZ_TRACE !== undefined;
+
+test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEED})`, { timeout: 600_000 }, async (t) => {
+  let acme!: Fixture;
+  let globex!: Fixture;
+  const server = await startTestServer(t, {}, (db) => {
+    acme = buildFixture(db, { tenant: 'acme', users: 12, records: 60, deals: 9 });
+    globex = buildFixture(db, { tenant: 'globex', users: 3, records: 5 });
+    db.prepare(`INSERT INTO data_tables (tenant_id, key, name, fields) VALUES (?, 'forecasts', 'F', '[]')`).run(globex.tenantId);
+  });
+  const revoked = createKey(server.db, findTenant(server.db, 'acme')!).key;
+  revokeKey(server.db, revoked);
+  const emails = Array.from({ length: acme.users }, (_, i) => `user${i}@acme.example`);
+  const dictionary: FuzzDictionary = {
+    validKey: acme.key,
+    badKeys: [revoked, globex.key.slice(0, -1) + (globex.key.endsWith('A') ? 'B' : 'A')],
+    values: {
+      user: [...emails, emails[1]!.toUpperCase(), 'user0@globex.example'],
+      manager: emails,
+      group_dimension: ['region', 'segment', 'unknown'],
+      group: ['EMEA', 'APAC'],
+      data_table_key: ['deals', 'forecasts'],
+    },
+  };
+  t.diagnostic(`replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node --import tsx --test test/http/fuzz.test.ts`);
+
+  const tally = new StatusTally();
+  const started = performance.now();
+  const property = fc.asyncProperty(fuzzRequest(contractOperations(), dictionary), async (request) => {
+    const response = await send(server.url, request);
+    tally.count(request, response.status);
+    assert.ok(response.status < 500, `${response.status}: ${response.text.slice(0, 300)}`);
+    const operation = request.operation;
+    if (response.status === 200 && operation?.body && request.method === operation.method) {
+      assert.ok(accepts(operation.body, parsedJson(request.body ?? '')), 'a 200 for a body the schema refuses');
+    }
+  });
+  try {
+    await fc.assert(property, { seed: SEED, numRuns: RUNS, includeErrorInReport: true, ...(process.env.FUZZ_PATH && { path: process.env.FUZZ_PATH }) });
+  } catch (error) {
+    throw new Error(`replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (and FUZZ_PATH below)\n${(error as Error).message}`, { cause: error });
+  }
+  t.diagnostic(`${tally.total} requests in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  for (const line of tally.lines()) t.diagnostic(line);
+  assert.ok(tally.total >= RUNS, `at least ${RUNS} requests were sent`);
+
+  assert.equal((await server.call('GET', '/healthz')).status, 200, 'the server still answers');
+  const page = await server.call('GET', '/v1/reporting?limit=5', { key: acme.key });
+  assert.deepEqual([page.status, page.body.count], [200, 5]);
+});
+
+async function send(base: string, request: FuzzRequest): Promise<Exchange> {
+  if (TRACE) console.log(request.method, request.path.slice(0, 200), JSON.stringify(request.headers), request.body?.length ?? 0);
+  const response = await exchange(base, request.method, request.path, { headers: request.headers, raw: request.body, chunked: request.chunked });
+  if (TRACE) console.log(`  -> ${response.status}`);
+  return response;
+}
+
+/** How many answers of each status each operation got (stray requests apart). */
+class StatusTally {
+  private readonly byOperation = new Map<string, Record<number, number>>();
+  total = 0;
+
+  count(request: FuzzRequest, status: number): void {
+    const name = request.operation ? `${request.operation.method} ${request.operation.template}` : 'stray requests';
+    const statuses = this.byOperation.get(name) ?? {};
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    this.byOperation.set(name, statuses);
+    this.total += 1;
+  }
+
+  lines(): string[] {
+    return [...this.byOperation].map(([name, statuses]) => `  ${name}: ${JSON.stringify(statuses)}`);
+  }
+}

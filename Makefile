@@ -8,7 +8,7 @@ DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test demo bench
+.PHONY: help setup generate check-generated typecheck lint build test demo bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
@@ -50,5 +50,22 @@ demo: build
 	  echo "  curl -s -H 'X-API-Key: $$key' 'http://127.0.0.1:$(DEMO_PORT)/v1/reporting?limit=2'" && echo && \
 	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT)
 
+## Load benchmarks (bench/README.md): the whole suite (about 10 min), a quick one (under 2 min),
+## the ratios between two result files, a CPU profile of one scenario.
 bench: build
 	node --import tsx bench/run.ts
+
+bench-quick: build
+	BENCH_QUICK=1 node --import tsx bench/run.ts
+
+# `make bench-compare OLD.json NEW.json` (or A=OLD.json B=NEW.json): the two files are not goals.
+ifeq (bench-compare,$(firstword $(MAKECMDGOALS)))
+  A ?= $(word 2,$(MAKECMDGOALS))
+  B ?= $(word 3,$(MAKECMDGOALS))
+  $(eval $(wordlist 2,3,$(MAKECMDGOALS)):;@:)
+endif
+bench-compare: setup
+	@node --import tsx bench/compare.ts $(A) $(B)
+
+bench-profile: build
+	node --import tsx bench/profile.ts $(SCENARIO) $(CONNECTIONS)

@@ -1,9 +1,10 @@
 /**
- * The store of the bulk-upsert bench: one tenant with USERS users, three dimensions, and about
- * 1,000,000 attributions (each user: 15 two-month periods in each dimension, 5 six-month manager
- * periods under a user of a lower number, so the hierarchy has no cycle), plus one reporting
- * record per user and month of 2026 (so every upsert re-renders dimension fields, D3).
- * Everything follows from the numbers; the bench's requests are drawn by {@link bulkBodies}.
+ * The store of the bulk-PUT scenarios: one tenant with `users` users, three dimensions, and 50
+ * attributions per user (each user: 15 two-month periods in each dimension, 5 six-month manager
+ * periods under a user of a lower number, so the hierarchy has no cycle; 20,001 users give
+ * 1,000,045), plus one reporting record per user and month of 2026 (so every upsert re-renders
+ * dimension fields, D3). Everything follows from the numbers; the requests are drawn by
+ * {@link bulkBodies}.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { openDatabase } from '../src/store/db.js';
@@ -13,7 +14,6 @@ import { TenantWriter, type GroupAttributionInput, type ManagerAttributionInput 
 import { formatMonth } from '../src/domain/months.js';
 import { fixtureLine } from '../test/support/fixture.js';
 
-export const USERS = 20_001;
 const FIRST_MONTH = 2025 * 12; // 2025-01
 const GROUP_PERIODS = 15;
 const GROUP_MONTHS = 2;
@@ -29,27 +29,34 @@ const email = (i: number) => `user${i}@bench.example`;
 /** A manager of user `i` (i >= 1) in period `p`: always a user of a lower number. */
 const managerOf = (i: number, p: number) => Math.floor(i / (6 + p));
 
-export function attributionCount(): number {
-  return USERS * Object.keys(DIMENSIONS).length * GROUP_PERIODS + (USERS - 1) * MANAGER_PERIODS;
+const ATTRIBUTIONS_PER_USER = Object.keys(DIMENSIONS).length * GROUP_PERIODS + MANAGER_PERIODS;
+
+/** The fewest users whose store holds at least `attributions` attributions (and 201 at least). */
+export function usersFor(attributions: number): number {
+  return Math.max(201, Math.ceil((attributions + MANAGER_PERIODS) / ATTRIBUTIONS_PER_USER));
 }
 
-/** Builds the store at `bench/.work/` unless it is there; returns its path and a fresh key. */
-export function prepareBulkStore(): { dbPath: string; key: string } {
-  mkdirSync('bench/.work', { recursive: true });
-  const dbPath = `bench/.work/bulk-${attributionCount()}.db`;
+export function attributionCount(users: number): number {
+  return users * ATTRIBUTIONS_PER_USER - MANAGER_PERIODS;
+}
+
+/** Builds the store of `users` users in `workDir` unless it is there; returns its path and a fresh key. */
+export function prepareBulkStore(workDir: string, users: number): { dbPath: string; key: string } {
+  mkdirSync(workDir, { recursive: true });
+  const dbPath = `${workDir}/bulk-${attributionCount(users)}.db`;
   const fresh = !existsSync(dbPath);
   const db = openDatabase(dbPath);
   const tenant = ensureTenant(db, 'bench');
-  if (fresh) db.transaction(() => fill(new TenantWriter(db, tenant.id))).immediate();
+  if (fresh) db.transaction(() => fill(new TenantWriter(db, tenant.id), users)).immediate();
   const { key } = createKey(db, tenant);
   db.close();
   return { dbPath, key };
 }
 
-function fill(writer: TenantWriter): void {
+function fill(writer: TenantWriter, users: number): void {
   writer.defineMetricsAndDimensions(['new_arr'], Object.keys(DIMENSIONS));
   writer.upsertUsers(
-    Array.from({ length: USERS }, (_, i) => ({
+    Array.from({ length: users }, (_, i) => ({
       id: `u${i}`,
       email: email(i),
       name: `User ${i}`,
@@ -62,7 +69,7 @@ function fill(writer: TenantWriter): void {
   );
   const groups: GroupAttributionInput[] = [];
   const managers: ManagerAttributionInput[] = [];
-  for (let i = 0; i < USERS; i += 1) {
+  for (let i = 0; i < users; i += 1) {
     for (const [dimension, names] of Object.entries(DIMENSIONS)) {
       for (let p = 0; p < GROUP_PERIODS; p += 1) {
         const start = FIRST_MONTH + p * GROUP_MONTHS;
@@ -78,8 +85,8 @@ function fill(writer: TenantWriter): void {
   writer.addManagerAttributions(managers);
   for (let month = 0; month < 12; month += 1) {
     writer.upsertReportingRecords(
-      Array.from({ length: USERS }, (_, i) => ({
-        ...fixtureLine('bench', i, USERS),
+      Array.from({ length: users }, (_, i) => ({
+        ...fixtureLine('bench', i, users),
         id: `r${month}-${i}`,
         date: `2026-${String(month + 1).padStart(2, '0')}-28`,
       })),
@@ -92,9 +99,9 @@ function fill(writer: TenantWriter): void {
  * `count` request bodies of `items` items each: 85% group items (a period of 1 to 6 months, or
  * open, over the stored ones, so they trim, split and delete; now and then a new group name)
  * and 15% manager items (a manager of a lower number, so no cycle). The users of one body are
- * distinct, so no two items overlap. Deterministic for a given `count` and `items`.
+ * distinct, so no two items overlap. Deterministic for a given `count`, `items` and `users`.
  */
-export function bulkBodies(count: number, items: number): string[] {
+export function bulkBodies(count: number, items: number, users: number): string[] {
   let state = 12345;
   const random = (n: number) => {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -102,9 +109,9 @@ export function bulkBodies(count: number, items: number): string[] {
   };
   const dimensionKeys = Object.keys(DIMENSIONS);
   return Array.from({ length: count }, () => {
-    const users = new Set<number>();
-    while (users.size < items) users.add(1 + random(USERS - 1));
-    const data = [...users].map((user, index) => {
+    const picked = new Set<number>();
+    while (picked.size < items) picked.add(1 + random(users - 1));
+    const data = [...picked].map((user, index) => {
       const start = FIRST_MONTH + random(30);
       const end = random(10) === 0 ? null : formatMonth(start + random(6));
       if (index % 7 === 3) {

@@ -1,112 +1,136 @@
 /**
- * `make bench`: the read path of the service under load, measured with autocannon against
- * `compdata serve` running as its own process over a 1,000,000-record database.
- *
- * Scenarios (limit=2000, 8 connections): the first page, a deep page by raw offset (998,000),
- * and the same deep page reached by following `next`. Each runs BENCH_ROUNDS times (default 3)
- * in a rotating order; medians are reported, with the deep/first p50 ratio and the server's
- * peak RSS. Results go to bench/results/ as JSON and markdown.
+ * `make bench` (and `make bench-quick`): the service under load. Builds or reuses its stores
+ * (stores.ts), starts `compdata serve` as separate processes (one over the read store, one over
+ * a fresh copy of the bulk store), warms them up, then runs every scenario (scenarios.ts) at
+ * every connection count with autocannon, BENCH_ROUNDS times in alternating orders, measuring
+ * the in-process ceiling (ceiling.ts) once per round. Prints and writes to bench/results/ the
+ * medians (JSON and markdown), the targets, and a latency chart (SVG). Settings: config.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import autocannon from 'autocannon';
-import { startServerProcess } from './serverProcess.js';
-import { median, rotated } from './stats.js';
+import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
+import { dealCount } from '../src/dataset/deals.js';
+import { bulkBodies } from './bulkStore.js';
+import { measureCeilings, type CeilingRates } from './ceiling.js';
+import { writeLatencyChart } from './charts.js';
+import { benchConfig, type BenchConfig } from './config.js';
+import { runScenario, type Target } from './load.js';
+import { markdownReport, medianCeilings, resultRows, targetChecks, writeResult, type BenchResult, type RunSample } from './report.js';
+import { allScenarios, nextPathIn, READ_PATH, type Scenario } from './scenarios.js';
+import { startServerProcess, type ServerProcess } from './serverProcess.js';
+import { prepareBulkRunStore, prepareReadStore, type Stores } from './stores.js';
+import { alternated } from './stats.js';
 
-const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
-const LIMIT = 2000;
-const DEEP_OFFSET = RECORDS - 2000;
-const WORK = 'bench/.work';
+/** Bodies of bulk PUTs in rotation. */
+const BULK_BODIES = 64;
 
-function compdata(...args: string[]): string {
-  return execFileSync(process.execPath, ['bin/compdata.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+/** The deep page's path as `next` of the page before it gives it (with whatever `next` carries). */
+async function deepNextPath(url: string, key: string, config: BenchConfig): Promise<string> {
+  const before = `${url}${READ_PATH}?limit=${config.limit}&offset=${config.records - 2 * config.limit}`;
+  const response = await fetch(before, { headers: { 'X-API-Key': key } });
+  const path = nextPathIn(await response.text());
+  if (!path) throw new Error(`no next on ${before}`);
+  return path;
 }
 
-function prepareDatabase(): { dbPath: string; key: string } {
-  mkdirSync(WORK, { recursive: true });
-  const dbPath = `${WORK}/bench-${RECORDS}.db`;
-  if (!existsSync(dbPath)) {
-    const started = Date.now();
-    compdata('seed', '--db', dbPath, '--tenant', 'bench', '--records', String(RECORDS), '--seed', '1');
-    console.log(`seeded ${RECORDS} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+/**
+ * One full walk of the reporting records (so the server has mapped every page of them: its
+ * idle RSS then counts the database pages the runs will touch), then one short run of each kind
+ * of scenario at the depth chart's connection count (code compiled, caches warm).
+ */
+async function warmUp(config: BenchConfig, scenarios: readonly Scenario[], targetOf: (scenario: Scenario) => Target, connections: number): Promise<void> {
+  const walks = scenarios.filter((scenario) => scenario.kind === 'reporting-walk').sort((a, b) => a.connections - b.connections);
+  const walk = walks[0];
+  if (walk) await runScenario(walk, targetOf(walk), 0, Math.ceil(config.records / config.limit) * walk.connections);
+  for (const scenario of scenarios) {
+    if (scenario.connections === connections && scenario.kind !== 'reporting-depth') await runScenario(scenario, targetOf(scenario), config.warmUpSeconds);
   }
-  const key = compdata('keys', 'create', '--db', dbPath, '--tenant', 'bench').trim().split('\n').at(-1)!;
-  return { dbPath, key };
 }
 
-interface Sample {
-  requestsPerSecond: number;
-  recordsPerSecond: number;
-  mbPerSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
+async function measureRounds(config: BenchConfig, stores: Stores, scenarios: readonly Scenario[], targetOf: (scenario: Scenario) => Target) {
+  const samples = new Map<Scenario, RunSample[]>(scenarios.map((scenario) => [scenario, []]));
+  const ceilings: CeilingRates[] = [];
+  let sequence = 0;
+  for (let round = 0; round < config.rounds; round += 1) {
+    ceilings.push(measureCeilings(stores.read.dbPath, stores.read.key, config));
+    const order = alternated(scenarios, round);
+    for (const [index, scenario] of order.entries()) {
+      const sample = await runScenario(scenario, targetOf(scenario), config.seconds);
+      samples.get(scenario)!.push({ ...sample, round, sequence: sequence++ });
+      const failures = sample.errors + sample.non2xx > 0 ? `, ${sample.errors} errors, ${sample.non2xx} non-2xx` : '';
+      console.log(
+        `[round ${round + 1}/${config.rounds}, ${index + 1}/${order.length}] ${scenario.title} @ ${scenario.connections}: ` +
+          `${sample.requestsPerSecond.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms${failures}`,
+      );
+    }
+  }
+  return { samples, ceilings: medianCeilings(ceilings) };
 }
 
-async function measure(url: string, key: string): Promise<Sample> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers: { 'X-API-Key': key } });
-  const failures = result.errors + result.timeouts + result.non2xx;
-  return {
-    requestsPerSecond: result.requests.average,
-    recordsPerSecond: result.requests.average * LIMIT,
-    mbPerSecond: result.throughput.average / 1e6,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: failures,
-  };
-}
-
-async function nextOf(url: string, key: string): Promise<string> {
-  const body = (await (await fetch(url, { headers: { 'X-API-Key': key } })).json()) as { next?: string };
-  if (!body.next) throw new Error(`no next on ${url}`);
-  return body.next;
+function gitState(): { commit: string; dirty: boolean } {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  return { commit: git('rev-parse', '--short', 'HEAD'), dirty: git('status', '--porcelain', '--untracked-files=no').length > 0 };
 }
 
 async function main(): Promise<void> {
-  const { dbPath, key } = prepareDatabase();
-  const server = await startServerProcess(dbPath);
-  const base = `${server.url}/v1/reporting?limit=${LIMIT}`;
-  const scenarios: [string, string][] = [
-    ['first page (offset 0)', `${base}&offset=0`],
-    [`deep page by raw offset (${DEEP_OFFSET})`, `${base}&offset=${DEEP_OFFSET}`],
-    [`deep page by next (${DEEP_OFFSET})`, await nextOf(`${base}&offset=${DEEP_OFFSET - LIMIT}`, key)],
-  ];
-  const samples = new Map<string, Sample[]>(scenarios.map(([name]) => [name, []]));
-  const idle = server.memory();
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [name, url] of rotated(scenarios, round)) samples.get(name)!.push(await measure(url, key));
+  const config = benchConfig();
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const stores: Stores = { read: prepareReadStore(config), bulk: prepareBulkRunStore(config) };
+  const serveOptions = { bin: config.serverBin, serveArgs: ['--max-concurrent', String(config.maxConcurrent)] };
+  const servers: ServerProcess[] = [];
+  try {
+    const read = await startServerProcess(stores.read.dbPath, serveOptions);
+    servers.push(read);
+    const bulk = await startServerProcess(stores.bulk.dbPath, serveOptions);
+    servers.push(bulk);
+    const targetOf = (scenario: Scenario): Target =>
+      scenario.server === 'read' ? { server: read, key: stores.read.key } : { server: bulk, key: stores.bulk.key };
+    const scenarios = allScenarios({
+      config,
+      deepNextPath: await deepNextPath(read.url, stores.read.key, config),
+      bulkBodies: bulkBodies(BULK_BODIES, config.bulkItems, stores.bulk.users),
+    });
+    const chartConnections = scenarios.find((scenario) => scenario.kind === 'reporting-depth')?.connections ?? config.connections[0]!;
+    await warmUp(config, scenarios, targetOf, chartConnections);
+    const idle = { read: read.memory(), bulk: bulk.memory() };
+    const { samples, ceilings } = await measureRounds(config, stores, scenarios, targetOf);
+    const rows = resultRows(scenarios, samples, ceilings);
+    const result: BenchResult = {
+      startedAt: startedAt.toISOString(),
+      totalSeconds: (Date.now() - startedAt.getTime()) / 1000,
+      machine: {
+        cores: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        os: `${osType()} ${release()}`,
+        loadBefore,
+        loadAfter: loadavg(),
+      },
+      node: process.version,
+      ...gitState(),
+      sizes: { reportingRecords: config.records, tableRecords: dealCount(config.records), attributions: stores.bulk.attributions },
+      settings: {
+        rounds: config.rounds,
+        seconds: config.seconds,
+        connections: config.connections,
+        maxConcurrent: config.maxConcurrent,
+        limit: config.limit,
+        smallLimit: config.smallLimit,
+        bulkItems: config.bulkItems,
+        serverBin: config.serverBin,
+      },
+      idle,
+      ceilings,
+      rows,
+      targets: targetChecks(rows, idle.read, config.connections),
+    };
+    const markdown = markdownReport(result);
+    const base = writeResult(config.resultsDir, result, markdown);
+    await writeLatencyChart(`${base}-latency.svg`, rows, chartConnections);
+    console.log(`\n${markdown}\n\nwritten: ${base}.json, ${base}.md, ${base}-latency.svg`);
+  } finally {
+    for (const server of servers) await server.stop();
   }
-  const memory = server.memory();
-  await server.stop();
-
-  const rows = scenarios.map(([name]) => {
-    const list = samples.get(name)!;
-    const pick = (field: keyof Sample) => median(list.map((sample) => sample[field]));
-    return { scenario: name, ...Object.fromEntries((Object.keys(list[0]!) as (keyof Sample)[]).map((f) => [f, pick(f)])) } as { scenario: string } & Sample;
-  });
-  const ratio = rows[1]!.p50 / rows[0]!.p50;
-  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const header = `| scenario | req/s | records/s | MB/s | p50 ms | p99 ms | errors+non2xx |\n|---|---:|---:|---:|---:|---:|---:|`;
-  const table = rows
-    .map((r) => `| ${r.scenario} | ${r.requestsPerSecond.toFixed(1)} | ${Math.round(r.recordsPerSecond)} | ${r.mbPerSecond.toFixed(1)} | ${r.p50} | ${r.p99} | ${r.errors} |`)
-    .join('\n');
-  const summary =
-    `${header}\n${table}\n\n` +
-    `deep/first p50 ratio: ${ratio.toFixed(2)} (target <= 1.2)\n` +
-    `server RSS: idle ${idle.peakRssMiB.toFixed(0)} MiB peak before load; peak ${memory.peakRssMiB.toFixed(0)} MiB (VmHWM, counts mmap'd database pages); anonymous ${memory.anonRssMiB.toFixed(0)} MiB at the end\n` +
-    `${RECORDS} records, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} rounds (medians), commit ${commit}, node ${process.version}, ${cpus().length} cores`;
-  console.log(`\n${summary}`);
-  mkdirSync('bench/results', { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  writeFileSync(`bench/results/read-${stamp}.md`, `${summary}\n`);
-  writeFileSync(
-    `bench/results/read-${stamp}.json`,
-    `${JSON.stringify({ commit, node: process.version, cores: cpus().length, records: RECORDS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows, ratio, idle, memory }, null, 2)}\n`,
-  );
 }
 
 await main();

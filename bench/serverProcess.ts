@@ -1,34 +1,73 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+
+/** What /proc/<pid>/status says of a process's memory, in MiB. */
+export interface MemoryReading {
+  /** Peak resident set (VmHWM) since start or since the last `resetPeak()`; counts mmap'd database pages. */
+  peakRssMiB: number;
+  /** Resident set now (VmRSS). */
+  rssMiB: number;
+  /** Anonymous resident set now (RssAnon): heap, buffers; no file pages. */
+  anonRssMiB: number;
+}
 
 /** `compdata serve` as a separate process, so the load generator does not share its event loop. */
 export interface ServerProcess {
   url: string;
   pid: number;
-  /** Peak resident set (VmHWM) and current anonymous resident set (RssAnon), in MiB. */
-  memory(): { peakRssMiB: number; anonRssMiB: number };
+  memory(): MemoryReading;
+  /** CPU time the process has used so far (user + system, all threads), in seconds. */
+  cpuSeconds(): number;
+  /** Starts a new peak: VmHWM becomes the current RSS (`echo 5 > /proc/<pid>/clear_refs`, Linux >= 4.0). */
+  resetPeak(): void;
   stop(): Promise<void>;
 }
 
-export async function startServerProcess(dbPath: string, extraArgs: string[] = []): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['bin/compdata.js', 'serve', '--db', dbPath, '--port', '0', ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+export interface ServerOptions {
+  /** Arguments of `serve` after `--db PATH --port 0` (`--max-concurrent 256`, say). */
+  serveArgs?: string[];
+  /** Arguments of node before the script (`--cpu-prof`, say). */
+  nodeArgs?: string[];
+  /** The CLI to run (default `bin/compdata.js` of this checkout; another build's, to compare two). */
+  bin?: string;
+}
+
+export function memoryOf(pid: number): MemoryReading {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  return { peakRssMiB: mib('VmHWM'), rssMiB: mib('VmRSS'), anonRssMiB: mib('RssAnon') };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) in parentheses; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+export async function startServerProcess(dbPath: string, options: ServerOptions = {}): Promise<ServerProcess> {
+  const args = [...(options.nodeArgs ?? []), options.bin ?? 'bin/compdata.js', 'serve', '--db', dbPath, '--port', '0', ...(options.serveArgs ?? [])];
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const [firstLine] = (await once(lines, 'line')) as [string];
   const url = /listening on (http:\/\/\S+)/.exec(firstLine)?.[1];
   if (!url) throw new Error(`unexpected first line from serve: ${firstLine}`);
+  // The log lines that follow (one per request) are drained unread: splitting them would cost
+  // the load generator's process time.
+  lines.close();
+  child.stdout!.resume();
   const pid = child.pid!;
   return {
     url,
     pid,
-    memory: () => {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-      return { peakRssMiB: kib('VmHWM') / 1024, anonRssMiB: kib('RssAnon') / 1024 };
-    },
+    memory: () => memoryOf(pid),
+    cpuSeconds: () => cpuSecondsOf(pid),
+    resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
     stop: async () => {
       child.kill('SIGTERM');
       const [code] = (await once(child, 'exit')) as [number | null];

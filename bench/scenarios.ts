@@ -1,0 +1,194 @@
+/**
+ * The named scenarios of the suite and the autocannon requests each sends. A scenario is a kind
+ * of request (`ScenarioKind`) at a number of connections; the depth sweep adds pages at offsets
+ * between the first and the last, for the depth chart.
+ */
+import type autocannon from 'autocannon';
+import type { BenchConfig } from './config.js';
+
+export type ScenarioKind =
+  | 'reporting-first'
+  | 'reporting-deep-offset'
+  | 'reporting-deep-next'
+  | 'reporting-walk'
+  | 'table-first'
+  | 'reporting-small-random'
+  | 'reporting-count'
+  | 'bulk-put'
+  | 'reporting-depth';
+
+/** The in-process reads a served read scenario is compared with (see ceiling.ts). */
+export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
+
+export interface Scenario {
+  kind: ScenarioKind;
+  /** What a reader of the table sees: `reporting, first page (offset 0)`. */
+  title: string;
+  connections: number;
+  /** Which server process answers: the read store's or the bulk store's. */
+  server: 'read' | 'bulk';
+  /** Records (bulk: items) one request carries, for records/s; 0 for counts. */
+  recordsPerRequest: number;
+  ceiling?: CeilingKind;
+  /** The offset of the page, for the depth chart. */
+  depth?: number;
+  /** autocannon options besides url, connections, duration and headers; fresh state per call. */
+  requests(): Partial<autocannon.Options>;
+}
+
+/** What the scenarios need to know of the stores. */
+export interface ScenarioInputs {
+  config: BenchConfig;
+  /** Path and query of the deep page as `next` of the page before it gives it. */
+  deepNextPath: string;
+  bulkBodies: string[];
+}
+
+export const READ_PATH = '/v1/reporting';
+export const TABLE_PATH = '/v1/tables/deals/records';
+
+/** Every scenario kind at every connection count, then the depth sweep (at 8 connections or the nearest). */
+export function allScenarios(inputs: ScenarioInputs): Scenario[] {
+  const { config } = inputs;
+  const kinds = scenarioKinds(inputs);
+  const matrix = kinds.flatMap((make) => config.connections.map((connections) => make(connections)));
+  return [...matrix, ...depthSweep(config)];
+}
+
+type ScenarioMaker = (connections: number) => Scenario;
+
+function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): ScenarioMaker[] {
+  const { limit, smallLimit, records } = config;
+  const deep = records - limit;
+  return [
+    (connections) => ({ ...readPage(connections, 0, limit), kind: 'reporting-first', title: 'reporting, first page (offset 0)', ceiling: 'first' }),
+    (connections) => ({ ...readPage(connections, deep, limit), kind: 'reporting-deep-offset', title: `reporting, deep page by raw offset (${deep})`, ceiling: 'deep' }),
+    (connections) => ({
+      ...readPage(connections, deep, limit),
+      kind: 'reporting-deep-next',
+      title: `reporting, deep page by next (${deep})`,
+      ceiling: 'deep',
+      requests: () => fixedPath(deepNextPath),
+    }),
+    (connections) => ({
+      kind: 'reporting-walk',
+      title: `reporting, walk of all pages by next (1 walker per connection)`,
+      connections,
+      server: 'read',
+      recordsPerRequest: limit,
+      ceiling: 'walk',
+      requests: () => walkFollowingNext(`${READ_PATH}?limit=${limit}&offset=0`, connections),
+    }),
+    (connections) => ({
+      kind: 'table-first',
+      title: `table records (deals), first page`,
+      connections,
+      server: 'read',
+      recordsPerRequest: limit,
+      ceiling: 'table',
+      requests: () => fixedPath(`${TABLE_PATH}?limit=${limit}&offset=0`),
+    }),
+    (connections) => ({
+      kind: 'reporting-small-random',
+      title: `reporting, limit=${smallLimit} at random offsets`,
+      connections,
+      server: 'read',
+      recordsPerRequest: smallLimit,
+      ceiling: 'small-random',
+      requests: () => randomSmallPages(records, smallLimit),
+    }),
+    (connections) => ({
+      kind: 'reporting-count',
+      title: 'reporting, limit=0 (count)',
+      connections,
+      server: 'read',
+      recordsPerRequest: 0,
+      requests: () => fixedPath(`${READ_PATH}?limit=0`),
+    }),
+    (connections) => ({
+      kind: 'bulk-put',
+      title: `bulk PUT of ${config.bulkItems} group/manager items`,
+      connections,
+      server: 'bulk',
+      recordsPerRequest: config.bulkItems,
+      requests: () => rotatingBodies(bulkBodies),
+    }),
+  ];
+}
+
+function readPage(connections: number, offset: number, limit: number): Omit<Scenario, 'kind' | 'title'> {
+  return {
+    connections,
+    server: 'read',
+    recordsPerRequest: limit,
+    depth: offset,
+    requests: () => fixedPath(`${READ_PATH}?limit=${limit}&offset=${offset}`),
+  };
+}
+
+/** Pages of `limit` at offsets evenly spaced strictly between the first and the last page. */
+function depthSweep(config: BenchConfig): Scenario[] {
+  const connections = config.connections.includes(8) ? 8 : config.connections[0]!;
+  const last = config.records - config.limit;
+  return Array.from({ length: config.depthSteps }, (_, i) => {
+    const offset = Math.round((last * (i + 1)) / (config.depthSteps + 1) / config.limit) * config.limit;
+    return { ...readPage(connections, offset, config.limit), kind: 'reporting-depth' as const, title: `reporting, page at offset ${offset}` };
+  });
+}
+
+function fixedPath(path: string): Partial<autocannon.Options> {
+  return { requests: [{ method: 'GET', path }] };
+}
+
+/**
+ * One walker per connection: each starts at `firstPath`, follows the `next` of every page it
+ * receives, and starts again at the end. The walkers share one queue of paths to request: a
+ * response adds its `next` before its connection asks for its next request, so the queue holds
+ * one path per connection.
+ */
+function walkFollowingNext(firstPath: string, connections: number): Partial<autocannon.Options> {
+  const pending: string[] = Array.from({ length: connections }, () => firstPath);
+  return {
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: pending.shift() ?? firstPath }),
+        onResponse: (_status, body) => {
+          pending.push(nextPathIn(body) ?? firstPath);
+        },
+      },
+    ],
+  };
+}
+
+/** Path and query of the `next` URL at the end of a page's JSON (`…],"next":"http://…"}`). */
+export function nextPathIn(body: string): string | undefined {
+  const at = body.lastIndexOf('"next":"');
+  if (at < 0) return undefined;
+  const next = new URL(JSON.parse(body.slice(at + '"next":'.length, body.lastIndexOf('}'))) as string);
+  return `${next.pathname}${next.search}`;
+}
+
+/** Pages of `limit` records at offsets drawn uniformly from the store (a fixed seed per run). */
+function randomSmallPages(records: number, limit: number): Partial<autocannon.Options> {
+  let state = 20261122;
+  const nextOffset = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return Math.floor((state / 2147483648) * (records - limit));
+  };
+  return { requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `${READ_PATH}?limit=${limit}&offset=${nextOffset()}` }) }] };
+}
+
+function rotatingBodies(bodies: readonly string[]): Partial<autocannon.Options> {
+  let sent = 0;
+  return {
+    requests: [
+      {
+        method: 'PUT',
+        path: '/v1/users/groups/bulk',
+        headers: { 'Content-Type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: bodies[sent++ % bodies.length] }),
+      },
+    ],
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * `node --import tsx bench/versus.ts A_DIR B_DIR [KIND[@CONNECTIONS] ...]`: two builds of the
+ * server (directories holding `bin/compdata.js` and its `dist/`, a copy of this checkout at
+ * another commit, say) over the same read store, the given scenarios (default: the first page at
+ * 8 connections) run against A and B in turn, BENCH_ROUNDS times, alternating which goes first.
+ * On a shared machine this is the comparison to trust: both see the same noise. Prints medians
+ * and the ratio B ÷ A.
+ */
+import { benchConfig } from './config.js';
+import { runScenario, type Sample, type Target } from './load.js';
+import { allScenarios, type Scenario } from './scenarios.js';
+import { startServerProcess, type ServerProcess } from './serverProcess.js';
+import { median } from './stats.js';
+import { prepareReadStore } from './stores.js';
+
+const [dirA, dirB, ...wanted] = process.argv.slice(2);
+if (!dirA || !dirB) {
+  console.error('usage: versus.ts A_DIR B_DIR [KIND[@CONNECTIONS] ...]');
+  process.exit(2);
+}
+const config = benchConfig();
+
+function chosenScenarios(): Scenario[] {
+  const scenarios = allScenarios({ config, deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`, bulkBodies: [] });
+  return (wanted.length > 0 ? wanted : ['reporting-first@8']).map((name) => {
+    const [kind, connections = '8'] = name.split('@');
+    const found = scenarios.find((scenario) => scenario.kind === kind && scenario.connections === Number(connections) && scenario.server === 'read');
+    if (!found) throw new Error(`no read scenario ${name}`);
+    return found;
+  });
+}
+
+async function main(): Promise<void> {
+  const store = prepareReadStore(config);
+  const serveArgs = ['--max-concurrent', String(config.maxConcurrent)];
+  const servers: ServerProcess[] = [];
+  try {
+    for (const dir of [dirA!, dirB!]) servers.push(await startServerProcess(store.dbPath, { bin: `${dir}/bin/compdata.js`, serveArgs }));
+    const targets: Target[] = servers.map((server) => ({ server, key: store.key }));
+    const scenarios = chosenScenarios();
+    const samples = scenarios.map(() => [[], []] as [Sample[], Sample[]]);
+    for (const scenario of scenarios) for (const target of targets) await runScenario(scenario, target, 1);
+    for (let round = 0; round < config.rounds; round += 1) {
+      for (const [index, scenario] of scenarios.entries()) {
+        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        for (const side of order) samples[index]![side]!.push(await runScenario(scenario, targets[side]!, config.seconds));
+      }
+    }
+    console.log('| scenario | conns | req/s A | req/s B | B ÷ A | server CPU ms/req A | B | server cores A | B | autocannon cores A | B | p50 ms A | B | p99 ms A | B | peak anon MiB A | B |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [index, scenario] of scenarios.entries()) {
+      const [a, b] = samples[index]!.map((list) => (field: keyof Sample) => median(list.map((sample) => sample[field])));
+      const cells = [a!('requestsPerSecond').toFixed(1), b!('requestsPerSecond').toFixed(1), (b!('requestsPerSecond') / a!('requestsPerSecond')).toFixed(2)];
+      cells.push(a!('serverCpuMsPerRequest').toFixed(3), b!('serverCpuMsPerRequest').toFixed(3));
+      cells.push(...(['serverCores', 'loadGeneratorCores'] as const).flatMap((field) => [a!(field).toFixed(2), b!(field).toFixed(2)]));
+      cells.push(...(['p50', 'p99', 'peakAnonMiB'] as const).flatMap((field) => [a!(field).toFixed(1), b!(field).toFixed(1)]));
+      console.log(`| ${scenario.title} | ${scenario.connections} | ${cells.join(' | ')} |`);
+    }
+    console.log(`\n${config.rounds} rounds of ${config.seconds} s, ${config.records} records; A = ${dirA}, B = ${dirB}`);
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}
+
+await main();

@@ -50,7 +50,7 @@ demo: build
 	  echo "  curl -s -H 'X-API-Key: $$key' 'http://127.0.0.1:$(DEMO_PORT)/v1/reporting?limit=2'" && echo && \
 	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT)
 
-## Load benchmarks (bench/README.md): the whole suite (about 10 min), a quick one (under 2 min),
+## Load benchmarks (bench/README.md): the whole suite (about 6 min), a quick one (under 2 min),
 ## the ratios between two result files, a CPU profile of one scenario.
 bench: build
 	node --import tsx bench/run.ts

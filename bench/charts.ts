@@ -2,11 +2,13 @@
  * The suite's chart, drawn by Vega-Lite (compiled to Vega, rendered to SVG by a headless
  * `View`): p50 and p99 latency against page depth (limit=2000 pages at 8 connections, from the
  * first page to the last) and against connections (every scenario at 1, 8, 64).
+ * `node --import tsx bench/charts.ts RESULT.json` draws it again from a result file.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { ResultRow } from './report.js';
+import type { BenchResult, ResultRow } from './report.js';
 
 interface LatencyPoint {
   scenario: string;
@@ -36,7 +38,7 @@ function latencyPanel(title: string, points: LatencyPoint[], xTitle: string, xSc
       x: { field: 'x', type: 'quantitative', title: xTitle, scale: xScale },
       y: { field: 'ms', type: 'quantitative', title: 'latency, ms (log)', scale: { type: 'log' } },
       color: { field: 'scenario', type: 'nominal', title: null, legend: { orient: 'right', labelLimit: 360 } },
-      strokeDash: { field: 'statistic', type: 'nominal', title: 'statistic', legend: { symbolType: 'stroke' } },
+      strokeDash: { field: 'statistic', type: 'nominal', title: 'statistic', legend: { symbolType: 'stroke', encode: { symbols: { update: { stroke: { value: '#444' }, strokeWidth: { value: 2 } } } } } },
       detail: { field: 'statistic' },
     },
   };
@@ -71,4 +73,12 @@ export async function writeLatencyChart(path: string, rows: readonly ResultRow[]
   const view = new View(parse(compile(latencyChartSpec(rows, depthConnections)).spec), { renderer: 'none' });
   writeFileSync(path, await view.toSVG());
   view.finalize();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const file = process.argv[2];
+  if (!file?.endsWith('.json')) throw new Error('usage: charts.ts RESULT.json');
+  const { rows } = JSON.parse(readFileSync(file, 'utf8')) as BenchResult;
+  const depthConnections = rows.find((row) => row.kind === 'reporting-depth')?.connections ?? 8;
+  await writeLatencyChart(file.replace(/\.json$/, '-latency.svg'), rows, depthConnections);
 }

@@ -15,7 +15,7 @@ function load(path: string): BenchResult {
   return result;
 }
 
-const rowKey = (row: ResultRow) => `${row.title} @ ${row.connections}`;
+const rowKey = (row: ResultRow) => `${row.kind} ${row.depth ?? ""} @ ${row.connections}`;
 
 function ratio(a: number | undefined, b: number | undefined): string {
   if (a === undefined || b === undefined) return '-';

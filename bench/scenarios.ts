@@ -72,7 +72,7 @@ function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): Sc
     }),
     (connections) => ({
       kind: 'reporting-walk',
-      title: `reporting, walk of all pages by next (1 walker per connection)`,
+      title: 'reporting, walk of all pages by next (a walker per connection)',
       connections,
       server: 'read',
       recordsPerRequest: limit,

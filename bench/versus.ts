@@ -4,8 +4,10 @@
  * another commit, say) over the same read store, the given scenarios (default: the first page at
  * 8 connections) run against A and B in turn, BENCH_ROUNDS times, alternating which goes first.
  * On a shared machine this is the comparison to trust: both see the same noise. Prints medians
- * and the ratio B ÷ A.
+ * and the ratio B ÷ A, and writes them to bench/results/versus-<time>.md.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { benchConfig } from './config.js';
 import { runScenario, type Sample, type Target } from './load.js';
 import { allScenarios, type Scenario } from './scenarios.js';
@@ -46,17 +48,23 @@ async function main(): Promise<void> {
         for (const side of order) samples[index]![side]!.push(await runScenario(scenario, targets[side]!, config.seconds));
       }
     }
-    console.log('| scenario | conns | req/s A | req/s B | B ÷ A | server CPU ms/req A | B | server cores A | B | autocannon cores A | B | p50 ms A | B | p99 ms A | B | peak anon MiB A | B |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    const lines = [
+      '| scenario | conns | req/s A | req/s B | B ÷ A | server CPU ms/req A | B | server cores A | B | autocannon cores A | B | p50 ms A | B | p99 ms A | B | peak anon MiB A | B |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ];
     for (const [index, scenario] of scenarios.entries()) {
       const [a, b] = samples[index]!.map((list) => (field: keyof Sample) => median(list.map((sample) => sample[field])));
       const cells = [a!('requestsPerSecond').toFixed(1), b!('requestsPerSecond').toFixed(1), (b!('requestsPerSecond') / a!('requestsPerSecond')).toFixed(2)];
       cells.push(a!('serverCpuMsPerRequest').toFixed(3), b!('serverCpuMsPerRequest').toFixed(3));
       cells.push(...(['serverCores', 'loadGeneratorCores'] as const).flatMap((field) => [a!(field).toFixed(2), b!(field).toFixed(2)]));
       cells.push(...(['p50', 'p99', 'peakAnonMiB'] as const).flatMap((field) => [a!(field).toFixed(1), b!(field).toFixed(1)]));
-      console.log(`| ${scenario.title} | ${scenario.connections} | ${cells.join(' | ')} |`);
+      lines.push(`| ${scenario.title} | ${scenario.connections} | ${cells.join(' | ')} |`);
     }
-    console.log(`\n${config.rounds} rounds of ${config.seconds} s, ${config.records} records; A = ${dirA}, B = ${dirB}`);
+    const load = loadavg().map((n) => n.toFixed(2)).join(' ');
+    lines.push('', `${config.rounds} rounds of ${config.seconds} s, ${config.records} records; A = ${dirA}, B = ${dirB}; load average at the end ${load}`);
+    console.log(lines.join('\n'));
+    mkdirSync(config.resultsDir, { recursive: true });
+    writeFileSync(`${config.resultsDir}/versus-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${lines.join('\n')}\n`);
   } finally {
     for (const server of servers) await server.stop();
   }

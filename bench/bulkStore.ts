@@ -12,7 +12,7 @@ import { createKey } from '../src/store/keys.js';
 import { ensureTenant } from '../src/store/tenants.js';
 import { TenantWriter, type GroupAttributionInput, type ManagerAttributionInput } from '../src/store/tenantWriter.js';
 import { formatMonth } from '../src/domain/months.js';
-import { fixtureLine } from '../test/support/fixture.js';
+import { fixtureLine, fixtureUser } from '../test/support/fixture.js';
 
 const FIRST_MONTH = 2025 * 12; // 2025-01
 const GROUP_PERIODS = 15;
@@ -55,18 +55,7 @@ export function prepareBulkStore(workDir: string, users: number): { dbPath: stri
 
 function fill(writer: TenantWriter, users: number): void {
   writer.defineMetricsAndDimensions(['new_arr'], Object.keys(DIMENSIONS));
-  writer.upsertUsers(
-    Array.from({ length: users }, (_, i) => ({
-      id: `u${i}`,
-      email: email(i),
-      name: `User ${i}`,
-      role: 'Account Executive',
-      currency: 'EUR',
-      calculation_currency: 'EUR',
-      country: 'FR',
-      code: `C${i}`,
-    })),
-  );
+  writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser('bench', i)));
   const groups: GroupAttributionInput[] = [];
   const managers: ManagerAttributionInput[] = [];
   for (let i = 0; i < users; i += 1) {

@@ -5,29 +5,16 @@ import { startServer, type RunningServer, type ServerOptions } from '../http/ser
 import { integerIn, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { CommandFailure } from './errors.js';
 
-/** What `serve` needs from its surroundings. */
-export interface ServeEnvironment {
-  start(options: ServerOptions): Promise<RunningServer>;
-  /** Calls `handler` once on the first SIGTERM or SIGINT. */
-  onStopSignal(handler: (signal: NodeJS.Signals) => void): void;
-  print(line: string): void;
-  exit(code: number): void;
+/** Calls `handler` once, on the first SIGTERM or SIGINT (a second one ends the process at once). */
+function onFirstStopSignal(handler: (signal: NodeJS.Signals) => void): void {
+  const once = (signal: NodeJS.Signals): void => {
+    process.off('SIGTERM', once);
+    process.off('SIGINT', once);
+    handler(signal);
+  };
+  process.on('SIGTERM', once);
+  process.on('SIGINT', once);
 }
-
-const processEnvironment: ServeEnvironment = {
-  start: startServer,
-  onStopSignal(handler) {
-    const once = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', once);
-      process.off('SIGINT', once);
-      handler(signal);
-    };
-    process.on('SIGTERM', once);
-    process.on('SIGINT', once);
-  },
-  print: (line) => process.stdout.write(`${line}\n`),
-  exit: (code) => process.exit(code),
-};
 
 const bytes = (max: number) => integerIn(1, max);
 const milliseconds = integerIn(1, 24 * 3600 * 1000);
@@ -37,7 +24,7 @@ function parseLogLevel(text: string): LogLevel {
   return text as LogLevel;
 }
 
-export function serveCommand(environment: ServeEnvironment = processEnvironment): Command {
+export function serveCommand(): Command {
   const d = DEFAULT_LIMITS;
   return new Command('serve')
     .description('serve the HTTP API over a database file')
@@ -70,7 +57,7 @@ export function serveCommand(environment: ServeEnvironment = processEnvironment)
       if (options.headersTimeout > options.requestTimeout) {
         command.error('error: --headers-timeout must not exceed --request-timeout');
       }
-      await serve(toServerOptions(options), environment);
+      await serve(toServerOptions(options));
     });
 }
 
@@ -118,19 +105,19 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
  * Starts the server, prints where it listens (the first line of stdout; log lines follow), and
  * closes it on the first stop signal.
  */
-export async function serve(options: ServeOptions, environment: ServeEnvironment): Promise<void> {
+export async function serve(options: ServeOptions): Promise<void> {
   let server: RunningServer;
   try {
-    server = await environment.start(options);
+    server = await startServer(options);
   } catch (error) {
     const where = `${options.dbPath} on ${options.host}:${options.port}`;
     throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
   }
-  environment.print(`listening on ${server.url}`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => environment.onStopSignal(resolve));
+  process.stdout.write(`listening on ${server.url}\n`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => onFirstStopSignal(resolve));
   options.logger.info({ signal }, 'stopping: finishing the requests in flight');
   await server.close();
   options.logger.info('stopped');
   options.logger.flush();
-  environment.exit(0);
+  process.exit(0);
 }

@@ -2,6 +2,7 @@ import addFormats from 'ajv-formats';
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
 import type { Principal } from '../store/keys.js';
+import { ContractRouter } from './contractRouter.js';
 import type { HandlerDeps, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
@@ -33,6 +34,14 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 class OpenApi31Backend extends OpenAPIBackend {
   override validateDefinition() {
     return this.document;
+  }
+
+  /** The stock router, and the validator's reference to it, replaced by {@link ContractRouter}. */
+  override async init() {
+    await super.init();
+    this.router = new ContractRouter({ definition: this.definition, apiRoot: this.apiRoot, ignoreTrailingSlashes: this.ignoreTrailingSlashes });
+    this.validator.router = this.router;
+    return this;
   }
 }
 

@@ -56,6 +56,7 @@ export function createApp(api: OpenAPIBackend, limits: Pick<Limits, 'maxConcurre
 }
 
 function decodable(path: string): boolean {
+  if (!path.includes('%')) return true;
   try {
     decodeURIComponent(path);
     return true;

@@ -3,7 +3,8 @@ import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
 import type { Principal } from '../store/keys.js';
 import { ContractRouter } from './contractRouter.js';
-import type { HandlerDeps, OperationHandlers, RequestState } from './handlerTypes.js';
+import { fairQueue } from './fairQueue.js';
+import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
 import { getManagerAttributions } from './handlers/getManagerAttributions.js';
@@ -50,7 +51,7 @@ class OpenApi31Backend extends OpenAPIBackend {
  * before an operation handler runs; every refusal on the way is a problem (D5).
  */
 export async function createApi({ definition, deps, authenticate, readBody }: ApiSetup): Promise<OpenAPIBackend> {
-  const operations: OperationHandlers = {
+  const operations = inTurn({
     getReportingRecords: getReportingRecords(deps),
     upsertGroupsBulk: upsertGroupsBulk(deps),
     getGroupAttributions: getGroupAttributions(deps),
@@ -58,7 +59,7 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
     getTableRecords: getTableRecords(deps),
     getOpenApiDocument: getOpenApiDocument(deps),
     getHealth: getHealth(deps),
-  };
+  });
   const api = new OpenApi31Backend({
     definition: definition as unknown as Document,
     strict: true,
@@ -103,6 +104,13 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
   });
   await api.init();
   return api;
+}
+
+/** Every handler run through one {@link fairQueue}: first come, first served, without starving I/O. */
+function inTurn(handlers: OperationHandlers): OperationHandlers {
+  const run = fairQueue();
+  const queued = Object.entries(handlers).map(([operationId, handler]) => [operationId, ((api, ctx) => run(() => handler(api, ctx))) as OperationHandler]);
+  return Object.fromEntries(queued) as OperationHandlers;
 }
 
 /** The JSON schema of an operation's request body (dereferenced by openapi-backend), if any. */

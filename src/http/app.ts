@@ -10,7 +10,7 @@ import { HttpProblem, problems } from './problems.js';
  * The request flow, in order: request id and log line -> problem rendering for anything thrown
  * -> request target length (414) -> admission (one request at a time per connection, 503 past
  * the concurrency limit) -> openapi-backend (route 404/405 -> key 401 -> body 413/415 -> schema
- * 400 -> operation handler).
+ * 400 -> operation handler, in its turn: see fairQueue.ts).
  */
 export function createApp(api: OpenAPIBackend, limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>, logger: Logger): Koa {
   const app = new Koa();

@@ -7,10 +7,8 @@
  * {@link bulkBodies}.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { openDatabase } from '../src/store/db.js';
-import { createKey } from '../src/store/keys.js';
-import { ensureTenant } from '../src/store/tenants.js';
-import { TenantWriter, type GroupAttributionInput, type ManagerAttributionInput } from '../src/store/tenantWriter.js';
+import { openStore } from '../src/store/openStore.js';
+import type { GroupAttributionInput, ManagerAttributionInput, TenantWriter } from '../src/store/tenantWriting.js';
 import { formatMonth } from '../src/domain/months.js';
 import { fixtureLine, fixtureUser } from '../test/support/fixture.js';
 
@@ -41,16 +39,17 @@ export function attributionCount(users: number): number {
 }
 
 /** Builds the store of `users` users in `workDir` unless it is there; returns its path and a fresh key. */
-export function prepareBulkStore(workDir: string, users: number): { dbPath: string; key: string } {
+export async function prepareBulkStore(workDir: string, users: number): Promise<{ dbPath: string; key: string }> {
   mkdirSync(workDir, { recursive: true });
   const dbPath = `${workDir}/bulk-${attributionCount(users)}.db`;
   const fresh = !existsSync(dbPath);
-  const db = openDatabase(dbPath);
-  const tenant = ensureTenant(db, 'bench');
-  if (fresh) db.transaction(() => fill(new TenantWriter(db, tenant.id), users)).immediate();
-  const { key } = createKey(db, tenant);
-  db.close();
-  return { dbPath, key };
+  const store = openStore(dbPath, { role: 'command' });
+  try {
+    if (fresh) await store.loadTenant('bench', {}, async (writer) => fill(writer, users));
+    return { dbPath, key: (await store.createKey('bench')).key };
+  } finally {
+    await store.close();
+  }
 }
 
 function fill(writer: TenantWriter, users: number): void {

@@ -3,9 +3,9 @@
  * reach, in this process, without HTTP: the same `pagedReads(db).….joined()` the server calls,
  * on the same file, with the tenant the server's key check gives. One thread, like the server.
  */
-import { openDatabase } from '../src/store/db.js';
-import { keyAuthenticator } from '../src/store/keys.js';
-import { pagedReads, type PagedSource } from '../src/store/pagedReads.js';
+import { openDatabase } from '../src/store/sqlite/db.js';
+import { keyStatements } from '../src/store/sqlite/keys.js';
+import { pagedReads, type PagedSource } from '../src/store/sqlite/pagedReads.js';
 import type { BenchConfig } from './config.js';
 import type { CeilingKind } from './scenarios.js';
 
@@ -15,7 +15,7 @@ export type CeilingRates = Record<CeilingKind, number>;
 export function measureCeilings(dbPath: string, key: string, config: BenchConfig): CeilingRates {
   const db = openDatabase(dbPath);
   try {
-    const principal = keyAuthenticator(db)(key);
+    const principal = keyStatements(db).authenticate(key);
     if (!principal) throw new Error('the bench key is not accepted by the store');
     const reads = pagedReads(db);
     const reporting = reads.reporting(principal.tenantId, principal.emptyFragment);

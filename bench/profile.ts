@@ -20,7 +20,7 @@ const connections = Number(connectionsArgument);
 
 async function main(): Promise<void> {
   const isBulk = kind === 'bulk-put';
-  const store = isBulk ? prepareBulkRunStore(config) : prepareReadStore(config);
+  const store = isBulk ? await prepareBulkRunStore(config) : prepareReadStore(config);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const profileDir = `${config.workDir}/profiles/${stamp}`;
   const spawnedAt = Date.now();
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     const scenarios = allScenarios({
       config: { ...config, connections: [connections] },
       deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`,
-      bulkBodies: isBulk ? bulkBodies(64, config.bulkItems, (store as ReturnType<typeof prepareBulkRunStore>).users) : [],
+      bulkBodies: isBulk ? bulkBodies(64, config.bulkItems, (store as Awaited<ReturnType<typeof prepareBulkRunStore>>).users) : [],
     });
     const scenario = scenarios.find((candidate) => candidate.kind === (kind as ScenarioKind));
     if (!scenario) throw new Error(`no scenario ${kind}; one of ${[...new Set(scenarios.map((s) => s.kind))].join(', ')}`);

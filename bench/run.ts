@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const config = benchConfig();
   const startedAt = new Date();
   const loadBefore = loadavg();
-  const stores: Stores = { read: prepareReadStore(config), bulk: prepareBulkRunStore(config) };
+  const stores: Stores = { read: prepareReadStore(config), bulk: await prepareBulkRunStore(config) };
   const serveOptions = { bin: config.serverBin, serveArgs: ['--max-concurrent', String(config.maxConcurrent)] };
   const servers: ServerProcess[] = [];
   try {

@@ -39,10 +39,10 @@ export function prepareReadStore(config: BenchConfig): Store {
 }
 
 /** A fresh copy of the bulk store for this run (built first when missing). */
-export function prepareBulkRunStore(config: BenchConfig): Stores['bulk'] {
+export async function prepareBulkRunStore(config: BenchConfig): Promise<Stores['bulk']> {
   const users = usersFor(config.attributions);
   const started = Date.now();
-  const built = prepareBulkStore(config.workDir, users);
+  const built = await prepareBulkStore(config.workDir, users);
   if (Date.now() - started > 5000) console.log(`built the bulk store of ${attributionCount(users)} attributions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const dbPath = `${config.workDir}/bulk-run.db`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });

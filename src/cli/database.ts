@@ -1,35 +1,26 @@
-import { existsSync } from 'node:fs';
-import { openDatabase, type Db } from '../store/db.js';
+import { openStore, StoreOpenError } from '../store/openStore.js';
+import type { Store } from '../store/store.js';
 import { CommandFailure } from './errors.js';
 
+/** What `--db` takes, for the help of every command. */
+export const DB_HELP = 'the database: a SQLite file path (or sqlite:PATH)';
+
 /**
- * Runs `work` on the database at `path`, closed afterwards. With `mustExist`, a missing file is
- * an error instead of a new empty database (reading keys of a file that is not there is a typo).
+ * Runs `work` on the store `--db` names, closed afterwards. With `mustExist`, a database that is
+ * not there is an error instead of a new empty one (reading keys of a file that is not there is
+ * a typo).
  */
-export function withDatabase<T>(path: string, mustExist: boolean, work: (db: Db) => T): T {
-  const db = open(path, mustExist);
+export async function withStore<T>(location: string, mustExist: boolean, work: (store: Store) => Promise<T>): Promise<T> {
+  let store: Store;
   try {
-    return work(db);
-  } finally {
-    db.close();
-  }
-}
-
-/** {@link withDatabase} for asynchronous work: the database is closed once `work` settles. */
-export async function withDatabaseAsync<T>(path: string, mustExist: boolean, work: (db: Db) => Promise<T>): Promise<T> {
-  const db = open(path, mustExist);
-  try {
-    return await work(db);
-  } finally {
-    db.close();
-  }
-}
-
-function open(path: string, mustExist: boolean): Db {
-  if (mustExist && !existsSync(path)) throw new CommandFailure(`no database at ${path}`);
-  try {
-    return openDatabase(path, { shortLived: true });
+    store = openStore(location, { role: 'command', mustExist });
   } catch (error) {
-    throw new CommandFailure(`cannot open database ${path}: ${(error as Error).message}`);
+    if (error instanceof StoreOpenError) throw new CommandFailure(error.message);
+    throw error;
+  }
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
   }
 }

@@ -2,9 +2,8 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { Command } from 'commander';
 import { exportTenant } from '../dataset/datasetExport.js';
-import { findTenant } from '../store/tenants.js';
 import { parseTenantName, parseText } from './arguments.js';
-import { withDatabaseAsync } from './database.js';
+import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar, ratePerSecond } from './progress.js';
 
@@ -16,7 +15,7 @@ interface ExportOptions {
 export function exportCommand(): Command {
   return new Command('export')
     .description("write a tenant's data as a dataset file")
-    .requiredOption('--db <path>', 'SQLite database file', parseText)
+    .requiredOption('--db <path>', DB_HELP, parseText)
     .requiredOption('--tenant <name>', 'tenant to export', parseTenantName)
     .argument('[file]', 'file to write (replaced once complete); absent or -: standard output')
     .addHelpText(
@@ -31,17 +30,17 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
       const toFile = file !== undefined && file !== '-';
       const started = performance.now();
       let count = 0;
-      await withDatabaseAsync(options.db, true, async (db) => {
-        const tenant = findTenant(db, options.tenant);
-        if (!tenant) throw new CommandFailure(`no tenant ${JSON.stringify(options.tenant)} in ${options.db}`);
+      await withStore(options.db, true, async (store) => {
+        if (!(await store.findTenant(options.tenant))) throw new CommandFailure(`no tenant ${JSON.stringify(options.tenant)} in ${options.db}`);
         const partial = `${file}.partial`;
         const out = toFile ? createWriteStream(partial) : process.stdout;
         const bar = progressBar(process.stderr, 'exporting {value} elements | {rate} elements/s | {duration}s', 0);
         try {
-          await exportTenant(db, tenant, out, (written) => {
+          const found = await exportTenant(store, options.tenant, out, (written) => {
             count += written;
             bar?.update(count, { rate: ratePerSecond(count, started) });
           });
+          if (!found) throw new CommandFailure(`no tenant ${JSON.stringify(options.tenant)} in ${options.db}`);
           if (toFile) {
             await finished(out.end());
             renameSync(partial, file);

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { elementTotal, importDataset } from '../dataset/datasetImport.js';
 import { parseTenantName, parseText } from './arguments.js';
-import { withDatabaseAsync } from './database.js';
+import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar, ratePerSecond } from './progress.js';
 
@@ -16,7 +16,7 @@ interface ImportCommandOptions {
 export function importCommand(): Command {
   return new Command('import')
     .description("load a dataset file into a tenant, all or nothing")
-    .requiredOption('--db <path>', 'SQLite database file (created when missing)', parseText)
+    .requiredOption('--db <path>', `${DB_HELP} (created when missing)`, parseText)
     .requiredOption('--tenant <name>', 'tenant to load into (created when missing)', parseTenantName)
     .option('--replace', "replace the tenant's data (its API keys stay) instead of upserting")
     .argument('<file>', 'the dataset file (JSON, see openapi/dataset.schema.json); - reads standard input')
@@ -37,10 +37,10 @@ A progress bar is shown on stderr when it is a terminal; a one-line summary is p
       const input = openInput(file);
       const started = performance.now();
       const format = input.size === undefined ? '' : '[{bar}] {percentage}% | ';
-      const { counts, reporting } = await withDatabaseAsync(options.db, false, async (db) => {
+      const { counts, reporting } = await withStore(options.db, false, async (store) => {
         const bar = progressBar(process.stderr, `importing ${format}{elements} elements | {rate} elements/s | {duration}s`, input.size ?? 0);
         try {
-          return await importDataset(db, options.tenant, input.stream, {
+          return await importDataset(store, options.tenant, input.stream, {
             replace: options.replace,
             onProgress: (bytes, elements) => bar?.update(bytes, { elements, rate: ratePerSecond(elements, started) }),
           });

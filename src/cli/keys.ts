@@ -1,11 +1,8 @@
 import { Command } from 'commander';
-import { createKey, listKeys, revokeKey, type KeyInfo } from '../store/keys.js';
-import { ensureTenant, findTenant } from '../store/tenants.js';
+import type { KeyInfo } from '../store/store.js';
 import { parseTenantName, parseText } from './arguments.js';
-import { withDatabase } from './database.js';
+import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
-
-const DB_HELP = 'SQLite database file';
 
 export function keysCommand(): Command {
   return new Command('keys')
@@ -25,10 +22,8 @@ function createCommand(): Command {
       '\nThe key is printed once, as the last line of stdout, and cannot be shown again:\n' +
         "  KEY=$(compdata keys create --db data.db --tenant acme | tail -n 1)",
     )
-    .action((options: { db: string; tenant: string }) => {
-      const { id, key } = withDatabase(options.db, false, (db) =>
-        db.transaction(() => createKey(db, ensureTenant(db, options.tenant))).immediate(),
-      );
+    .action(async (options: { db: string; tenant: string }) => {
+      const { id, key } = await withStore(options.db, false, (store) => store.createKey(options.tenant));
       process.stdout.write(`created key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
     });
 }
@@ -39,8 +34,8 @@ function revokeCommand(): Command {
     .argument('<key>', 'the full key, or its id as shown by "keys list"', parseText)
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
     .addHelpText('after', '\nExits 1 when no active key matches (unknown, or already revoked).')
-    .action((keyOrId: string, options: { db: string }) => {
-      const revoked = withDatabase(options.db, true, (db) => revokeKey(db, keyOrId));
+    .action(async (keyOrId: string, options: { db: string }) => {
+      const revoked = await withStore(options.db, true, (store) => store.revokeKey(keyOrId));
       // The argument may be a secret: it is never echoed.
       if (!revoked) throw new CommandFailure('no active key matches (unknown, or already revoked)');
       process.stdout.write('key revoked\n');
@@ -53,12 +48,12 @@ function listCommand(): Command {
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
     .option('--tenant <name>', 'only the keys of this tenant (which must exist)', parseTenantName)
     .option('--json', 'print a JSON array instead of a table')
-    .action((options: { db: string; tenant?: string; json?: boolean }) => {
-      const keys = withDatabase(options.db, true, (db) => {
-        if (options.tenant !== undefined && !findTenant(db, options.tenant)) {
+    .action(async (options: { db: string; tenant?: string; json?: boolean }) => {
+      const keys = await withStore(options.db, true, async (store) => {
+        if (options.tenant !== undefined && !(await store.findTenant(options.tenant))) {
           throw new CommandFailure(`no tenant named ${JSON.stringify(options.tenant)}`);
         }
-        return listKeys(db, options.tenant);
+        return store.listKeys(options.tenant);
       });
       process.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : keyTable(keys));
     });

@@ -2,11 +2,10 @@ import { Command } from 'commander';
 import { ElementWriter } from '../dataset/elementWriter.js';
 import { generateSeed, type SeedDataset, type SeedOptions } from '../dataset/generateSeed.js';
 import { seedElements } from '../dataset/seedElements.js';
-import type { Db } from '../store/db.js';
-import { TenantWriter } from '../store/tenantWriter.js';
-import { ensureTenant, tenantHasData, type Tenant } from '../store/tenants.js';
+import { TenantNotEmpty } from '../store/store.js';
+import type { TenantWriter } from '../store/tenantWriting.js';
 import { integerIn, parseTenantName, parseText } from './arguments.js';
-import { withDatabase } from './database.js';
+import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar } from './progress.js';
 
@@ -21,7 +20,7 @@ interface SeedCommandOptions extends SeedOptions {
 export function seedCommand(): Command {
   return new Command('seed')
     .description('fill a tenant with generated, realistic demo data')
-    .requiredOption('--db <path>', 'SQLite database file (created when missing)', parseText)
+    .requiredOption('--db <path>', `${DB_HELP} (created when missing)`, parseText)
     .requiredOption('--tenant <name>', 'tenant to fill (created when missing)', parseTenantName)
     .option('--users <n>', 'number of users', integerIn(1, 100_000), 200)
     .option('--records <n>', 'number of statement reporting records', integerIn(0, 100_000_000), 10_000)
@@ -39,12 +38,17 @@ A tenant that already has users or data tables is refused (exit 1): seeding neve
 datasets. Seed another tenant, or another database file.
 A progress bar is shown when stdout is a terminal; a one-line summary is always printed.`,
     )
-    .action((options: SeedCommandOptions) => {
+    .action(async (options: SeedCommandOptions) => {
       const dataset = generateSeed(options);
       const started = performance.now();
-      withDatabase(options.db, false, (db) =>
-        db.transaction(() => writeDataset(db, ensureTenant(db, options.tenant), dataset)).immediate(),
-      );
+      await withStore(options.db, false, async (store) => {
+        try {
+          await store.loadTenant(options.tenant, { mustBeEmpty: true }, async (writer) => writeDataset(writer, dataset));
+        } catch (error) {
+          if (error instanceof TenantNotEmpty) throw new CommandFailure(error.message);
+          throw error;
+        }
+      });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       process.stdout.write(
         `seeded tenant ${options.tenant} in ${options.db}: ${dataset.users.length} users, ` +
@@ -57,14 +61,11 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
 }
 
 /**
- * Writes the whole dataset for `tenant` through the element writer (the path of `import`); the
- * caller holds the transaction.
+ * Writes the whole dataset through the element writer (the path of `import`); the caller holds
+ * the transaction.
  */
-function writeDataset(db: Db, tenant: Tenant, dataset: SeedDataset): void {
-  if (tenantHasData(db, tenant)) {
-    throw new CommandFailure(`tenant ${JSON.stringify(tenant.name)} already has data; seed another tenant or database`);
-  }
-  const elements = new ElementWriter(new TenantWriter(db, tenant.id));
+function writeDataset(writer: TenantWriter, dataset: SeedDataset): void {
+  const elements = new ElementWriter(writer);
   const total =
     dataset.metrics.length + dataset.dimensions.length + dataset.users.length + dataset.groupAttributions.length +
     dataset.managerAttributions.length + dataset.reportingLineCount + 1 + dataset.tableRecordCount;

@@ -1,19 +1,40 @@
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
 import { integerIn, parsePort, parsePublicUrl, parseText } from './arguments.js';
+import { DB_HELP } from './database.js';
 import { CommandFailure } from './errors.js';
+import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
-/** Calls `handler` once, on the first SIGTERM or SIGINT (a second one ends the process at once). */
-function onFirstStopSignal(handler: (signal: NodeJS.Signals) => void): void {
-  const once = (signal: NodeJS.Signals): void => {
-    process.off('SIGTERM', once);
-    process.off('SIGINT', once);
-    handler(signal);
-  };
-  process.on('SIGTERM', once);
-  process.on('SIGINT', once);
+/**
+ * Resolves on the first SIGTERM or SIGINT (a second one then ends the process at once). A worker
+ * of `--workers` stops when its primary says so (or is gone), and ignores the terminal's SIGINT,
+ * which its primary also receives and passes on.
+ */
+function stopRequested(): Promise<string> {
+  if (isServeWorker()) {
+    process.on('SIGINT', () => {});
+    return new Promise((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      process.once('disconnect', () => resolve('primary gone'));
+    });
+  }
+  return new Promise((resolve) => {
+    const once = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', once);
+      process.off('SIGINT', once);
+      resolve(signal);
+    };
+    process.on('SIGTERM', once);
+    process.on('SIGINT', once);
+  });
+}
+
+/** `--workers`: a count, or `auto` for one per core. */
+function parseWorkers(text: string): number {
+  return text === 'auto' ? availableParallelism() : integerIn(1, 256)(text);
 }
 
 const bytes = (max: number) => integerIn(1, max);
@@ -28,7 +49,7 @@ export function serveCommand(): Command {
   const d = DEFAULT_LIMITS;
   return new Command('serve')
     .description('serve the HTTP API over a database file')
-    .requiredOption('--db <path>', 'SQLite database file', parseText)
+    .requiredOption('--db <path>', DB_HELP, parseText)
     .option('--port <n>', 'TCP port; 0 picks a free one', parsePort, 8080)
     .option('--host <host>', 'interface to listen on', parseText, '127.0.0.1')
     .option(
@@ -46,18 +67,25 @@ export function serveCommand(): Command {
     .option('--keep-alive-timeout <ms>', 'how long an idle keep-alive connection stays open', milliseconds, d.keepAliveTimeoutMs)
     .option('--idle-timeout <ms>', 'a connection moving no byte for this long mid-request is closed', milliseconds, d.idleTimeoutMs)
     .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
+    .option('--workers <n>', 'server processes on the one port (auto: one per core); limits apply to each', parseWorkers, 1)
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
       '\nThe first line of stdout is "listening on <url>"; JSON log lines (pino) follow it on stdout.\n' +
         'SIGTERM or SIGINT stops accepting, finishes the requests in flight and exits 0; a second\n' +
-        'signal ends the process at once.',
+        'signal ends the process at once. With --workers N, every worker is a whole server over the\n' +
+        'same database (its own limits, --max-concurrent included); a worker that dies is replaced.',
     )
     .action(async (options: CliServeOptions, command: Command) => {
       if (options.headersTimeout > options.requestTimeout) {
         command.error('error: --headers-timeout must not exceed --request-timeout');
       }
-      await serve(toServerOptions(options));
+      const serverOptions = toServerOptions(options);
+      if (options.workers > 1 && !isServeWorker()) {
+        process.exitCode = await runServeWorkers(options.workers, serverOptions.logger);
+        return;
+      }
+      await serve(serverOptions);
     });
 }
 
@@ -77,13 +105,14 @@ interface CliServeOptions {
   idleTimeout: number;
   shutdownTimeout: number;
   logLevel: LogLevel;
+  workers: number;
 }
 
 type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
 
 function toServerOptions(options: CliServeOptions): ServeOptions {
   return {
-    dbPath: options.db,
+    db: options.db,
     port: options.port,
     host: options.host,
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
@@ -110,11 +139,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     server = await startServer(options);
   } catch (error) {
-    const where = `${options.dbPath} on ${options.host}:${options.port}`;
+    const where = `${options.db} on ${options.host}:${options.port}`;
     throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
   }
-  process.stdout.write(`listening on ${server.url}\n`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => onFirstStopSignal(resolve));
+  if (isServeWorker()) reportListening(server.url);
+  else process.stdout.write(`listening on ${server.url}\n`);
+  const signal = await stopRequested();
   options.logger.info({ signal }, 'stopping: finishing the requests in flight');
   await server.close();
   options.logger.info('stopped');

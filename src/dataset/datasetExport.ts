@@ -1,8 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { datasetReads, type DatasetReads } from '../store/datasetReads.js';
-import { inReadTransaction, type Db } from '../store/db.js';
-import type { Tenant } from '../store/tenants.js';
+import type { DatasetReads, Store } from '../store/store.js';
 import { DATASET_FORMAT } from './datasetFormat.js';
 
 /**
@@ -16,30 +14,32 @@ export async function exportDataset(reads: DatasetReads, out: Writable, onElemen
     if (!out.write(text)) await once(out, 'drain');
   };
   /** The elements of `chunks`, one per line, each after the first preceded by a comma; true when there were none. */
-  const writeElements = async (chunks: Iterable<string[]>) => {
+  const writeElements = async (chunks: AsyncIterable<string[]>) => {
     let empty = true;
-    for (const chunk of chunks) {
+    for await (const chunk of chunks) {
       await write(`${empty ? '\n' : ',\n'}${chunk.join(',\n')}`);
       empty = false;
       onElements?.(chunk.length);
     }
     return empty;
   };
-  const writeArray = async (name: string, chunks: Iterable<string[]>) => {
+  const writeArray = async (name: string, chunks: AsyncIterable<string[]>) => {
     await write(`,\n${JSON.stringify(name)}:[`);
     await write((await writeElements(chunks)) ? ']' : '\n]');
   };
-  const keys = (list: string[]) => (list.length === 0 ? [] : [list.map((key) => JSON.stringify({ key }))]);
+  const keys = async function* (list: string[]) {
+    if (list.length > 0) yield list.map((key) => JSON.stringify({ key }));
+  };
 
   await write(`{"format":${JSON.stringify(DATASET_FORMAT)}`);
-  await writeArray('metrics', keys(reads.metricKeys()));
-  await writeArray('dimensions', keys(reads.dimensionKeys()));
+  await writeArray('metrics', keys(await reads.metricKeys()));
+  await writeArray('dimensions', keys(await reads.dimensionKeys()));
   await writeArray('users', reads.users());
   await writeArray('group_attributions', reads.groupAttributions());
   await writeArray('manager_attributions', reads.managerAttributions());
   await writeArray('reporting', reads.reporting());
   await write(',\n"tables":[');
-  const tables = reads.tables();
+  const tables = await reads.tables();
   for (const [index, table] of tables.entries()) {
     const header = `{"key":${JSON.stringify(table.key)},"name":${JSON.stringify(table.name)},"fields":${table.fieldsJson},"records":[`;
     await write(`${index === 0 ? '\n' : ',\n'}${header}`);
@@ -48,7 +48,14 @@ export async function exportDataset(reads: DatasetReads, out: Writable, onElemen
   await write(tables.length === 0 ? ']}\n' : '\n]}\n');
 }
 
-/** Writes the tenant's data to `out` from one snapshot of the database (see {@link exportDataset}). */
-export function exportTenant(db: Db, tenant: Tenant, out: Writable, onElements?: (count: number) => void): Promise<void> {
-  return inReadTransaction(db, () => exportDataset(datasetReads(db, tenant), out, onElements));
+/**
+ * Writes the tenant's data to `out` from one snapshot of the database (see {@link exportDataset});
+ * false when there is no such tenant.
+ */
+export async function exportTenant(store: Store, tenantName: string, out: Writable, onElements?: (count: number) => void): Promise<boolean> {
+  const exported = await store.readTenant(tenantName, async (reads) => {
+    await exportDataset(reads, out, onElements);
+    return true;
+  });
+  return exported === true;
 }

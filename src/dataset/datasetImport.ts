@@ -1,7 +1,4 @@
-import type { Db } from '../store/db.js';
-import { inWriteTransaction } from '../store/db.js';
-import { TenantWriter } from '../store/tenantWriter.js';
-import { deleteTenantData, ensureTenant } from '../store/tenants.js';
+import type { Store } from '../store/store.js';
 import { readDataset } from './datasetReader.js';
 import { ElementWriter, type ElementCounts } from './elementWriter.js';
 
@@ -24,11 +21,8 @@ export interface ImportResult {
  * transaction: on the first problem (a `DatasetError` naming its JSON path, or a read error),
  * everything is rolled back, the tenant's creation and a `replace`'s deletion included.
  */
-export function importDataset(db: Db, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
-  return inWriteTransaction(db, async () => {
-    const tenant = ensureTenant(db, tenantName);
-    if (options.replace) deleteTenantData(db, tenant);
-    const writer = new TenantWriter(db, tenant.id);
+export function importDataset(store: Store, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
+  return store.loadTenant(tenantName, { replace: options.replace }, async (writer) => {
     const elements = new ElementWriter(writer);
     await readDataset(input, (element) => elements.write(element), (bytes) => options.onProgress?.(bytes, elementTotal(elements.counts)));
     elements.finish();

@@ -4,7 +4,7 @@ import { formatMonth, parseMonth, type MonthIndex } from '../domain/months.js';
 import { startBound } from '../domain/periods.js';
 import type { ReportingUser } from '../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../domain/tableJson.js';
-import type { Origin, TenantWriter } from '../store/tenantWriter.js';
+import type { Origin, TenantWriter } from '../store/tenantWriting.js';
 import {
   SECTIONS,
   jsonPathOf,

@@ -1,6 +1,6 @@
 import type { MonthIndex } from '../domain/months.js';
 import type { ReportingUser } from '../domain/reportingJson.js';
-import type { GroupAttributionInput, ManagerAttributionInput } from '../store/tenantWriter.js';
+import type { GroupAttributionInput, ManagerAttributionInput } from '../store/tenantWriting.js';
 import type { Random } from './random.js';
 import {
   CONTRIBUTOR_ROLES,

@@ -1,7 +1,7 @@
 import addFormats from 'ajv-formats';
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
-import type { Principal } from '../store/keys.js';
+import type { Principal } from '../store/store.js';
 import { ContractRouter } from './contractRouter.js';
 import { fairQueue } from './fairQueue.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
@@ -20,7 +20,7 @@ type KoaCtx = KoaContext & { state: RequestState };
 export interface ApiSetup {
   definition: Record<string, unknown>;
   deps: HandlerDeps;
-  authenticate: (key: string | undefined) => Principal | undefined;
+  authenticate: (key: string | undefined) => Promise<Principal | undefined>;
   /** Reads the request body once the operation is known and the key accepted (413, 415, 400). */
   readBody: (ctx: KoaCtx) => Promise<unknown>;
 }
@@ -95,8 +95,8 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
       },
     },
     securityHandlers: {
-      ApiKey: (_api: ApiContext, ctx: KoaCtx) => {
-        const principal = authenticate(ctx.get('X-API-Key') || undefined);
+      ApiKey: async (_api: ApiContext, ctx: KoaCtx) => {
+        const principal = await authenticate(ctx.get('X-API-Key') || undefined);
         if (principal) ctx.state.principal = principal;
         return principal !== undefined;
       },

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
-import { isDatabaseBusy } from '../store/db.js';
+import { StoreUnavailable } from '../store/store.js';
 import { admission } from './admission.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
@@ -22,7 +22,7 @@ export function createApp(api: OpenAPIBackend, limits: Pick<Limits, 'maxConcurre
       await next();
     } catch (error) {
       const problem = asProblem(error);
-      if (!(error instanceof HttpProblem) && !isDatabaseBusy(error)) {
+      if (!(error instanceof HttpProblem) && !(error instanceof StoreUnavailable)) {
         logger.error({ reqId: requestIdOf(ctx), err: error }, 'unexpected error');
       }
       ctx.status = problem.status;
@@ -73,12 +73,12 @@ function isClientGone(error: unknown): boolean {
 }
 
 /**
- * What the client is told: a problem thrown on purpose as it is; a database that stayed locked
- * by another process (an import, say) past the busy timeout is a 503 to retry, not a fault;
- * anything else is a 500 that says nothing of the inside.
+ * What the client is told: a problem thrown on purpose as it is; a store that cannot do the work
+ * now (a database locked by another process past the busy timeout, a writer that stopped) is a
+ * 503 to retry, not a fault; anything else is a 500 that says nothing of the inside.
  */
 function asProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  if (isDatabaseBusy(error)) return problems.serviceUnavailable(1, 'The database is busy with another writer; try again.');
+  if (error instanceof StoreUnavailable) return problems.serviceUnavailable(error.retryAfterSeconds, error.message);
   return problems.internal();
 }

@@ -1,15 +1,12 @@
 import type { Context as KoaContext } from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
-import type { Db } from '../store/db.js';
-import type { Principal } from '../store/keys.js';
-import type { PagedReads } from '../store/pagedReads.js';
+import type { Principal, Store } from '../store/store.js';
 import type { PublicBaseConfig } from './publicBase.js';
 
 /** What handlers are given once, at start-up. */
 export interface HandlerDeps {
-  db: Db;
-  reads: PagedReads;
+  store: Store;
   publicBase: PublicBaseConfig;
   /** The contract as JSON text, served by `GET /openapi.json`. */
   documentJson: string;

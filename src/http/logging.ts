@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Context, Middleware } from 'koa';
 import { pino, type DestinationStream, type LevelWithSilent, type Logger } from 'pino';
-import { KEY_TEXT } from '../store/keys.js';
+import { KEY_TEXT } from '../store/apiKeys.js';
 
 export type { DestinationStream, Logger };
 export type LogLevel = LevelWithSilent;

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createRandom, type Random } from '../../src/dataset/random.js';
-import { openDatabase } from '../../src/store/db.js';
 import { WINDOW, groupSlot, monthText, stateOfRows } from '../support/attributions.js';
-import { buildFixture } from '../support/fixture.js';
+import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
 import { temporaryDirectory } from './cliProcess.js';
@@ -42,9 +41,7 @@ const putBody = (put: number) => ({
 
 test(`${ROUNDS} rounds of SIGKILL during concurrent bulk PUTs lose nothing acknowledged and leave nothing half-written (seed ${SEED})`, { timeout: 120_000 }, async (t) => {
   const dbPath = join(temporaryDirectory(t), 'crash.db');
-  const setup = openDatabase(dbPath);
-  const { key } = buildFixture(setup, { tenant: 'acme', users: USERS_PER_PUT + 1, records: 10 });
-  setup.close();
+  const { key } = await fixtureFile(dbPath, { tenant: 'acme', users: USERS_PER_PUT + 1, records: 10 });
   const random = createRandom(SEED);
   const issued = new Set<number>();
   const acknowledged = new Set<number>();

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { openDatabase } from '../../src/store/db.js';
-import { keyAuthenticator } from '../../src/store/keys.js';
+import { withOtherStore } from '../support/harness.js';
 import { runCli, temporaryDirectory } from './cliProcess.js';
 
 const KEY_LINE = /^cdk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
@@ -22,20 +21,15 @@ async function listKeys(path: string, ...more: string[]) {
   return JSON.parse(result.stdout) as { id: string; tenant: string; created_at: string; state: string }[];
 }
 
-function authenticates(path: string, key: string): boolean {
-  const db = openDatabase(path);
-  try {
-    return keyAuthenticator(db)(key) !== undefined;
-  } finally {
-    db.close();
-  }
+async function authenticates(path: string, key: string): Promise<boolean> {
+  return (await withOtherStore(path, (store) => store.authenticate(key))) !== undefined;
 }
 
 describe('compdata keys', { concurrency: true }, () => {
   test('create prints a working key as the last line, creating the tenant when missing', async (t) => {
     const path = join(temporaryDirectory(t), 'keys.db');
     const { id, key } = await createKey(path, 'acme');
-    assert.ok(authenticates(path, key));
+    assert.ok(await authenticates(path, key));
     const keys = await listKeys(path);
     assert.deepEqual(
       keys.map(({ id, tenant, state }) => ({ id, tenant, state })),
@@ -76,7 +70,7 @@ describe('compdata keys', { concurrency: true }, () => {
     for (const [given, key] of [[byId.id, byId.key], [byKey.key, byKey.key]] as const) {
       const result = await runCli(['keys', 'revoke', '--db', path, given]);
       assert.equal(result.code, 0, result.stderr);
-      assert.ok(!authenticates(path, key));
+      assert.ok(!(await authenticates(path, key)));
     }
     assert.deepEqual((await listKeys(path)).map((key) => key.state), ['revoked', 'revoked']);
   });

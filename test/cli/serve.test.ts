@@ -4,8 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
-import { openDatabase } from '../../src/store/db.js';
-import { buildFixture } from '../support/fixture.js';
+import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
@@ -42,9 +41,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
   /** Seeds a small tenant into a fresh file and serves it with `args`; returns the URL and key. */
   async function serveFixture(t: TestContext, args: string[]) {
     const path = join(temporaryDirectory(t), 'fixture.db');
-    const db = openDatabase(path);
-    const { key } = buildFixture(db, { tenant: 'acme', records: 3000 });
-    db.close();
+    const { key } = await fixtureFile(path, { tenant: 'acme', records: 3000 });
     const child = startCli(['serve', '--db', path, '--port', '0', ...args]);
     const exited = once(child, 'exit');
     t.after(() => child.kill('SIGKILL'));

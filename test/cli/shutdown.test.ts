@@ -3,8 +3,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase } from '../../src/store/db.js';
-import { buildFixture } from '../support/fixture.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { openSocket, parseAnswers, readUntilClosed } from '../support/rawHttp.js';
 import { startServe } from '../support/serveProcess.js';
@@ -13,9 +13,7 @@ import { temporaryDirectory } from './cliProcess.js';
 /** A file with a tenant of 2500 records, served by `compdata serve` with `args`. */
 async function serveFixture(t: TestContext, args: string[] = []) {
   const dbPath = join(temporaryDirectory(t), 'shutdown.db');
-  const db = openDatabase(dbPath);
-  const { key } = buildFixture(db, { tenant: 'acme', users: 20, records: 2500 });
-  db.close();
+  const { key } = await fixtureFile(dbPath, { tenant: 'acme', users: 20, records: 2500 });
   return { dbPath, key, server: await startServe(t, dbPath, args) };
 }
 

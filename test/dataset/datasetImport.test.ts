@@ -53,42 +53,42 @@ describe('importDataset: a bad dataset changes nothing and names where it is wro
   for (const [name, { input, path, reason, upsertOnly }] of cases) {
     for (const replace of upsertOnly ? [false] : [false, true]) {
       test(`${name}${replace ? ' (with replace)' : ''}`, async (t) => {
-        const { db } = tempDatabase(t);
-        await importInto(db, 'acme', EXAMPLE_BYTES);
-        const before = await exportOf(db, 'acme');
-        const error = await importInto(db, 'acme', input, { replace }).then(
+        const { store } = tempDatabase(t);
+        await importInto(store, 'acme', EXAMPLE_BYTES);
+        const before = await exportOf(store, 'acme');
+        const error = await importInto(store, 'acme', input, { replace }).then(
           () => assert.fail('the import succeeded'),
           (caught: unknown) => caught,
         );
         assert.ok(error instanceof DatasetError, String(error));
         assert.equal(error.path, path, error.message);
         assert.match(error.reason, reason);
-        assert.equal(await exportOf(db, 'acme'), before);
+        assert.equal(await exportOf(store, 'acme'), before);
       });
     }
   }
 
   test('a failed import into a new tenant leaves no tenant behind', async (t) => {
-    const { db } = tempDatabase(t);
-    await assert.rejects(importInto(db, 'fresh', withEdit((d) => (d.reporting[4].id = 'r-1'))), DatasetError);
-    assert.equal(await exportOf(db, 'fresh'), undefined);
+    const { store } = tempDatabase(t);
+    await assert.rejects(importInto(store, 'fresh', withEdit((d) => (d.reporting[4].id = 'r-1'))), DatasetError);
+    assert.equal(await exportOf(store, 'fresh'), undefined);
   });
 });
 
 describe('importDataset: upserts, replaces and extends', () => {
   test('a second import of the same file updates every record in place and changes nothing', async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
-    const first = await exportOf(db, 'acme');
-    const again = await importInto(db, 'acme', EXAMPLE_BYTES);
+    const { store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
+    const first = await exportOf(store, 'acme');
+    const again = await importInto(store, 'acme', EXAMPLE_BYTES);
     assert.deepEqual(again.reporting, { total: example().reporting.length, added: 0, updated: example().reporting.length });
-    assert.equal(await exportOf(db, 'acme'), first);
+    assert.equal(await exportOf(store, 'acme'), first);
   });
 
   test('changed records keep their place, new ones come last, a renamed user shows in its records', async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
-    const stored = JSON.parse((await exportOf(db, 'acme'))!);
+    const { store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
+    const stored = JSON.parse((await exportOf(store, 'acme'))!);
     const renamed = { ...stored.users.find((u: any) => u.id === 'u-alan'), name: 'Alan M. Turing' };
     const added = { ...stored.reporting[3], id: 'r-6', date: '2026-04-02', payment: 10 };
     const update = {
@@ -96,24 +96,24 @@ describe('importDataset: upserts, replaces and extends', () => {
       users: [renamed],
       reporting: [{ ...stored.reporting[1], payment: 99.5 }, added],
     };
-    const result = await importInto(db, 'acme', update);
+    const result = await importInto(store, 'acme', update);
     assert.deepEqual(result.reporting, { total: 6, added: 1, updated: 1 });
     const expected = structuredClone(stored);
     expected.users = expected.users.map((u: any) => (u.id === 'u-alan' ? renamed : u));
     expected.reporting[1].payment = 99.5;
     for (const record of expected.reporting) if (record.user.id === 'u-alan') record.user = renamed;
     expected.reporting.push(added);
-    assert.deepEqual(JSON.parse((await exportOf(db, 'acme'))!), expected);
+    assert.deepEqual(JSON.parse((await exportOf(store, 'acme'))!), expected);
   });
 
   test('replace leaves only the new data', async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
+    const { store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
     const user = example().users[2];
     const line = { ...example().reporting[4], new_arr: undefined, new_arr_currency: undefined, services_revenue: undefined, services_revenue_currency: undefined };
-    await importInto(db, 'acme', { format: DATASET_FORMAT, users: [user], reporting: [line] }, { replace: true });
+    await importInto(store, 'acme', { format: DATASET_FORMAT, users: [user], reporting: [line] }, { replace: true });
     const { new_arr: _a, new_arr_currency: _b, services_revenue: _c, services_revenue_currency: _d, ...standard } = line;
-    assert.deepEqual(JSON.parse((await exportOf(db, 'acme'))!), {
+    assert.deepEqual(JSON.parse((await exportOf(store, 'acme'))!), {
       format: DATASET_FORMAT,
       metrics: [],
       dimensions: [],
@@ -126,10 +126,10 @@ describe('importDataset: upserts, replaces and extends', () => {
   });
 
   test('a new metric and a new dimension reach the records already stored', async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
-    const stored = JSON.parse((await exportOf(db, 'acme'))!);
-    await importInto(db, 'acme', {
+    const { store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
+    const stored = JSON.parse((await exportOf(store, 'acme'))!);
+    await importInto(store, 'acme', {
       format: DATASET_FORMAT,
       metrics: [{ key: 'bonus' }],
       dimensions: [{ key: 'team' }],
@@ -144,17 +144,17 @@ describe('importDataset: upserts, replaces and extends', () => {
       const team = record.user.id === 'u-grace' && record.date.startsWith('2026-02') ? ['Blue'] : [];
       return { ...rest, bonus: null, bonus_currency: record.payment_currency, region, segment, team };
     });
-    const exported = JSON.parse((await exportOf(db, 'acme'))!);
+    const exported = JSON.parse((await exportOf(store, 'acme'))!);
     assert.deepEqual(exported, expected);
     assert.deepEqual(Object.keys(exported.reporting[0]), Object.keys(expected.reporting[0]));
   });
 
   test('an attribution overrides the stored ones of its user and dimension in its months', async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
+    const { store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
     const item = { user: 'ada.lovelace@example.com', group_dimension: 'region', group: 'APAC', start_date: '2026-02', end_date: '2026-02' };
-    await importInto(db, 'acme', { format: DATASET_FORMAT, group_attributions: [item] });
-    const exported = JSON.parse((await exportOf(db, 'acme'))!);
+    await importInto(store, 'acme', { format: DATASET_FORMAT, group_attributions: [item] });
+    const exported = JSON.parse((await exportOf(store, 'acme'))!);
     const adaRegions = exported.group_attributions.filter((a: any) => a.user === item.user && a.group_dimension === 'region');
     assert.deepEqual(adaRegions.map((a: any) => [a.group, a.start_date, a.end_date]), [
       ['EMEA', '2026-01', '2026-01'],

@@ -4,7 +4,7 @@ import { generateSeed, type SeedDataset } from '../../src/dataset/generateSeed.j
 import { monthOfDate, type MonthIndex } from '../../src/domain/months.js';
 import { renderReportingBody, renderUser } from '../../src/domain/reportingJson.js';
 import { renderTableRecord } from '../../src/domain/tableJson.js';
-import type { ManagerAttributionInput } from '../../src/store/tenantWriter.js';
+import type { ManagerAttributionInput } from '../../src/store/tenantWriting.js';
 
 const CURRENCY = /^[A-Z]{3}$/;
 

@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { openDatabase } from '../../src/store/db.js';
-import { createKey, listKeys, revokeKey } from '../../src/store/keys.js';
-import { findTenant } from '../../src/store/tenants.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { startTestServer, withOtherStore } from '../support/harness.js';
 
 describe('tenants and API keys (D1)', () => {
   test('missing, unknown, malformed and revoked keys get the same 401 body', async (t) => {
     let fixture!: Fixture;
-    const server = await startTestServer(t, {}, (db) => {
-      fixture = buildFixture(db, { tenant: 'acme' });
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme' });
     });
-    const revoked = createKey(server.db, findTenant(server.db, 'acme')!);
-    assert.equal(revokeKey(server.db, revoked.key), true);
+    const revoked = await server.store.createKey('acme');
+    assert.equal(await server.store.revokeKey(revoked.key), true);
     const unknownSecret = fixture.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
     const cases: [string, string | undefined][] = [
       ['missing', undefined],
@@ -38,32 +35,28 @@ describe('tenants and API keys (D1)', () => {
 
   test('a revocation by another process takes effect on the next request', async (t) => {
     let fixture!: Fixture;
-    const server = await startTestServer(t, {}, (db) => {
-      fixture = buildFixture(db, { tenant: 'acme' });
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme' });
     });
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 200);
-    const other = openDatabase(server.dbPath);
-    assert.equal(revokeKey(other, fixture.key), true);
-    other.close();
+    assert.equal(await withOtherStore(server.dbPath, (other) => other.revokeKey(fixture.key)), true);
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 401);
   });
 
   test('a key created by another process works on the next request', async (t) => {
-    const server = await startTestServer(t, {}, (db) => {
-      buildFixture(db, { tenant: 'acme' });
+    const server = await startTestServer(t, {}, async (store) => {
+      await buildFixture(store, { tenant: 'acme' });
     });
-    const other = openDatabase(server.dbPath);
-    const { key } = createKey(other, findTenant(other, 'acme')!);
-    other.close();
+    const { key } = await withOtherStore(server.dbPath, (other) => other.createKey('acme'));
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 200);
   });
 
   test('a key sees only its own tenant: same ids, e-mails and table key elsewhere stay invisible', async (t) => {
     let acme!: Fixture;
     let globex!: Fixture;
-    const server = await startTestServer(t, {}, (db) => {
-      acme = buildFixture(db, { tenant: 'acme', records: 12, deals: 3 });
-      globex = buildFixture(db, { tenant: 'globex', records: 5, deals: 4 });
+    const server = await startTestServer(t, {}, async (store) => {
+      acme = await buildFixture(store, { tenant: 'acme', records: 12, deals: 3 });
+      globex = await buildFixture(store, { tenant: 'globex', records: 5, deals: 4 });
     });
     const acmePage = await server.call('GET', '/v1/reporting', { key: acme.key });
     const globexPage = await server.call('GET', '/v1/reporting', { key: globex.key });
@@ -76,15 +69,15 @@ describe('tenants and API keys (D1)', () => {
   });
 
   test('keys are stored only as hashes and listed without secrets', async (t) => {
-    const server = await startTestServer(t, {}, (db) => {
-      buildFixture(db, { tenant: 'acme' });
+    const server = await startTestServer(t, {}, async (store) => {
+      await buildFixture(store, { tenant: 'acme' });
     });
-    const { key, id } = createKey(server.db, findTenant(server.db, 'acme')!);
+    const { key, id } = await server.store.createKey('acme');
     const secret = key.slice('cdk_'.length + id.length + 1);
     const stored = server.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>;
     assert.ok(!JSON.stringify(stored, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64url') : v)).includes(secret));
     assert.equal((stored.secret_hash as Buffer).length, 32);
-    const listed = JSON.stringify(listKeys(server.db, 'acme'));
+    const listed = JSON.stringify(await server.store.listKeys('acme'));
     assert.ok(listed.includes(id) && !listed.includes(secret));
     assert.ok(secret.length >= 22, 'at least 128 bits of entropy in base64url');
   });

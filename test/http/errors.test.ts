@@ -6,8 +6,8 @@ import { startTestServer } from '../support/harness.js';
 
 async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, options, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme' });
+  const server = await startTestServer(t, options, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme' });
   });
   return { server, key: fixture.key };
 }

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { createKey, revokeKey } from '../../src/store/keys.js';
-import { findTenant } from '../../src/store/tenants.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { contractOperations, fuzzRequest, type FuzzDictionary, type FuzzRequest } from '../support/fuzz/fuzzRequests.js';
 import { parsedJson } from '../support/fuzz/jsonText.js';
@@ -24,13 +22,13 @@ const TRACE = process.env.FUZZ_TRACE !== undefined;
 test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEED})`, { timeout: 600_000 }, async (t) => {
   let acme!: Fixture;
   let globex!: Fixture;
-  const server = await startTestServer(t, {}, (db) => {
-    acme = buildFixture(db, { tenant: 'acme', users: 12, records: 60, deals: 9 });
-    globex = buildFixture(db, { tenant: 'globex', users: 3, records: 5 });
-    db.prepare(`INSERT INTO data_tables (tenant_id, key, name, fields) VALUES (?, 'forecasts', 'F', '[]')`).run(globex.tenantId);
+  const server = await startTestServer(t, {}, async (store) => {
+    acme = await buildFixture(store, { tenant: 'acme', users: 12, records: 60, deals: 9 });
+    globex = await buildFixture(store, { tenant: 'globex', users: 3, records: 5 });
+    await store.loadTenant('globex', {}, async (writer) => writer.defineDataTable('forecasts', 'F', []));
   });
-  const revoked = createKey(server.db, findTenant(server.db, 'acme')!).key;
-  revokeKey(server.db, revoked);
+  const revoked = (await server.store.createKey('acme')).key;
+  await server.store.revokeKey(revoked);
   const emails = Array.from({ length: acme.users }, (_, i) => `user${i}@acme.example`);
   const dictionary: FuzzDictionary = {
     validKey: acme.key,

@@ -5,8 +5,8 @@ import { buildFixture, fixtureMonth, fixtureUser, type Fixture } from '../suppor
 
 async function serverWithFixture(t: Parameters<typeof startTestServer>[0], records = 25, options = {}) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, options, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme', records });
+  const server = await startTestServer(t, options, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', records });
   });
   return { server, fixture };
 }
@@ -14,14 +14,14 @@ async function serverWithFixture(t: Parameters<typeof startTestServer>[0], recor
 const ids = (body: { data: { id: string }[] }) => body.data.map((record) => record.id);
 
 /** The ids of every page from `path` on, following `next`; `afterEachPage` runs between pages. */
-async function walkByNext(server: TestServer, key: string, path: string, afterEachPage = () => {}): Promise<string[]> {
+async function walkByNext(server: TestServer, key: string, path: string, afterEachPage = async () => {}): Promise<string[]> {
   const seen: string[] = [];
   let next: string | undefined = path;
   while (next) {
     const page = await server.call('GET', next, { key });
     seen.push(...ids(page.body));
     next = page.body.next?.slice(server.url.length);
-    afterEachPage();
+    await afterEachPage();
   }
   return seen;
 }
@@ -71,17 +71,15 @@ describe('GET /v1/reporting paging (D2)', () => {
 
   test('a walk by next while records are appended sees every record that existed throughout, once', async (t) => {
     const { server, fixture } = await serverWithFixture(t, 50);
-    const { TenantWriter } = await import('../../src/store/tenantWriter.js');
     const { fixtureLine } = await import('../support/fixture.js');
     let appended = 50;
-    const seen = await walkByNext(server, fixture.key, '/v1/reporting?limit=7', () => {
+    const seen = await walkByNext(server, fixture.key, '/v1/reporting?limit=7', async () => {
       if (appended >= 80) return;
-      const writer = new TenantWriter(server.db, fixture.tenantId);
       const lines = [0, 1, 2].map((i) => fixtureLine('acme', appended + i, fixture.users));
-      server.db.transaction(() => {
+      await server.store.loadTenant('acme', {}, async (writer) => {
         writer.upsertReportingRecords(lines);
         writer.finish();
-      }).immediate();
+      });
       appended += 3;
     });
     assert.deepEqual(seen.slice(0, 50), expectedIds(0, 50), 'the records of the whole walk, in order');
@@ -186,18 +184,13 @@ describe('statement reporting records (D3)', () => {
 
   test('a tenant with no dimensions and no metrics has only the standard fields', async (t) => {
     const { server, fixture } = await serverWithFixture(t);
-    const { ensureTenant } = await import('../../src/store/tenants.js');
-    const { createKey } = await import('../../src/store/keys.js');
-    const { TenantWriter } = await import('../../src/store/tenantWriter.js');
     const { fixtureLine } = await import('../support/fixture.js');
-    const plain = ensureTenant(server.db, 'plain');
-    server.db.transaction(() => {
-      const writer = new TenantWriter(server.db, plain.id);
+    await server.store.loadTenant('plain', {}, async (writer) => {
       writer.upsertUsers([fixtureUser('plain', 0)]);
       writer.upsertReportingRecords([{ ...fixtureLine('plain', 0, 1), metrics: {} }]);
       writer.finish();
-    }).immediate();
-    const page = await server.call('GET', '/v1/reporting', { key: createKey(server.db, plain).key });
+    });
+    const page = await server.call('GET', '/v1/reporting', { key: (await server.store.createKey('plain')).key });
     assert.equal(page.body.count, 1);
     assert.deepEqual(Object.keys(page.body.data[0]).sort(), [
       'achievement', 'achievement_currency', 'date', 'id', 'on_target_earning', 'on_target_earning_currency',

@@ -6,8 +6,8 @@ import { startTestServer } from '../support/harness.js';
 describe('GET /v1/tables/{data_table_key}/records (D6)', () => {
   test('records are flat: id, then each field in table order with the amount currency companion', async (t) => {
     let fixture!: Fixture;
-    const server = await startTestServer(t, {}, (db) => {
-      fixture = buildFixture(db, { tenant: 'acme', deals: 7 });
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', deals: 7 });
     });
     const page = await server.call('GET', '/v1/tables/deals/records?limit=5', { key: fixture.key });
     assert.equal(page.status, 200);
@@ -33,10 +33,10 @@ describe('GET /v1/tables/{data_table_key}/records (D6)', () => {
 
   test('an unknown key and a key of another tenant get the same 404', async (t) => {
     let acme!: Fixture;
-    const server = await startTestServer(t, {}, (db) => {
-      acme = buildFixture(db, { tenant: 'acme' });
-      const globex = buildFixture(db, { tenant: 'globex' });
-      db.prepare(`INSERT INTO data_tables (tenant_id, key, name, fields) VALUES (?, 'forecasts', 'F', '[]')`).run(globex.tenantId);
+    const server = await startTestServer(t, {}, async (store) => {
+      acme = await buildFixture(store, { tenant: 'acme' });
+      await buildFixture(store, { tenant: 'globex' });
+      await store.loadTenant('globex', {}, async (writer) => writer.defineDataTable('forecasts', 'F', []));
     });
     const elsewhere = await server.call('GET', '/v1/tables/forecasts/records', { key: acme.key });
     const nowhere = await server.call('GET', '/v1/tables/forecasts/records', { key: acme.key });
@@ -49,8 +49,8 @@ describe('GET /v1/tables/{data_table_key}/records (D6)', () => {
 
   test('odd table keys are 404s, never 500s', async (t) => {
     let fixture!: Fixture;
-    const server = await startTestServer(t, {}, (db) => {
-      fixture = buildFixture(db, { tenant: 'acme' });
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme' });
     });
     for (const key of ['%00', '%E2%82%AC', 'de%2Fals', '..', '%25', 'a'.repeat(129), "'%20OR%201=1"]) {
       const response = await server.call('GET', `/v1/tables/${key}/records`, { key: fixture.key });

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createKey } from '../../src/store/keys.js';
-import { findTenant } from '../../src/store/tenants.js';
 import { runCli } from '../cli/cliProcess.js';
 import { example } from '../support/datasets.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -78,7 +76,7 @@ describe('an imported dataset is what the API serves', () => {
     const server = await startTestServer(t);
     const imported = await runCli(['import', '--db', server.dbPath, '--tenant', 'acme', EXAMPLE_PATH]);
     assert.equal(imported.code, 0, imported.stderr);
-    const { key } = createKey(server.db, findTenant(server.db, 'acme')!);
+    const { key } = await server.store.createKey('acme');
     const dataset = example();
 
     assertSameRecords(await walk(server, key, '/v1/reporting', 2), expectedReporting(dataset));
@@ -92,7 +90,7 @@ describe('an imported dataset is what the API serves', () => {
   test('an import into a served tenant shows on the next read, in place and appended', async (t) => {
     const server = await startTestServer(t);
     assert.equal((await runCli(['import', '--db', server.dbPath, '--tenant', 'acme', EXAMPLE_PATH])).code, 0);
-    const { key } = createKey(server.db, findTenant(server.db, 'acme')!);
+    const { key } = await server.store.createKey('acme');
     const dataset = example();
     const changed = { ...dataset.reporting[2], payment: 12.25 };
     const added = { ...dataset.reporting[0], id: 'r-9', date: '2026-05-05' };

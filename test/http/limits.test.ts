@@ -12,8 +12,8 @@ import { openSocket, parseAnswer, parseAnswers, rawExchange, readUntilClosed } f
 async function serve(t: TestContext, limits: Partial<Limits> = {}, records = 25) {
   let fixture!: Fixture;
   const logs = captureLogs();
-  const server = await startTestServer(t, { ...limits, logger: logs.logger }, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme', records });
+  const server = await startTestServer(t, { ...limits, logger: logs.logger }, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', records });
   });
   return { server, key: fixture.key, logs };
 }

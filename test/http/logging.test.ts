@@ -8,8 +8,8 @@ import { captureLogs } from '../support/logCapture.js';
 async function serve(t: TestContext, level: LogLevel = 'info', options = {}) {
   let fixture!: Fixture;
   const logs = captureLogs(level);
-  const server = await startTestServer(t, { ...options, logger: logs.logger }, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme' });
+  const server = await startTestServer(t, { ...options, logger: logs.logger }, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme' });
   });
   return { server, key: fixture.key, logs };
 }

@@ -8,8 +8,8 @@ import { runCli } from '../cli/cliProcess.js';
 describe('several server processes on one database file (D7)', () => {
   test('keys, revocations and upserts made through one are seen by the others on their next request', async (t) => {
     let fixture!: Fixture;
-    const first = await startTestServer(t, {}, (db) => {
-      fixture = buildFixture(db, { tenant: 'acme', users: 3, records: 24 });
+    const first = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 24 });
     });
     const second = await startChildServer(t, first.dbPath);
     const servers: [string, (path: string, options?: Parameters<typeof exchange>[3]) => ReturnType<typeof exchange>][] = [

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { createKey } from '../../src/store/keys.js';
-import { ensureTenant } from '../../src/store/tenants.js';
-import { TenantWriter } from '../../src/store/tenantWriter.js';
 import { buildFixture, fixtureUser } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 import { readAll } from '../support/attributions.js';
@@ -16,16 +13,14 @@ const EMAILS = ['bob@t.example', 'Alice@t.example', 'carol@t.example', 'ALAN@t.e
 
 async function tenantServer(t: TestContext) {
   let key!: string;
-  const server = await startTestServer(t, {}, (db) => {
-    const tenant = ensureTenant(db, 't');
-    db.transaction(() => {
-      const writer = new TenantWriter(db, tenant.id);
+  const server = await startTestServer(t, {}, async (store) => {
+    await store.loadTenant('t', {}, async (writer) => {
       writer.defineMetricsAndDimensions([], ['segment', 'region']);
       writer.upsertUsers(EMAILS.map((email, i) => ({ ...fixtureUser('t', i), email })));
       writer.finish();
-    }).immediate();
-    key = createKey(db, tenant).key;
-    buildFixture(db, { tenant: 'other' }); // another tenant's attributions must never show
+    });
+    key = (await store.createKey('t')).key;
+    await buildFixture(store, { tenant: 'other' }); // another tenant's attributions must never show
   });
   const put = async (data: unknown[]) => {
     const response = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data } });

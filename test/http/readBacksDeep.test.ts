@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { TenantWriter, type GroupAttributionInput, type ManagerAttributionInput } from '../../src/store/tenantWriter.js';
+import type { GroupAttributionInput, ManagerAttributionInput } from '../../src/store/tenantWriting.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 import { readAll } from '../support/attributions.js';
@@ -15,10 +15,9 @@ const PERIODS = 200; // per user and dimension: 59 users * 200 = 11,800 rows per
 
 async function deepServer(t: TestContext) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, {}, (db) => {
-    fixture = buildFixture(db, { tenant: 'deep', users: USERS, records: 0, deals: 0 });
-    db.transaction(() => {
-      const writer = new TenantWriter(db, fixture.tenantId);
+  const server = await startTestServer(t, {}, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'deep', users: USERS, records: 0, deals: 0 });
+    await store.loadTenant('deep', {}, async (writer) => {
       const groups: GroupAttributionInput[] = [];
       const managers: ManagerAttributionInput[] = [];
       for (let u = 1; u < USERS; u += 1) {
@@ -30,7 +29,7 @@ async function deepServer(t: TestContext) {
       writer.addGroupAttributions(groups);
       writer.addManagerAttributions(managers);
       writer.finish();
-    }).immediate();
+    });
   });
   return { server, key: fixture.key };
 }

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { findTenant } from '../../src/store/tenants.js';
-import { TenantWriter } from '../../src/store/tenantWriter.js';
 import { SlotModel, groupSlot, managerSlot, monthText, readAll, stateOfRows } from '../support/attributions.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -16,11 +14,11 @@ import { startTestServer, type TestServer } from '../support/harness.js';
 const USERS = { a: 4, b: 6 } as const;
 type TenantName = keyof typeof USERS;
 
-function twoTenants(server: TestServer, run: number) {
+async function twoTenants(server: TestServer, run: number) {
   const emailDomain = `shared${run}.example`;
   const fixtures: Record<TenantName, Fixture> = {
-    a: buildFixture(server.db, { tenant: `a${run}`, users: USERS.a, records: 24, emailDomain }),
-    b: buildFixture(server.db, { tenant: `b${run}`, users: USERS.b, records: 24, emailDomain }),
+    a: await buildFixture(server.store, { tenant: `a${run}`, users: USERS.a, records: 24, emailDomain }),
+    b: await buildFixture(server.store, { tenant: `b${run}`, users: USERS.b, records: 24, emailDomain }),
   };
   return { emailDomain, fixtures, email: (i: number) => `user${i}@${emailDomain}` };
 }
@@ -51,7 +49,7 @@ describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 12 }), async (writes) => {
         run += 1;
-        const { fixtures, email } = twoTenants(server, run);
+        const { fixtures, email } = await twoTenants(server, run);
         const groups = { a: fixtureGroups(email), b: fixtureGroups(email) };
         const managers = { a: new SlotModel(), b: new SlotModel() };
         for (const { tenant, user, upper, manager, group_dimension, group, period } of writes) {
@@ -84,7 +82,7 @@ describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
 
   test('filters, reporting dimensions and read-backs of one tenant never show the other’s writes', async (t) => {
     const server = await startTestServer(t);
-    const { fixtures, email } = twoTenants(server, 0);
+    const { fixtures, email } = await twoTenants(server, 0);
     const item = { user: email(1), group_dimension: 'region', group: 'A-ONLY', start_date: '2026-01', end_date: '2026-12' };
     assert.equal((await server.call('PUT', '/v1/users/groups/bulk', { key: fixtures.a.key, json: { data: [item] } })).status, 200);
     const manager = { user: email(2), manager: email(1) };
@@ -100,8 +98,8 @@ describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
 
   test('a dimension of the other tenant only is unknown, and nothing is written anywhere', async (t) => {
     const server = await startTestServer(t);
-    const { fixtures, email } = twoTenants(server, 0);
-    server.db.transaction(() => new TenantWriter(server.db, fixtures.b.tenantId).defineMetricsAndDimensions([], ['channel'])).immediate();
+    const { fixtures, email } = await twoTenants(server, 0);
+    await server.store.loadTenant('b0', {}, async (writer) => writer.defineMetricsAndDimensions([], ['channel']));
     const item = { user: email(1), group_dimension: 'channel', group: 'Web', start_date: '2026-01' };
     const refused = await server.call('PUT', '/v1/users/groups/bulk', { key: fixtures.a.key, json: { data: [item] } });
     assert.equal(refused.status, 422);
@@ -112,10 +110,10 @@ describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
 
   test('an unknown table key gets the same bytes before and after another tenant creates that table', async (t) => {
     const server = await startTestServer(t);
-    const { fixtures } = twoTenants(server, 0);
+    const { fixtures } = await twoTenants(server, 0);
     const ask = () => server.call('GET', '/v1/tables/forecasts/records?limit=1', { key: fixtures.a.key });
     const before = await ask();
-    server.db.transaction(() => new TenantWriter(server.db, findTenant(server.db, 'b0')!.id).defineDataTable('forecasts', 'Forecasts', [{ key: 'name', type: 'string' }])).immediate();
+    await server.store.loadTenant('b0', {}, async (writer) => writer.defineDataTable('forecasts', 'Forecasts', [{ key: 'name', type: 'string' }]));
     const after = await ask();
     assert.deepEqual([before.status, after.status], [404, 404]);
     assert.equal(after.text, before.text, 'the answer does not tell that the key exists elsewhere');

@@ -11,8 +11,8 @@ import { groupSlot, managerSlot, readAll, SlotModel, stateOfRows } from '../supp
  */
 async function serverWithFixture(t: TestContext, spec: Partial<FixtureSpec> = {}) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, {}, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme', ...spec });
+  const server = await startTestServer(t, {}, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', ...spec });
   });
   const put = (data: unknown[]) => server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
   return { server, fixture, put };

@@ -13,8 +13,8 @@ const USERS = 200;
 
 async function serverWithFixture(t: TestContext) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, {}, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme', users: USERS, records: 2 * USERS });
+  const server = await startTestServer(t, {}, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', users: USERS, records: 2 * USERS });
   });
   const put = (data: unknown[]) => server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
   return { server, fixture, put };

@@ -10,8 +10,8 @@ import { startTestServer } from '../support/harness.js';
  */
 async function serverWithFixture(t: TestContext, options = {}) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, options, (db) => {
-    fixture = buildFixture(db, { tenant: 'acme', users: 5 });
+  const server = await startTestServer(t, options, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', users: 5 });
   });
   const put = (data: unknown) => server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
   return { server, fixture, put };

@@ -24,7 +24,7 @@ export async function startChildServer(t: TestContext, dbPath: string): Promise<
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startServer({ dbPath: process.argv[2]!, port: 0, host: '127.0.0.1' });
+  const server = await startServer({ db: process.argv[2]!, port: 0, host: '127.0.0.1' });
   process.stdout.write(`${server.url}\n`);
   process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportTenant } from '../../src/dataset/datasetExport.js';
 import { importDataset, type ImportOptions, type ImportResult } from '../../src/dataset/datasetImport.js';
-import type { Db } from '../../src/store/db.js';
-import { findTenant } from '../../src/store/tenants.js';
+import type { Store } from '../../src/store/store.js';
 
 /** The example dataset of test/fixtures, as bytes and as parsed JSON (a fresh copy each call). */
 export const EXAMPLE_BYTES = readFileSync(new URL('../fixtures/dataset.example.json', import.meta.url));
@@ -14,15 +13,13 @@ async function* chunksOf(bytes: Buffer, size = 4096): AsyncGenerator<Buffer> {
 }
 
 /** Imports `dataset` (bytes, text, or a value written as JSON) into `tenant`. */
-export function importInto(db: Db, tenant: string, dataset: Buffer | string | object, options?: ImportOptions): Promise<ImportResult> {
+export function importInto(store: Store, tenant: string, dataset: Buffer | string | object, options?: ImportOptions): Promise<ImportResult> {
   const bytes = Buffer.isBuffer(dataset) ? dataset : Buffer.from(typeof dataset === 'string' ? dataset : JSON.stringify(dataset));
-  return importDataset(db, tenant, chunksOf(bytes), options);
+  return importDataset(store, tenant, chunksOf(bytes), options);
 }
 
 /** The tenant's export as text (`undefined` when there is no such tenant). */
-export async function exportOf(db: Db, tenantName: string): Promise<string | undefined> {
-  const tenant = findTenant(db, tenantName);
-  if (!tenant) return undefined;
+export async function exportOf(store: Store, tenantName: string): Promise<string | undefined> {
   let text = '';
   const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -30,6 +27,5 @@ export async function exportOf(db: Db, tenantName: string): Promise<string | und
       done();
     },
   });
-  await exportTenant(db, tenant, out);
-  return text;
+  return (await exportTenant(store, tenantName, out)) ? text : undefined;
 }

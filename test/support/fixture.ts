@@ -1,7 +1,6 @@
-import type { Db } from '../../src/store/db.js';
-import { createKey } from '../../src/store/keys.js';
-import { ensureTenant } from '../../src/store/tenants.js';
-import { TenantWriter, type ReportingLineInput } from '../../src/store/tenantWriter.js';
+import { openStore } from '../../src/store/openStore.js';
+import type { Store } from '../../src/store/store.js';
+import type { ReportingLineInput } from '../../src/store/tenantWriting.js';
 import type { ReportingUser } from '../../src/domain/reportingJson.js';
 
 /**
@@ -64,13 +63,22 @@ export function fixtureLine(tenant: string, i: number, users: number): Reporting
   };
 }
 
-export function buildFixture(db: Db, spec: FixtureSpec): Fixture {
+/** A database file at `path` holding the fixture's tenant (for tests of processes that open the file). */
+export async function fixtureFile(path: string, spec: FixtureSpec): Promise<Fixture> {
+  const store = openStore(path, { role: 'command' });
+  try {
+    return await buildFixture(store, spec);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Writes the fixture's tenant through the store (any engine) and creates a key for it. */
+export async function buildFixture(store: Store, spec: FixtureSpec): Promise<Fixture> {
   const users = spec.users ?? 3;
   const records = spec.records ?? 25;
   const deals = spec.deals ?? 7;
-  const tenant = ensureTenant(db, spec.tenant);
-  db.transaction(() => {
-    const writer = new TenantWriter(db, tenant.id);
+  await store.loadTenant(spec.tenant, {}, async (writer) => {
     writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
     writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i, spec.emailDomain)));
     writer.addGroupAttributions([
@@ -98,6 +106,7 @@ export function buildFixture(db: Db, spec: FixtureSpec): Fixture {
       })),
     );
     writer.finish();
-  }).immediate();
-  return { tenantId: tenant.id, key: createKey(db, tenant).key, users, records, deals };
+  });
+  const tenant = (await store.findTenant(spec.tenant))!;
+  return { tenantId: tenant.id, key: (await store.createKey(spec.tenant)).key, users, records, deals };
 }

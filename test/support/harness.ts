@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { createLogger } from '../../src/http/logging.js';
 import { startServer, type ServerOptions } from '../../src/http/server.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
+import { openStore } from '../../src/store/openStore.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
+import type { Store } from '../../src/store/store.js';
 import { assertConforms } from './contract.js';
 
 export interface Exchange {
@@ -29,28 +31,51 @@ export interface CallOptions {
 export interface TestServer {
   url: string;
   dbPath: string;
-  /** A second connection to the same file, for setting up data and looking inside. */
+  /** The store over the same database, as the CLI opens it: for setting up data. */
+  store: Store;
+  /** A SQLite connection to the same file, for looking inside and for holding locks. */
   db: Db;
   /** One HTTP exchange; the response is checked against the contract before it is returned. */
   call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
   close(): Promise<void>;
 }
 
+export interface TempDatabase {
+  dbPath: string;
+  /** The store over the file, as a CLI command opens it. */
+  store: Store;
+  /** A SQLite connection to the file, for looking inside. */
+  db: Db;
+  beforeRemoval(close: () => Promise<void>): void;
+}
+
 /**
  * A fresh database file in a temp dir; removed when the test ends, after whatever was passed
  * to `beforeRemoval` (servers over the file) has finished.
  */
-export function tempDatabase(t: TestContext): { dbPath: string; db: Db; beforeRemoval(close: () => Promise<void>): void } {
+export function tempDatabase(t: TestContext): TempDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'compdata-test-'));
   const dbPath = join(dir, 'compdata.db');
+  const store = openStore(dbPath, { role: 'command' });
   const db = openDatabase(dbPath);
   const closers: (() => Promise<void>)[] = [];
   t.after(async () => {
     for (const close of closers.reverse()) await close();
+    await store.close();
     if (db.open) db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { dbPath, db, beforeRemoval: (close) => void closers.push(close) };
+  return { dbPath, store, db, beforeRemoval: (close) => void closers.push(close) };
+}
+
+/** Runs `work` on a store of its own over `dbPath` (another connection, as another process would have). */
+export async function withOtherStore<T>(dbPath: string, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(dbPath, { role: 'command', mustExist: true });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
 }
 
 /**
@@ -60,20 +85,20 @@ export function tempDatabase(t: TestContext): { dbPath: string; db: Db; beforeRe
 export async function startTestServer(
   t: TestContext,
   options: Partial<ServerOptions> = {},
-  prepare?: (db: Db) => void,
+  prepare?: (store: Store) => Promise<unknown>,
 ): Promise<TestServer> {
-  const { dbPath, db, beforeRemoval } = tempDatabase(t);
-  prepare?.(db);
+  const { dbPath, store, db, beforeRemoval } = tempDatabase(t);
+  await prepare?.(store);
   // Only warnings and errors, on stderr: a request line per call would drown the test output.
   const logger = createLogger('warn', process.stderr);
-  const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', logger, ...options });
+  const server = await startServer({ db: dbPath, port: 0, host: '127.0.0.1', logger, ...options });
   let closed = false;
   const close = async () => {
     if (!closed) await server.close();
     closed = true;
   };
   beforeRemoval(close);
-  return { url: server.url, dbPath, db, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+  return { url: server.url, dbPath, store, db, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
 }
 
 /**

@@ -1,16 +1,13 @@
-import { attributionReads } from '../../store/attributionReads.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithPage } from '../pagedResponse.js';
 import { queryText } from '../queryText.js';
 
 /** `GET /v1/users/groups` (extension): the stored group attributions, paged (D2, D4). */
-export const getGroupAttributions = ({ db, publicBase }: HandlerDeps): OperationHandler => {
-  const reads = attributionReads(db);
-  return (_api, ctx) => {
+export const getGroupAttributions =
+  (deps: HandlerDeps): OperationHandler =>
+  (_api, ctx) => {
     const user = queryText(ctx.query.user);
     const dimension = queryText(ctx.query.group_dimension);
-    const source = reads.groups(ctx.state.principal.tenantId, { user, dimension });
-    respondWithPage(ctx, publicBase, source, { path: '/v1/users/groups', params: { user, group_dimension: dimension } });
+    const source = { kind: 'groupAttributions', user, dimension } as const;
+    return respondWithPage(ctx, deps, source, { path: '/v1/users/groups', params: { user, group_dimension: dimension } });
   };
-};
-

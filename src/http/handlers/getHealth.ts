@@ -1,10 +1,9 @@
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 
+/** `GET /healthz`: the database answers a read. */
 export const getHealth =
-  ({ db }: HandlerDeps): OperationHandler => {
-    const ping = db.prepare('SELECT 1').pluck();
-    return (_api, ctx) => {
-      ping.get();
-      ctx.body = { status: 'ok' };
-    };
+  ({ store }: HandlerDeps): OperationHandler =>
+  async (_api, ctx) => {
+    await store.health();
+    ctx.body = { status: 'ok' };
   };

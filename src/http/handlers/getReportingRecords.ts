@@ -1,9 +1,8 @@
-import { respondWithPage } from '../pagedResponse.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
+import { respondWithPage } from '../pagedResponse.js';
 
+/** `GET /v1/reporting`: the tenant's statement reporting records, paged (D2, D3). */
 export const getReportingRecords =
-  ({ reads, publicBase }: HandlerDeps): OperationHandler =>
-  (_api, ctx) => {
-    const { tenantId, emptyFragment } = ctx.state.principal;
-    respondWithPage(ctx, publicBase, reads.reporting(tenantId, emptyFragment), { path: '/v1/reporting' });
-  };
+  (deps: HandlerDeps): OperationHandler =>
+  (_api, ctx) =>
+    respondWithPage(ctx, deps, { kind: 'reporting' }, { path: '/v1/reporting' });

@@ -1,13 +1,10 @@
-import { problems } from '../problems.js';
-import { respondWithPage } from '../pagedResponse.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
+import { respondWithPage } from '../pagedResponse.js';
 
+/** `GET /v1/tables/{data_table_key}/records`: a data table's records, paged (D2, D6). */
 export const getTableRecords =
-  ({ reads, publicBase }: HandlerDeps): OperationHandler =>
+  (deps: HandlerDeps): OperationHandler =>
   (api, ctx) => {
-    const tableKey = String(api.request.params.data_table_key);
-    // The same answer whether or not another tenant has the key (D6).
-    const source = reads.tableRecords(ctx.state.principal.tenantId, tableKey);
-    if (!source) throw problems.notFound(`No data table ${JSON.stringify(tableKey)} exists.`);
-    respondWithPage(ctx, publicBase, source, { path: `/v1/tables/${encodeURIComponent(tableKey)}/records` });
+    const table = String(api.request.params.data_table_key);
+    return respondWithPage(ctx, deps, { kind: 'tableRecords', table }, { path: `/v1/tables/${encodeURIComponent(table)}/records` });
   };

@@ -1,6 +1,5 @@
 import type { components } from '../../../generated/api.js';
 import type { RulesBroken } from '../../domain/bulkItems.js';
-import { bulkUpserter } from '../../store/bulkUpsert.js';
 import { echoItem, upsertsFromBody } from '../bulkItems.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { problems } from '../problems.js';
@@ -11,21 +10,21 @@ type Success = components['schemas']['GroupsBulkSuccessModelResponse'];
 /**
  * `PUT /v1/users/groups/bulk` (D4). The body was read and checked against the schema before
  * this runs (400, 413, 415). Here: the dates of each item (400), then the store's transaction
- * (422 for a broken rule, with nothing written), then the echo in request order.
+ * (422 for a broken rule, with nothing written; 503 when another writer holds the database past
+ * the busy timeout), then the echo in request order.
  */
-export const upsertGroupsBulk = ({ db }: HandlerDeps): OperationHandler => {
-  const upsert = bulkUpserter(db);
-  return (_api, ctx) => {
+export const upsertGroupsBulk =
+  ({ store }: HandlerDeps): OperationHandler =>
+  async (_api, ctx) => {
     const { data } = ctx.state.body as Body;
     const parsed = upsertsFromBody(data);
     if ('problems' in parsed) throw problems.badRequest(parsed.problems, 'An item ends before it starts; nothing was written.');
     const { upserts } = parsed;
-    const outcome = upsert(ctx.state.principal.tenantId, upserts);
+    const outcome = await store.bulkUpsert(ctx.state.principal, upserts);
     if ('broken' in outcome) throw unprocessable(outcome.broken);
     const body: Success = { count: upserts.length, data: upserts.map((item, i) => echoItem(item, outcome.written[i]!)) };
     ctx.body = body;
   };
-};
 
 function unprocessable({ detail, violations }: RulesBroken) {
   const errors = violations.map(({ index, field, message }) => ({

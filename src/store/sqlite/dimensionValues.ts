@@ -1,5 +1,5 @@
-import { renderDimensionFragment, type GroupPeriod } from '../domain/reportingJson.js';
-import type { Period } from '../domain/periods.js';
+import { renderDimensionFragment, type GroupPeriod } from '../../domain/reportingJson.js';
+import type { Period } from '../../domain/periods.js';
 import type { Db } from './db.js';
 
 /** Every month: the bounds of a full re-render. */

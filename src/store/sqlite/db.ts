@@ -21,19 +21,21 @@ export function isDatabaseBusy(error: unknown): boolean {
  *   was committed and never corrupts; only a power loss may roll back the last commits.
  * - busy_timeout: a writer in another process makes us wait (bounded), not fail at once.
  * - foreign_keys: references are enforced.
- * - mmap and a 64 MiB page cache for a server: its reads skip a copy and find hot pages. A
- *   `shortLived` command (the CLI) reads each page about once: it gets no mmap and an 8 MiB
- *   cache, which would otherwise only count as its memory (an import writes as fast either way).
+ * - mmap and a 64 MiB page cache for a server and its writer thread: reads skip a copy and
+ *   find hot pages. A `command` (the CLI) reads each page about once: it gets no mmap and an
+ *   8 MiB cache, which would otherwise only count as its memory (an import writes as fast
+ *   either way).
  */
-export function openDatabase(path: string, options: { shortLived?: boolean; busyTimeoutMs?: number } = {}): Db {
+export function openDatabase(path: string, options: { role?: 'server' | 'writer' | 'command'; busyTimeoutMs?: number } = {}): Db {
+  const shortLived = options.role === 'command';
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
   db.pragma('foreign_keys = ON');
-  db.pragma(options.shortLived ? 'cache_size = -8192' : 'cache_size = -65536');
+  db.pragma(shortLived ? 'cache_size = -8192' : 'cache_size = -65536');
   db.pragma('temp_store = MEMORY');
-  db.pragma(options.shortLived ? 'mmap_size = 0' : 'mmap_size = 1073741824');
+  db.pragma(shortLived ? 'mmap_size = 0' : 'mmap_size = 1073741824');
   migrate(db);
   return db;
 }

@@ -1,8 +1,8 @@
-import type { ManagerEdge } from '../domain/bulkChecks.js';
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { Db } from './db.js';
 
 /** The statements of a {@link TenantWriter}, prepared once per writer. */
-export function tenantStatements(db: Db) {
+export function tenantWriterStatements(db: Db) {
   return {
     metricKeys: db.prepare('SELECT key FROM metrics WHERE tenant_id = ? ORDER BY position').pluck(),
     dimensions: db.prepare('SELECT key, pk FROM dimensions WHERE tenant_id = ? ORDER BY position').raw(),
@@ -45,7 +45,7 @@ export function tenantStatements(db: Db) {
   };
 }
 
-export type TenantStatements = ReturnType<typeof tenantStatements>;
+export type TenantWriterStatements = ReturnType<typeof tenantWriterStatements>;
 
 /** Whether `error` is the store refusing a second row with the same unique key (a duplicate id). */
 export function isUniqueViolation(error: unknown): boolean {

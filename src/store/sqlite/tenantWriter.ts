@@ -1,45 +1,23 @@
-import { firstManagerCycle } from '../domain/bulkChecks.js';
-import { DatasetError } from '../domain/datasetError.js';
-import { customKeyProblem } from '../domain/fieldKeys.js';
-import type { MonthIndex } from '../domain/months.js';
-import { applyOverride, overrideWrites, type Period } from '../domain/periods.js';
-import { renderUser, type ReportingUser, type StatementLine } from '../domain/reportingJson.js';
-import type { TableField, TableRecordInput } from '../domain/tableJson.js';
+import { firstManagerCycle } from '../../domain/bulkChecks.js';
+import { DatasetError } from '../../domain/datasetError.js';
+import { customKeyProblem } from '../../domain/fieldKeys.js';
+import { applyOverride, overrideWrites, type Period } from '../../domain/periods.js';
+import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
+import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { attributionStatements, type AttributionStatements } from './attributions.js';
 import type { Db } from './db.js';
 import { dimensionValuesRefresher } from './dimensionValues.js';
-import { RecordWriter, itemPath, type Origin } from './recordWriter.js';
-import { tenantStatements, type TenantStatements } from './tenantStatements.js';
-
-export { DatasetError };
-export type { Origin };
-
-export interface ReportingLineInput extends StatementLine {
-  /** Id of an existing user of the tenant. */
-  user_id: string;
-}
-
-export interface GroupAttributionInput {
-  user_id: string;
-  dimension: string;
-  group: string;
-  start: MonthIndex;
-  end: MonthIndex | null;
-}
-
-export interface ManagerAttributionInput {
-  user_id: string;
-  manager_id: string;
-  start: MonthIndex | null;
-  end: MonthIndex | null;
-}
-
-/** A chain of managers that comes back to its start (`emails[i]` managed by `emails[i + 1]`). */
-export interface ManagerChain {
-  emails: string[];
-  /** One month where it holds; `null`: every month. */
-  month: MonthIndex | null;
-}
+import { RecordWriter } from './recordWriter.js';
+import { tenantWriterStatements, type TenantWriterStatements } from './tenantWriterStatements.js';
+import {
+  itemPath,
+  type GroupAttributionInput,
+  type ManagerAttributionInput,
+  type ManagerChain,
+  type Origin,
+  type ReportingLineInput,
+  type TenantWriter,
+} from '../tenantWriting.js';
 
 /**
  * Writes one tenant's data: metrics, dimensions, users, attributions, reporting records and
@@ -52,8 +30,8 @@ export interface ManagerChain {
  * load leaves nothing behind. Call `finish()` last: it brings the dimension fields of every
  * touched user up to date.
  */
-export class TenantWriter {
-  private readonly statements: TenantStatements;
+export class SqliteTenantWriter implements TenantWriter {
+  private readonly statements: TenantWriterStatements;
   private readonly attributions: AttributionStatements;
   private readonly refreshDimensionValues;
   private readonly records: RecordWriter;
@@ -63,7 +41,7 @@ export class TenantWriter {
     db: Db,
     private readonly tenantId: number,
   ) {
-    this.statements = tenantStatements(db);
+    this.statements = tenantWriterStatements(db);
     this.attributions = attributionStatements(db);
     this.refreshDimensionValues = dimensionValuesRefresher(db);
     this.records = new RecordWriter(this.statements, tenantId);

@@ -1,4 +1,4 @@
-import { firstManagerCycle, firstPayloadOverlap, type ManagerEdge } from '../domain/bulkChecks.js';
+import { firstManagerCycle, firstPayloadOverlap, type ManagerEdge } from '../../domain/bulkChecks.js';
 import {
   itemRulesBroken,
   managerCycle,
@@ -11,20 +11,12 @@ import {
   type RuleViolation,
   type RulesBroken,
   type Upsert,
-} from '../domain/bulkItems.js';
-import { applyOverride, applyUpserts, overrideWrites, periodIntersection, periodsOverlap, type Period } from '../domain/periods.js';
+} from '../../domain/bulkItems.js';
+import { applyOverride, applyUpserts, overrideWrites, periodIntersection, periodsOverlap, type Period } from '../../domain/periods.js';
 import { attributionStatements, type AttributionStatements, type UserRow } from './attributions.js';
+import type { BulkOutcome, WrittenItem } from '../store.js';
 import type { Db } from './db.js';
 import { userMonthsRefresher } from './dimensionValues.js';
-
-/** An item written: the e-mail addresses of its users as stored (for the echo). */
-export interface WrittenItem {
-  readonly user: string;
-  readonly manager?: string;
-}
-
-/** What a bulk upsert did: every item written, or nothing written and the rules broken. */
-export type BulkOutcome = { readonly written: WrittenItem[] } | { readonly broken: RulesBroken };
 
 type ResolvedGroup = GroupUpsert & { readonly index: number; readonly userRow: UserRow; readonly dimensionPk: number };
 type ResolvedManager = ManagerUpsert & { readonly index: number; readonly userRow: UserRow; readonly managerRow: UserRow };
@@ -37,9 +29,10 @@ type Resolved = ResolvedGroup | ResolvedManager;
  * share a month; no cycle of managers; then each item overrides the stored attributions of its
  * slot, and the dimension fields of the touched users and months are re-rendered (D3).
  * A broken rule is found before the first write, so returning it leaves nothing written; any
- * unexpected error throws, which rolls the transaction back.
+ * unexpected error throws, which rolls the transaction back. `beforeCommit` runs after the
+ * writes, inside the transaction (a test's way to kill a writer there).
  */
-export function bulkUpserter(db: Db): (tenantId: number, items: readonly Upsert[]) => BulkOutcome {
+export function bulkUpserter(db: Db, beforeCommit?: () => void): (tenantId: number, items: readonly Upsert[]) => BulkOutcome {
   const statements = attributionStatements(db);
   const refreshMonths = userMonthsRefresher(db);
   const transaction = db.transaction((tenantId: number, items: readonly Upsert[]): BulkOutcome => {
@@ -48,6 +41,7 @@ export function bulkUpserter(db: Db): (tenantId: number, items: readonly Upsert[
     const broken = payloadOverlapOf(resolved) ?? managerCycleOf(statements, resolved);
     if (broken) return { broken };
     refreshMonths(tenantId, writeItems(statements, resolved));
+    beforeCommit?.();
     return { written: resolved.map(writtenItem) };
   });
   return (tenantId, items) => transaction.immediate(tenantId, items);

@@ -1,5 +1,5 @@
-import type { ManagerEdge } from '../domain/bulkChecks.js';
-import type { Period, PeriodWrite } from '../domain/periods.js';
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import type { Period, PeriodWrite } from '../../domain/periods.js';
 import type { Db } from './db.js';
 
 /**

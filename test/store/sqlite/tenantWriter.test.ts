@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createKey, listKeys } from '../../src/store/keys.js';
-import { DatasetError, TenantWriter } from '../../src/store/tenantWriter.js';
-import { deleteTenantData, ensureTenant } from '../../src/store/tenants.js';
-import { EXAMPLE_BYTES, exportOf, importInto } from '../support/datasets.js';
-import { buildFixture, fixtureLine, fixtureUser } from '../support/fixture.js';
-import { tempDatabase } from '../support/harness.js';
+import { DatasetError } from '../../../src/domain/datasetError.js';
+import { SqliteTenantWriter as TenantWriter } from '../../../src/store/sqlite/tenantWriter.js';
+import { tenantStatements } from '../../../src/store/sqlite/tenants.js';
+import { EXAMPLE_BYTES, exportOf, importInto } from '../../support/datasets.js';
+import { buildFixture, fixtureLine, fixtureUser } from '../../support/fixture.js';
+import { tempDatabase } from '../../support/harness.js';
 
-describe('TenantWriter', () => {
+describe('the SQLite TenantWriter', () => {
   const collisions: [string, { metrics: string[]; dimensions: string[] }][] = [
     ['a metric named like a standard field', { metrics: ['payment'], dimensions: [] }],
     ['a dimension named like a standard field', { metrics: [], dimensions: ['plan'] }],
@@ -17,14 +17,14 @@ describe('TenantWriter', () => {
   for (const [name, { metrics, dimensions }] of collisions) {
     test(`refuses ${name} (D3)`, (t) => {
       const { db } = tempDatabase(t);
-      const tenant = ensureTenant(db, 'acme');
+      const tenant = tenantStatements(db).ensure('acme');
       assert.throws(() => new TenantWriter(db, tenant.id).defineMetricsAndDimensions(metrics, dimensions), DatasetError);
     });
   }
 
-  test('positions are dense and follow appends across writers', (t) => {
-    const { db } = tempDatabase(t);
-    const fixture = buildFixture(db, { tenant: 'acme', records: 10 });
+  test('positions are dense and follow appends across writers', async (t) => {
+    const { db, store } = tempDatabase(t);
+    const fixture = await buildFixture(store, { tenant: 'acme', records: 10 });
     const writer = new TenantWriter(db, fixture.tenantId);
     writer.upsertReportingRecords([fixtureLine('acme', 10, fixture.users), fixtureLine('acme', 11, fixture.users)]);
     writer.finish();
@@ -32,9 +32,9 @@ describe('TenantWriter', () => {
     assert.deepEqual(positions, Array.from({ length: 12 }, (_, i) => [i, `acme-r${i}`]));
   });
 
-  test('every (user, month) of a record has its dimension fields', (t) => {
-    const { db } = tempDatabase(t);
-    buildFixture(db, { tenant: 'acme', records: 40 });
+  test('every (user, month) of a record has its dimension fields', async (t) => {
+    const { db, store } = tempDatabase(t);
+    await buildFixture(store, { tenant: 'acme', records: 40 });
     const missing = db
       .prepare('SELECT count(*) FROM reporting_records r LEFT JOIN dimension_values d USING (user_pk, month) WHERE d.fragment IS NULL')
       .pluck()
@@ -42,24 +42,24 @@ describe('TenantWriter', () => {
     assert.equal(missing, 0);
   });
 
-  test('a changed user is rewritten inside the stored records', (t) => {
-    const { db } = tempDatabase(t);
-    const fixture = buildFixture(db, { tenant: 'acme', records: 6 });
+  test('a changed user is rewritten inside the stored records', async (t) => {
+    const { db, store } = tempDatabase(t);
+    const fixture = await buildFixture(store, { tenant: 'acme', records: 6 });
     new TenantWriter(db, fixture.tenantId).upsertUsers([{ ...fixtureUser('acme', 1), name: 'Renamed "One"' }]);
     const bodies = db.prepare('SELECT body FROM reporting_records WHERE id IN (?, ?)').pluck().all('acme-r1', 'acme-r4') as string[];
     for (const body of bodies) assert.equal(JSON.parse(`${body}}`).user.name, 'Renamed "One"');
   });
 
-  test('an e-mail of another user is refused, whatever its case', (t) => {
-    const { db } = tempDatabase(t);
-    const fixture = buildFixture(db, { tenant: 'acme' });
+  test('an e-mail of another user is refused, whatever its case', async (t) => {
+    const { db, store } = tempDatabase(t);
+    const fixture = await buildFixture(store, { tenant: 'acme' });
     const writer = new TenantWriter(db, fixture.tenantId);
     assert.throws(() => writer.upsertUsers([{ ...fixtureUser('acme', 7), email: 'USER1@acme.example' }]), DatasetError);
   });
 
-  test('an upsert updates a stored record in place and appends a new one; an id given twice is refused', (t) => {
-    const { db } = tempDatabase(t);
-    const fixture = buildFixture(db, { tenant: 'acme', records: 5 });
+  test('an upsert updates a stored record in place and appends a new one; an id given twice is refused', async (t) => {
+    const { db, store } = tempDatabase(t);
+    const fixture = await buildFixture(store, { tenant: 'acme', records: 5 });
     const writer = new TenantWriter(db, fixture.tenantId);
     writer.upsertReportingRecords([{ ...fixtureLine('acme', 2, fixture.users), payment: 7.25 }, fixtureLine('acme', 5, fixture.users)]);
     assert.deepEqual(writer.reportingCounts, { total: 6, added: 1, updated: 1 });
@@ -73,9 +73,9 @@ describe('TenantWriter', () => {
   });
 
   test('after imports and upserts the read path invariants hold', async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
+    const { db, store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
     const positions = db.prepare('SELECT tenant_id, count(*), max(pos) FROM reporting_records GROUP BY tenant_id').raw().all() as number[][];
     for (const [, count, maxPos] of positions) assert.equal(maxPos, count! - 1, 'positions are dense');
     const tablePositions = db.prepare('SELECT count(*), max(pos) FROM table_records GROUP BY table_pk').raw().all() as number[][];
@@ -84,20 +84,20 @@ describe('TenantWriter', () => {
     assert.equal(missing, 0);
   });
 
-  test("deleting a tenant's data keeps its keys and the other tenants' data", async (t) => {
-    const { db } = tempDatabase(t);
-    await importInto(db, 'acme', EXAMPLE_BYTES);
-    await importInto(db, 'globex', EXAMPLE_BYTES);
-    const globexBefore = await exportOf(db, 'globex');
-    const acme = ensureTenant(db, 'acme');
-    const key = createKey(db, acme);
-    db.transaction(() => deleteTenantData(db, acme)).immediate();
-    const emptied = JSON.parse((await exportOf(db, 'acme'))!);
+  test("replacing a tenant's data with nothing keeps its keys and the other tenants' data", async (t) => {
+    const { db, store } = tempDatabase(t);
+    await importInto(store, 'acme', EXAMPLE_BYTES);
+    await importInto(store, 'globex', EXAMPLE_BYTES);
+    const globexBefore = await exportOf(store, 'globex');
+    const key = await store.createKey('acme');
+    await store.loadTenant('acme', { replace: true }, async (writer) => writer.finish());
+    const acme = tenantStatements(db).find('acme')!;
+    const emptied = JSON.parse((await exportOf(store, 'acme'))!);
     for (const section of ['metrics', 'dimensions', 'users', 'group_attributions', 'manager_attributions', 'reporting', 'tables']) {
       assert.deepEqual(emptied[section], [], section);
     }
     assert.equal(db.prepare('SELECT empty_fragment FROM tenants WHERE id = ?').pluck().get(acme.id), '}');
-    assert.deepEqual(listKeys(db, 'acme').map((k) => [k.id, k.state]), [[key.id, 'active']]);
-    assert.equal(await exportOf(db, 'globex'), globexBefore);
+    assert.deepEqual((await store.listKeys('acme')).map((k) => [k.id, k.state]), [[key.id, 'active']]);
+    assert.equal(await exportOf(store, 'globex'), globexBefore);
   });
 });

@@ -1,18 +1,12 @@
-import { DatasetError } from '../domain/datasetError.js';
-import { tableFieldKeyProblem } from '../domain/fieldKeys.js';
-import { monthOfDate } from '../domain/months.js';
-import { RecordPlacement, type Placement } from '../domain/recordPlacement.js';
-import { renderReportingBody, type ReportingUser, type StatementLine } from '../domain/reportingJson.js';
-import { FIELD_TYPES, FieldValueError, renderTableRecord, type TableField, type TableRecordInput } from '../domain/tableJson.js';
-import { isUniqueViolation, type TenantStatements } from './tenantStatements.js';
+import { DatasetError } from '../../domain/datasetError.js';
+import { tableFieldKeyProblem } from '../../domain/fieldKeys.js';
+import { monthOfDate } from '../../domain/months.js';
+import { RecordPlacement, type Placement } from '../../domain/recordPlacement.js';
+import { renderReportingBody, type ReportingUser, type StatementLine } from '../../domain/reportingJson.js';
+import { FIELD_TYPES, FieldValueError, renderTableRecord, type TableField, type TableRecordInput } from '../../domain/tableJson.js';
+import { itemPath, type Origin } from '../tenantWriting.js';
+import { isUniqueViolation, type TenantWriterStatements } from './tenantWriterStatements.js';
 
-/** Where a batch of items stands in the dataset: item `i` is at `${path}[${first + i}]`. */
-export interface Origin {
-  readonly path: string;
-  readonly first: number;
-}
-
-export const itemPath = (origin: Origin, index: number): string => `${origin.path}[${origin.first + index}]`;
 
 interface KnownUser {
   pk: number;
@@ -48,7 +42,7 @@ export class RecordWriter {
   private updated = 0;
 
   constructor(
-    private readonly statements: TenantStatements,
+    private readonly statements: TenantWriterStatements,
     private readonly tenantId: number,
   ) {
     this.reporting = new RecordPlacement(statements.recordCount.get(tenantId) as number);

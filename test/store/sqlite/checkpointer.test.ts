@@ -3,8 +3,8 @@ import { rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { startCheckpointer } from '../../src/store/checkpointer.js';
-import { tempDatabase } from '../support/harness.js';
+import { startCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
+import { tempDatabase } from '../../support/harness.js';
 
 /** Writes `megabytes` of new pages through `db` (into the WAL). */
 function write(db: ReturnType<typeof tempDatabase>['db'], megabytes: number): void {
@@ -22,10 +22,10 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-test('the connection stops checkpointing and the worker copies the WAL into the database file', async (t) => {
+test('a writer that does not checkpoint has its WAL copied into the database file by the thread', async (t) => {
   const { db, dbPath } = tempDatabase(t);
-  const checkpointer = startCheckpointer(db, (error) => assert.fail(String(error)));
-  assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0);
+  const checkpointer = startCheckpointer(dbPath, { onError: (error) => assert.fail(String(error)), onStopped: () => assert.fail('stopped') });
+  db.pragma('wal_autocheckpoint = 0'); // as the writer thread of a server
   const before = statSync(dbPath).size;
   write(db, 8);
   assert.ok(statSync(dbPath).size < before + 1_000_000, 'the commit itself did not checkpoint');
@@ -34,12 +34,13 @@ test('the connection stops checkpointing and the worker copies the WAL into the 
   await checkpointer.stop(); // a second stop is harmless
 });
 
-test('should the worker fail, the error is reported and the connection checkpoints by itself again', async (t) => {
-  const { db, dbPath } = tempDatabase(t);
+test('should the thread fail, the error is reported and its stop announced', async (t) => {
+  const { dbPath } = tempDatabase(t);
   const errors: unknown[] = [];
-  const checkpointer = startCheckpointer(db, (error) => errors.push(error));
-  rmSync(dirname(dbPath), { recursive: true }); // before the worker opens its connection
-  await until(() => errors.length > 0, 'the worker reports its failure');
-  await until(() => db.pragma('wal_autocheckpoint', { simple: true }) === 1000, 'the connection checkpoints again');
-  await checkpointer.stop(); // resolves although the worker is gone
+  let stopped = false;
+  const checkpointer = startCheckpointer(dbPath, { onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
+  rmSync(dirname(dbPath), { recursive: true }); // before the thread opens its connection
+  await until(() => errors.length > 0, 'the thread reports its failure');
+  await until(() => stopped, 'the stop is announced (the writer then checkpoints by itself)');
+  await checkpointer.stop(); // resolves although the thread is gone
 });

@@ -1,0 +1,33 @@
+/**
+ * The WAL checkpoints of a server process, in a thread of their own (started by
+ * checkpointer.ts): a PASSIVE checkpoint every few milliseconds, a RESTART one when the WAL has
+ * grown long. This connection waits for no lock (busy_timeout 0): when a writer or an old
+ * reader is busy, the checkpoint gives up at once and is tried again on the next tick, so
+ * writers are never held up.
+ */
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CheckpointerData } from './checkpointer.js';
+
+const { path, intervalMs, restartPages } = workerData as CheckpointerData;
+const db = new Database(path);
+db.pragma('busy_timeout = 0');
+db.pragma('wal_autocheckpoint = 0');
+
+const timer = setInterval(() => {
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    if (result && result.log > restartPages) db.pragma('wal_checkpoint(RESTART)');
+  } catch (error) {
+    // Another connection is checkpointing, or holds a lock: try again on the next tick.
+    const { code } = error as { code?: string };
+    if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') throw error;
+  }
+}, intervalMs);
+
+parentPort!.on('message', () => {
+  clearInterval(timer);
+  db.pragma('wal_checkpoint(PASSIVE)');
+  db.close();
+  process.exit(0);
+});

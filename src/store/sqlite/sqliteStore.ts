@@ -1,0 +1,153 @@
+import type { Upsert } from '../../domain/bulkItems.js';
+import {
+  TenantNotEmpty,
+  type BulkOutcome,
+  type LoadOptions,
+  type PageOutcome,
+  type PageQuery,
+  type Principal,
+  type Source,
+  type Store,
+  type StoreLog,
+} from '../store.js';
+import type { TenantWriter } from '../tenantWriting.js';
+import { attributionReads } from './attributionReads.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { datasetReads } from './datasetReads.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
+import { keyStatements, type SqlitePrincipal } from './keys.js';
+import { pagedReads, type PagedSource } from './pagedReads.js';
+import { readPage } from './pageReading.js';
+import { SqliteTenantWriter } from './tenantWriter.js';
+import { tenantStatements } from './tenants.js';
+import { startWriter, type Writer } from './writer.js';
+
+export interface SqliteStoreOptions {
+  /**
+   * `server`: reads on this thread, writes in a writer thread, WAL checkpoints in a thread of
+   * their own. `command` (the CLI): everything on this thread, a small cache, no mmap.
+   */
+  role: 'server' | 'command';
+  /** How long a write waits for another process's write lock before it is refused (503). */
+  busyTimeoutMs?: number;
+  log: StoreLog;
+  /** For tests: the first writer thread dies inside its first transaction. */
+  writerExitsInFirstTransaction?: boolean;
+}
+
+/**
+ * The SQLite engine: one database file, shared by any number of processes (D7). Reads run on
+ * the calling thread with prepared statements (they never wait: WAL readers do not block, and
+ * a page is one statement of about a millisecond); writes of a server run in its writer thread
+ * (writer.ts), so that a write waiting for a lock never holds up the event loop. Loads and
+ * exports use a connection of their own for their transaction, so that no other read on the
+ * shared connection sees their uncommitted data or their old snapshot.
+ */
+export function openSqliteStore(path: string, options: SqliteStoreOptions): Store {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const db = openDatabase(path, { role: options.role, busyTimeoutMs });
+  const keys = keyStatements(db);
+  const tenants = tenantStatements(db);
+  const paged = pagedReads(db);
+  const attributions = attributionReads(db);
+  const ping = db.prepare<[], number>('SELECT 1').pluck();
+  const writer: Writer = startWriter(
+    { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
+    options.log,
+  );
+  const checkpointer: Checkpointer | undefined =
+    options.role === 'server'
+      ? startCheckpointer(path, {
+          onError: (error) => options.log.error({ err: error }, 'the checkpoint thread failed'),
+          onStopped: () => writer.checkpointByItself(),
+        })
+      : undefined;
+
+  const sourceOf = (principal: Principal, source: Source): PagedSource | undefined => {
+    const { tenantId, emptyFragment } = principal as SqlitePrincipal;
+    switch (source.kind) {
+      case 'reporting':
+        return paged.reporting(tenantId, emptyFragment);
+      case 'tableRecords':
+        return paged.tableRecords(tenantId, source.table);
+      case 'groupAttributions':
+        return attributions.groups(tenantId, { user: source.user, dimension: source.dimension });
+      case 'managerAttributions':
+        return attributions.managers(tenantId, { user: source.user });
+    }
+  };
+  /** A connection of its own for one transaction that spans awaits. */
+  const withConnection = async <T>(work: (connection: Db) => Promise<T>): Promise<T> => {
+    const connection = openDatabase(path, { role: options.role === 'server' ? 'writer' : 'command', busyTimeoutMs });
+    try {
+      return await work(connection);
+    } finally {
+      connection.close();
+    }
+  };
+
+  return {
+    location: path,
+    authenticate: async (presented) => keys.authenticate(presented),
+    async page(principal, source, query: PageQuery): Promise<PageOutcome> {
+      const paged = sourceOf(principal, source);
+      return paged ? readPage(paged, query, scopeOf(source)) : 'unknownTable';
+    },
+    total: async (principal, source) => sourceOf(principal, source)?.total(),
+    bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),
+    async health() {
+      ping.get();
+    },
+    findTenant: async (name) => tenants.find(name),
+    createKey: async (tenantName) => db.transaction(() => keys.create(tenants.ensure(tenantName))).immediate(),
+    revokeKey: async (keyOrId) => keys.revoke(keyOrId),
+    listKeys: async (tenantName) => keys.list(tenantName),
+    loadTenant<T>(tenantName: string, load: LoadOptions, work: (writer: TenantWriter) => Promise<T>): Promise<T> {
+      return withConnection((connection) =>
+        inWriteTransaction(connection, async () => {
+          const own = tenantStatements(connection);
+          const tenant = own.ensure(tenantName);
+          if (load.mustBeEmpty && own.hasData(tenant)) {
+            throw new TenantNotEmpty(`tenant ${JSON.stringify(tenantName)} already has data; seed another tenant or database`);
+          }
+          if (load.replace) own.deleteData(tenant);
+          return work(new SqliteTenantWriter(connection, tenant.id));
+        }),
+      );
+    },
+    readTenant(tenantName, work) {
+      return withConnection((connection) =>
+        inReadTransaction(connection, async () => {
+          const tenant = tenantStatements(connection).find(tenantName);
+          return tenant && work(datasetReads(connection, tenant));
+        }),
+      );
+    },
+    async close() {
+      await writer.stop();
+      await checkpointer?.stop();
+      foldWal(db, options.log);
+      db.close();
+    },
+  };
+}
+
+/** The filters a `cursor` is bound to (a cursor of other filters is not used). */
+function scopeOf(source: Source): string {
+  const { kind: _kind, ...filters } = source;
+  return JSON.stringify(Object.entries(filters).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Copies the WAL into the database file and truncates it, so that the file alone holds every
+ * commit once the server is gone. Another process's reader or writer may keep it from
+ * finishing: that is no fault (the WAL stays valid and the next checkpoint finishes the work).
+ */
+function foldWal(db: Db, log: StoreLog): void {
+  try {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result?.busy) log.warn({}, 'the WAL could not be truncated: another connection is using it');
+  } catch (error) {
+    log.warn({ err: error }, 'the WAL could not be checkpointed');
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The SQLite writer of a server process, in a worker thread of its own with a connection of its
+ * own (started by writer.ts). A bulk upsert that waits for another process's write lock, or runs
+ * a transaction of 200 items, holds up this thread only: the event loop of the server goes on
+ * reading, accepting and answering meanwhile. Requests come one at a time, in order, so writes
+ * stay serialised exactly as before (D4); each is one IMMEDIATE transaction (bulkUpsert.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { bulkUpserter } from './bulkUpsert.js';
+import { openDatabase } from './db.js';
+import { CHECKPOINT_BY_ITSELF, STOP, type WriteReply, type WriterData, type WriterMessage } from './writerProtocol.js';
+
+/** SQLite's own threshold (pages in the WAL) for a commit that checkpoints. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+const { path, busyTimeoutMs, checkpoints, exitInFirstTransaction } = workerData as WriterData;
+const db = openDatabase(path, { busyTimeoutMs, role: 'writer' });
+if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
+let busyTimeout = busyTimeoutMs;
+const upsert = bulkUpserter(db, exitInFirstTransaction ? () => process.exit(70) : undefined);
+
+parentPort!.on('message', (request: WriterMessage) => {
+  if (request === STOP) {
+    db.close();
+    process.exit(0);
+  }
+  if (request === CHECKPOINT_BY_ITSELF) {
+    db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    return;
+  }
+  let reply: WriteReply;
+  try {
+    // The request waits for another writer's lock until its own deadline, not a fresh timeout:
+    // queued behind a lock, it would otherwise wait once per request ahead of it.
+    const remaining = Math.max(0, Math.round(request.deadline - Date.now()));
+    if (remaining !== busyTimeout) db.pragma(`busy_timeout = ${(busyTimeout = remaining)}`);
+    reply = { id: request.id, outcome: upsert(request.tenantId, request.items) };
+  } catch (error) {
+    const { message, code } = error as { message?: unknown; code?: unknown };
+    reply = { id: request.id, error: { message: String(message), code: typeof code === 'string' ? code : undefined } };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -1,0 +1,160 @@
+import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
+import type { TenantWriter } from './tenantWriting.js';
+
+/**
+ * The one boundary between the service and its data: the HTTP handlers, the CLI and the
+ * dataset code talk to a `Store` and never know which engine is behind it. Every operation is
+ * asynchronous, so that an engine may do its work off the event loop (the SQLite engine writes
+ * in a thread of its own) or over the network.
+ *
+ * Built by `openStore` (openStore.ts), the only place that picks an engine.
+ */
+export interface Store {
+  /** What `--db` named, for messages (a path, or a connection string without its password). */
+  readonly location: string;
+
+  /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (D1). */
+  authenticate(presentedKey: string | undefined): Promise<Principal | undefined>;
+  /** Up to `query.limit` records of `source` from `query.offset` (or after the key in `query.cursor`). */
+  page(principal: Principal, source: Source, query: PageQuery): Promise<PageOutcome>;
+  /** How many records `source` holds (`limit=0`); `undefined` when the tenant has no such table. */
+  total(principal: Principal, source: Source): Promise<number | undefined>;
+  /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
+  bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
+  /** Resolves when the database answers a read. */
+  health(): Promise<void>;
+
+  findTenant(name: string): Promise<Tenant | undefined>;
+  /** A new key for the tenant (created when missing); the key itself is only in the answer. */
+  createKey(tenantName: string): Promise<{ id: string; key: string }>;
+  /** Revokes a key given whole or by id; false when no active key matched. */
+  revokeKey(keyOrId: string): Promise<boolean>;
+  /** The keys (never their secrets), of one tenant or all. */
+  listKeys(tenantName?: string): Promise<KeyInfo[]>;
+
+  /**
+   * Runs `work` with a writer of the tenant `tenantName` (created when missing) inside one
+   * transaction: committed when `work` resolves, rolled back when it throws, so that a failed
+   * load leaves nothing behind (the tenant's creation included). Readers see the data as it was
+   * until the commit.
+   */
+  loadTenant<T>(tenantName: string, options: LoadOptions, work: (writer: TenantWriter) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
+   * when there is no such tenant.
+   */
+  readTenant<T>(tenantName: string, work: (reads: DatasetReads) => Promise<T>): Promise<T | undefined>;
+
+  /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */
+  close(): Promise<void>;
+}
+
+/** What a request's key grants: its tenant. Engines may carry more (what their reads need). */
+export interface Principal {
+  readonly tenantId: number;
+}
+
+export interface Tenant {
+  readonly id: number;
+  readonly name: string;
+}
+
+export interface KeyInfo {
+  id: string;
+  tenant: string;
+  created_at: string;
+  state: 'active' | 'revoked';
+}
+
+/** A paged listing of a tenant (D2): one page request serves every one of them. */
+export type Source =
+  | { readonly kind: 'reporting' }
+  | { readonly kind: 'tableRecords'; readonly table: string }
+  | { readonly kind: 'groupAttributions'; readonly user?: string; readonly dimension?: string }
+  | { readonly kind: 'managerAttributions'; readonly user?: string };
+
+export interface PageQuery {
+  /** Position of the first record (D2: up to 2^63 - 1). */
+  readonly offset: bigint;
+  /** Records wanted, at least 1. */
+  readonly limit: number;
+  /** The `cursor` parameter of a `next` URL, as the client sent it. */
+  readonly cursor?: string;
+}
+
+export interface Page {
+  readonly count: number;
+  /** The records' JSON texts, comma-separated, UTF-8 (empty when `count` is 0). */
+  readonly json: Buffer;
+  /** Whether a record follows this page. */
+  readonly more: boolean;
+  /** The `cursor` for the `next` URL, from sources that seek by key. */
+  readonly cursor?: string;
+}
+
+/** A page, or why there is none: the tenant has no such table (404), or the cursor is not one this server issued (400). */
+export type PageOutcome = Page | 'unknownTable' | 'badCursor';
+
+/** An item written: the e-mail addresses of its users as stored (for the echo). */
+export interface WrittenItem {
+  readonly user: string;
+  readonly manager?: string;
+}
+
+/** What a bulk upsert did: every item written, or nothing written and the rules broken. */
+export type BulkOutcome = { readonly written: WrittenItem[] } | { readonly broken: RulesBroken };
+
+/**
+ * A tenant's data section by section, for `export`, in the API's order: users by e-mail
+ * address (without regard to case), attributions as the read-backs list them, records and
+ * table records by position. Each section comes as chunks of JSON texts, so that memory stays
+ * bounded whatever the tenant's size.
+ */
+export interface DatasetReads {
+  metricKeys(): Promise<string[]>;
+  dimensionKeys(): Promise<string[]>;
+  users(): AsyncIterable<string[]>;
+  groupAttributions(): AsyncIterable<string[]>;
+  managerAttributions(): AsyncIterable<string[]>;
+  reporting(): AsyncIterable<string[]>;
+  tables(): Promise<StoredTable[]>;
+  tableRecords(key: string): AsyncIterable<string[]>;
+}
+
+export interface StoredTable {
+  key: string;
+  name: string;
+  /** The fields as stored: JSON text of `[{key, type}, ...]`. */
+  fieldsJson: string;
+}
+
+export interface LoadOptions {
+  /** Delete the tenant's data first (its API keys stay). */
+  replace?: boolean;
+  /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */
+  mustBeEmpty?: boolean;
+}
+
+/** The tenant of `loadTenant` with `mustBeEmpty` already holds data. */
+export class TenantNotEmpty extends Error {}
+
+/**
+ * The store cannot do the work now, through no fault of the request: another writer held the
+ * database past the busy timeout, the writer stopped, the database cannot be reached. The
+ * client is told to try again (503 with Retry-After); nothing was written.
+ */
+export class StoreUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Where the store reports what goes wrong in the background (pino's signature). */
+export interface StoreLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import { fixtureFile } from '../support/fixture.js';
+import { exchange, type Exchange } from '../support/harness.js';
+import { startServe, type ServeProcess } from '../support/serveProcess.js';
+import { temporaryDirectory } from './cliProcess.js';
+
+/**
+ * `compdata serve --workers N`: N server processes on one port over one database file. Which
+ * process served a request is read from its log line (`pid`, matched by `reqId`); every request
+ * goes on a new connection, which the primary hands to the workers in turn.
+ */
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
+  for (const started = Date.now(); Date.now() - started < ms; await sleep(25)) {
+    const found = await probe();
+    if (found !== undefined) return found;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+let requests = 0;
+/** One exchange on a connection of its own, and the pid of the worker that served it. */
+async function served(server: ServeProcess, method: string, path: string, options: Parameters<typeof exchange>[3] = {}): Promise<{ response: Exchange; pid: number }> {
+  const requestId = `workers-test-${(requests += 1)}`;
+  const response = await exchange(server.url, method, path, { ...options, headers: { ...options.headers, Connection: 'close', 'X-Request-Id': requestId } });
+  const line = await until(`the log line of ${requestId}`, () => server.logs().find((entry) => entry.reqId === requestId && entry.msg === 'request'));
+  return { response, pid: line.pid as number };
+}
+
+const ITEM = { user: 'user2@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-06', end_date: null };
+
+describe('serve --workers', () => {
+  test('two workers on one port: a write through one is read through the other; a dead worker is replaced; SIGTERM stops all', { timeout: 90_000 }, async (t) => {
+    const dbPath = join(temporaryDirectory(t), 'workers.db');
+    const { key } = await fixtureFile(dbPath, { tenant: 'acme', records: 24 });
+    const server = await startServe(t, dbPath, ['--workers', '2']);
+
+    const put = await served(server, 'PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } });
+    assert.equal(put.response.status, 200, put.response.text);
+    const readBack = await until('a read served by the other worker', async () => {
+      const read = await served(server, 'GET', '/v1/users/groups?user=user2@acme.example', { key });
+      return read.pid === put.pid ? undefined : read;
+    });
+    assert.notEqual(readBack.pid, put.pid);
+    assert.deepEqual(readBack.response.body.data, [ITEM], 'the other worker reads the write at once');
+    const workers = new Set([put.pid, readBack.pid]);
+
+    process.kill(put.pid, 'SIGKILL');
+    const death = await until('the death logged', () => server.logs().find((entry) => entry.msg === 'a server worker died; starting another'));
+    assert.equal(death.workerPid, put.pid);
+    assert.equal(death.level, 'error');
+    const replacement = await until('a request served by a new worker', async () => {
+      const read = await served(server, 'GET', '/v1/reporting?limit=1', { key });
+      assert.equal(read.response.status, 200);
+      return workers.has(read.pid) ? undefined : read.pid;
+    });
+    workers.add(replacement);
+
+    server.child.kill('SIGTERM');
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+    for (const pid of [readBack.pid, replacement]) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} has ended`);
+    assert.ok(server.logs().some((entry) => entry.msg === 'stopped' && entry.pid === server.child.pid), 'the primary says it stopped');
+  });
+
+  test('--workers takes a count or auto; anything else is a usage error', async (t) => {
+    const dbPath = join(temporaryDirectory(t), 'workers.db');
+    await fixtureFile(dbPath, { tenant: 'acme', records: 1 });
+    const { runCli } = await import('./cliProcess.js');
+    for (const bad of ['0', 'two', '-1', '1.5']) {
+      const result = await runCli(['serve', '--db', dbPath, '--port', '0', '--workers', bad]);
+      assert.equal(result.code, 2, `--workers ${bad}`);
+      assert.match(result.stderr, /--workers/);
+    }
+  });
+});

@@ -92,7 +92,7 @@ export async function runScenario(scenario: Scenario, target: Target, seconds: n
 }
 
 /** autocannon's result, and the time of every response in milliseconds, ascending. */
-function timedRun(options: autocannon.Options): Promise<{ result: autocannon.Result; latencies: Float64Array }> {
+export function timedRun(options: autocannon.Options): Promise<{ result: autocannon.Result; latencies: Float64Array }> {
   const times: number[] = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(options, (error, result) => {

@@ -179,7 +179,7 @@ function randomSmallPages(records: number, limit: number): Partial<autocannon.Op
   return { requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `${READ_PATH}?limit=${limit}&offset=${nextOffset()}` }) }] };
 }
 
-function rotatingBodies(bodies: readonly string[]): Partial<autocannon.Options> {
+export function rotatingBodies(bodies: readonly string[]): Partial<autocannon.Options> {
   let sent = 0;
   return {
     requests: [

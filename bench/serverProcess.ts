@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** What /proc/<pid>/status says of a process's memory, in MiB. */
@@ -43,11 +43,23 @@ export function memoryOf(pid: number): MemoryReading {
 /** Clock ticks per second of /proc/<pid>/stat (`getconf CLK_TCK`; 100 on Linux). */
 const CLOCK_TICKS = 100;
 
+/** CPU time of the process and of its live children (the workers of `serve --workers`), all threads. */
 export function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces) in parentheses; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return childrenOf(pid).reduce((sum, child) => sum + cpuSecondsOf(child), own);
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return []; // gone meanwhile
+  }
 }
 
 export async function startServerProcess(dbPath: string, options: ServerOptions = {}): Promise<ServerProcess> {

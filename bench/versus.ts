@@ -1,10 +1,13 @@
 /**
  * `node --import tsx bench/versus.ts A_DIR B_DIR [KIND[@CONNECTIONS] ...]`: two builds of the
  * server (directories holding `bin/compdata.js` and its `dist/`, a copy of this checkout at
- * another commit, say) over the same read store, the given scenarios (default: the first page at
+ * another commit, say) over the same stores, the given scenarios (default: the first page at
  * 8 connections) run against A and B in turn, BENCH_ROUNDS times, alternating which goes first.
  * On a shared machine this is the comparison to trust: both see the same noise. Prints medians
  * and the ratio B ÷ A, and writes them to bench/results/versus-<time>.md.
+ *
+ * A directory may carry serve arguments after a colon: `. :--workers=2` is not it, but
+ * `.:--workers=2` runs this checkout with two workers (compare `. .:--workers=2`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,7 +16,8 @@ import { runScenario, type Sample, type Target } from './load.js';
 import { allScenarios, type Scenario } from './scenarios.js';
 import { startServerProcess, type ServerProcess } from './serverProcess.js';
 import { median } from './stats.js';
-import { prepareReadStore } from './stores.js';
+import { bulkBodies } from './bulkStore.js';
+import { prepareBulkRunStore, prepareReadStore } from './stores.js';
 
 const [dirA, dirB, ...wanted] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -22,30 +26,44 @@ if (!dirA || !dirB) {
 }
 const config = benchConfig();
 
-function chosenScenarios(): Scenario[] {
-  const scenarios = allScenarios({ config, deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`, bulkBodies: [] });
+function chosenScenarios(bodies: string[]): Scenario[] {
+  const scenarios = allScenarios({ config, deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`, bulkBodies: bodies });
   return (wanted.length > 0 ? wanted : ['reporting-first@8']).map((name) => {
     const [kind, connections = '8'] = name.split('@');
-    const found = scenarios.find((scenario) => scenario.kind === kind && scenario.connections === Number(connections) && scenario.server === 'read');
-    if (!found) throw new Error(`no read scenario ${name}`);
+    const found = scenarios.find((scenario) => scenario.kind === kind && scenario.connections === Number(connections));
+    if (!found) throw new Error(`no scenario ${name}`);
     return found;
   });
 }
 
+/** `DIR` or `DIR:--opt=value:--other` (serve arguments after the colons). */
+function build(spec: string): { dir: string; args: string[] } {
+  const [dir, ...args] = spec.split(':');
+  return { dir: dir!, args: args.flatMap((arg) => arg.split('=')) };
+}
+
 async function main(): Promise<void> {
   const store = prepareReadStore(config);
+  const needsBulk = wanted.some((name) => name.startsWith('bulk-'));
+  const bulk = needsBulk ? await prepareBulkRunStore(config) : undefined;
   const serveArgs = ['--max-concurrent', String(config.maxConcurrent)];
-  const servers: ServerProcess[] = [];
+  const servers: Record<'read' | 'bulk', ServerProcess[]> = { read: [], bulk: [] };
   try {
-    for (const dir of [dirA!, dirB!]) servers.push(await startServerProcess(store.dbPath, { bin: `${dir}/bin/compdata.js`, serveArgs }));
-    const targets: Target[] = servers.map((server) => ({ server, key: store.key }));
-    const scenarios = chosenScenarios();
+    for (const spec of [dirA!, dirB!]) {
+      const { dir, args } = build(spec);
+      const options = { bin: `${dir}/bin/compdata.js`, serveArgs: [...serveArgs, ...args] };
+      servers.read.push(await startServerProcess(store.dbPath, options));
+      if (bulk) servers.bulk.push(await startServerProcess(bulk.dbPath, options));
+    }
+    const targetsOf = (scenario: Scenario): Target[] =>
+      scenario.server === 'read' ? servers.read.map((server) => ({ server, key: store.key })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));
+    const scenarios = chosenScenarios(bulk ? bulkBodies(64, config.bulkItems, bulk.users) : []);
     const samples = scenarios.map(() => [[], []] as [Sample[], Sample[]]);
-    for (const scenario of scenarios) for (const target of targets) await runScenario(scenario, target, 1);
+    for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);
     for (let round = 0; round < config.rounds; round += 1) {
       for (const [index, scenario] of scenarios.entries()) {
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
-        for (const side of order) samples[index]![side]!.push(await runScenario(scenario, targets[side]!, config.seconds));
+        for (const side of order) samples[index]![side]!.push(await runScenario(scenario, targetsOf(scenario)[side]!, config.seconds));
       }
     }
     const lines = [
@@ -66,7 +84,7 @@ async function main(): Promise<void> {
     mkdirSync(config.resultsDir, { recursive: true });
     writeFileSync(`${config.resultsDir}/versus-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${lines.join('\n')}\n`);
   } finally {
-    for (const server of servers) await server.stop();
+    for (const server of [...servers.read, ...servers.bulk]) await server.stop();
   }
 }
 

@@ -6,10 +6,13 @@
  * writers are never held up.
  */
 import Database from 'better-sqlite3';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CheckpointerData } from './checkpointer.js';
 
 const { path, intervalMs, restartPages } = workerData as CheckpointerData;
+// Behind the event loop and the writer when the CPU is contended (see WRITER_NICE in writerThread.ts).
+setPriority(10);
 const db = new Database(path);
 db.pragma('busy_timeout = 0');
 db.pragma('wal_autocheckpoint = 0');

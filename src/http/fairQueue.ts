@@ -4,22 +4,21 @@ export const TURN_BUDGET_MS = 5;
 export type Run = <T>(work: () => T) => Promise<T>;
 
 /**
- * Runs synchronous work (an operation's database reads and writes) in the order it was asked
- * for, a few milliseconds of it per turn of the event loop.
+ * Runs the synchronous part of each operation handler (the database reads of the SQLite engine,
+ * a page of 2000 records taking a millisecond or more; the validation and hand-over of a write
+ * to the writer thread) in the order it was asked for, a few milliseconds of it per turn of the
+ * event loop.
  *
- * Why: better-sqlite3 is synchronous, so a handler holds the event loop for as long as its
- * statement or transaction runs (about 12 ms for a bulk PUT of 200 items, 1 ms for a page of
- * 2000 records). Node reads every ready socket in one turn, and every request read there would
- * run its handler in that same turn; 60 waiting writers made one turn last most of a second.
- * Node accepts a new connection only once per turn (Node 20, libuv 1.46: a plain node:http
- * server with a 11 ms handler under 64 connections accepted its 44th connection after 5 s), so
- * while writers queued, new clients waited seconds to be read at all, and `bulk-put @ 64` had a
- * p99 of 3 s against a p50 of 0.2 s. Through this queue a turn does at most `budgetMs` of work
- * (and always at least one piece), then polls for I/O again: connections are accepted at once,
- * and requests are served first come, first served.
+ * Why: Node reads every ready socket in one turn, and every request read there would run its
+ * handler in that same turn, and Node accepts a new connection only once per turn (Node 20,
+ * libuv 1.46: a plain node:http server with a 11 ms handler under 64 connections accepted its
+ * 44th connection after 5 s; `bench/acceptTurns.ts`). Through this queue a turn does at most
+ * `budgetMs` of work (and always at least one piece), then polls for I/O again: connections are
+ * accepted at once, and requests are served first come, first served. (Before writes moved to
+ * their own thread, queued bulk PUTs of 12 ms each made turns last most of a second.)
  *
- * Order: work runs in the order of the calls, so a read asked for after a write has been asked
- * for sees it.
+ * Order: work runs in the order of the calls. A write is committed by the writer thread after
+ * its handler's turn here, so a read sees a write once the write has been answered.
  */
 export function fairQueue(budgetMs = TURN_BUDGET_MS): Run {
   const queue: (() => void)[] = [];

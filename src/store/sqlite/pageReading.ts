@@ -10,21 +10,22 @@ const EMPTY_PAGE: Page = { count: 0, json: Buffer.alloc(0), more: false };
  * (no cursor stays open on the connection). A source with dense positions is read by position,
  * its records joined by SQLite. A source that seeks by key reads after the key of the query's
  * `cursor` when it was issued for this offset and these filters (`scope`), by position
- * otherwise, and puts the key of its last record into the `cursor` of the page.
+ * otherwise, and puts the key of its last record into the `cursor` of the page (`scope`: the
+ * filters a cursor is bound to, asked for only by such sources).
  */
-export function readPage(source: PagedSource, query: PageQuery, scope: string): PageOutcome {
+export function readPage(source: PagedSource, query: PageQuery, scope: () => string): PageOutcome {
   const { limit } = query;
   const from = firstPosition(query.offset);
   if (from === undefined) return EMPTY_PAGE;
   if (source.joined && !source.seek) return source.joined(from, limit);
   if (!source.seek) return joinRows(source.rows(from, limit + 1), query).page;
-  const reading = query.cursor === undefined ? undefined : readCursor(query.cursor, query.offset, scope);
+  const reading = query.cursor === undefined ? undefined : readCursor(query.cursor, query.offset, scope());
   if (reading?.kind === 'malformed') return 'badCursor';
   const keyed = reading?.kind === 'key' ? source.seek.rowsAfter(reading.key, limit + 1) : source.seek.keyedRows(from, limit + 1);
   if (!keyed) return 'badCursor';
   const { page, nextOffset } = joinRows(keyed.map(([row]) => row), query);
   if (nextOffset === undefined) return page;
-  return { ...page, cursor: encodeCursor(nextOffset, scope, keyed[page.count - 1]![1]) };
+  return { ...page, cursor: encodeCursor(nextOffset, scope(), keyed[page.count - 1]![1]) };
 }
 
 /** A page from up to `limit + 1` separately read rows (the extra one says whether more follow). */

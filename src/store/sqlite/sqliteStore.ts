@@ -91,7 +91,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     authenticate: async (presented) => keys.authenticate(presented),
     async page(principal, source, query: PageQuery): Promise<PageOutcome> {
       const paged = sourceOf(principal, source);
-      return paged ? readPage(paged, query, scopeOf(source)) : 'unknownTable';
+      return paged ? readPage(paged, query, () => scopeOf(source)) : 'unknownTable';
     },
     total: async (principal, source) => sourceOf(principal, source)?.total(),
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),

@@ -519,9 +519,10 @@ export interface components {
             };
         };
         /**
-         * @description More concurrent requests than the configured maximum, or (on writes) the database held by
-         *     another writer, such as a CLI import, for longer than the busy timeout. Nothing was done;
-         *     try again after `Retry-After` seconds.
+         * @description More concurrent requests than the configured maximum (per server process), or (on writes)
+         *     the database held by another writer, such as a CLI import, for longer than the busy
+         *     timeout (counted from the write's arrival), or the server's writer stopped before the
+         *     write was committed. Nothing was done; try again after `Retry-After` seconds.
          */
         ServiceUnavailable: {
             headers: {

@@ -75,6 +75,8 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day or month; Date.parse alone would also read `1.5` or `-1` as dates.
+  if (!/[a-z]/i.test(text)) return undefined;
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

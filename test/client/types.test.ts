@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
@@ -9,8 +10,18 @@ import { assertClientBuilt, root } from './builtPackage.js';
  * `compdata/client` as an integrator does. `typedRecords.ts` must compile (its `Equal` checks
  * hold only for the exact types); `rejected.ts` holds lines marked `@ts-expect-error` that must
  * each be an error (an unused directive is itself an error). Run here so the runner counts it.
+ * The README's "From TypeScript" example is checked with them.
  */
 const configPath = `${root}test/client/types/tsconfig.json`;
+
+/** The first TypeScript block of the README's "From TypeScript" section. */
+function readmeExample(): string {
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const section = readme.slice(readme.indexOf('## From TypeScript'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section);
+  assert.ok(readme.includes('## From TypeScript') && block, 'the README has a From TypeScript example');
+  return block[1]!;
+}
 
 function loadConfig(): ts.ParsedCommandLine {
   const config = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
@@ -50,10 +61,10 @@ test('compdata/client types: what must compile compiles, what must be refused is
   for (const expected of ['test/client/types/typedRecords.ts', 'test/client/types/rejected.ts', 'examples/reportingTotals.ts']) {
     assert.ok(names.includes(expected), `${expected} is checked`);
   }
-  const checked = program(config);
+  const checked = program(config, { 'readmeExample.ts': readmeExample() });
   const diagnostics = ts.getPreEmitDiagnostics(checked);
   assert.deepEqual(described(diagnostics.filter((d) => d.file === undefined)), [], 'no diagnostics outside the files');
-  for (const name of config.fileNames) {
+  for (const name of [...config.fileNames, `${root}test/client/types/readmeExample.ts`]) {
     await t.test(relative(root, name), () => assert.deepEqual(described(diagnostics.filter((d) => d.file?.fileName === name)), []));
   }
 

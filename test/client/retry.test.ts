@@ -54,7 +54,7 @@ async function holdTheSlot(env: ClientServer) {
 function release(socket: Socket): void {
   if (socket.writableEnded) return;
   // Closed only once answered: a connection cut while its request is in progress frees the
-  // server's slot twice with Node 20 (reported with issue 13), which would spoil later holds.
+  // server's slot twice (admission.ts's whenEnded; reported with issue 13), spoiling later holds.
   socket.once('data', () => socket.end());
   socket.write('x'.repeat(96));
 }

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+import { assertClientBuilt, root } from './builtPackage.js';
+
+/**
+ * The client's type tests: `tsc` over `test/client/types/` (and `examples/`), importing
+ * `compdata/client` as an integrator does. `typedRecords.ts` must compile (its `Equal` checks
+ * hold only for the exact types); `rejected.ts` holds lines marked `@ts-expect-error` that must
+ * each be an error (an unused directive is itself an error). Run here so the runner counts it.
+ * The README's "From TypeScript" example is checked with them.
+ */
+const configPath = `${root}test/client/types/tsconfig.json`;
+
+/** The first TypeScript block of the README's "From TypeScript" section. */
+function readmeExample(): string {
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const section = readme.slice(readme.indexOf('## From TypeScript'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section);
+  assert.ok(readme.includes('## From TypeScript') && block, 'the README has a From TypeScript example');
+  return block[1]!;
+}
+
+function loadConfig(): ts.ParsedCommandLine {
+  const config = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => assert.fail(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')),
+  });
+  assert.ok(config && config.errors.length === 0, 'the types tsconfig loads');
+  return config;
+}
+
+/** A program over the config's files plus `extra` in-memory files (name relative to the types folder -> text). */
+function program(config: ts.ParsedCommandLine, extra: Record<string, string> = {}, oldProgram?: ts.Program): ts.Program {
+  const host = ts.createCompilerHost(config.options);
+  const virtual = new Map(Object.entries(extra).map(([name, text]) => [`${root}test/client/types/${name}`, text]));
+  const { getSourceFile, fileExists, readFile } = host;
+  host.getSourceFile = (name, language, ...rest) =>
+    virtual.has(name) ? ts.createSourceFile(name, virtual.get(name)!, language) : getSourceFile.call(host, name, language, ...rest);
+  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
+  host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name);
+  return ts.createProgram({ rootNames: [...config.fileNames, ...virtual.keys()], options: config.options, host, oldProgram });
+}
+
+/** Each diagnostic as `file:line: message`, for assertions that say what went wrong. */
+function described(diagnostics: readonly ts.Diagnostic[]): string[] {
+  return diagnostics.map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
+    if (!diagnostic.file || diagnostic.start === undefined) return message;
+    const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    return `${relative(root, diagnostic.file.fileName)}:${line + 1}: TS${diagnostic.code} ${message}`;
+  });
+}
+
+test('compdata/client types: what must compile compiles, what must be refused is', async (t) => {
+  assertClientBuilt();
+  const config = loadConfig();
+  const names = config.fileNames.map((name) => relative(root, name));
+  for (const expected of ['test/client/types/typedRecords.ts', 'test/client/types/rejected.ts', 'examples/reportingTotals.ts']) {
+    assert.ok(names.includes(expected), `${expected} is checked`);
+  }
+  const checked = program(config, { 'readmeExample.ts': readmeExample() });
+  const diagnostics = ts.getPreEmitDiagnostics(checked);
+  assert.deepEqual(described(diagnostics.filter((d) => d.file === undefined)), [], 'no diagnostics outside the files');
+  for (const name of [...config.fileNames, `${root}test/client/types/readmeExample.ts`]) {
+    await t.test(relative(root, name), () => assert.deepEqual(described(diagnostics.filter((d) => d.file?.fileName === name)), []));
+  }
+
+  await t.test('the check can fail: a wrong type and an unneeded @ts-expect-error are reported', () => {
+    const canary = [
+      "import type { ReportingRecord } from 'compdata/client';",
+      'declare const record: ReportingRecord<{ metrics: "new_arr" }>;',
+      'export const value: number = record.new_arr;',
+      '// @ts-expect-error',
+      'export const id: string = record.id;',
+    ].join('\n');
+    const found = described(ts.getPreEmitDiagnostics(program(config, { 'canary.ts': canary }, checked))).filter((d) => d.includes('canary.ts'));
+    assert.equal(found.length, 2, found.join('\n'));
+    assert.match(found[0]!, /canary\.ts:3: TS2322 .*Type 'null' is not assignable to type 'number'/);
+    assert.match(found[1]!, /canary\.ts:4: TS2578 Unused '@ts-expect-error' directive/);
+  });
+});

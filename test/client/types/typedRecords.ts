@@ -1,0 +1,103 @@
+/**
+ * What must compile: the types `compdata/client` gives, each compared exactly with what the
+ * contract says (`Equal` is true only for identical types, so a wider or narrower type fails).
+ */
+import { createClient, ProblemError, type BulkItem, type CompdataClient, type Page, type ReportingRecord } from 'compdata/client';
+import type { components } from '../../../generated/api.js';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Compiles only when `T` is `true`. */
+function same<T extends true>(): T | void {}
+
+declare const client: CompdataClient;
+
+export async function typedReportingRecords() {
+  for await (const record of client.reporting.records<{ metrics: 'new_arr'; dimensions: 'region' }>()) {
+    same<Equal<typeof record.new_arr, number | null>>();
+    same<Equal<typeof record.new_arr_currency, string>>();
+    same<Equal<typeof record.region, string[]>>();
+    same<Equal<typeof record.id, string>>();
+    same<Equal<typeof record.payment, number>>();
+    same<Equal<typeof record.target, number | null>>();
+    same<Equal<typeof record.user.email, string>>();
+  }
+  for await (const record of client.reporting.records<{ metrics: 'new_arr' | 'services_revenue'; dimensions: 'region' | 'segment' }>({ limit: 500 })) {
+    same<Equal<typeof record.services_revenue, number | null>>();
+    same<Equal<typeof record.services_revenue_currency, string>>();
+    same<Equal<typeof record.segment, string[]>>();
+  }
+  for await (const record of client.reporting.records<{ dimensions: 'region' }>()) {
+    same<Equal<typeof record.region, string[]>>();
+  }
+  for await (const page of client.reporting.pages<{ metrics: 'new_arr' }>({ offset: 2000, limit: 2000, signal: AbortSignal.timeout(1000) })) {
+    same<Equal<typeof page.count, number>>();
+    same<Equal<typeof page.next, string | undefined>>();
+    same<Equal<(typeof page.data)[number], ReportingRecord<{ metrics: 'new_arr' }>>>();
+  }
+}
+
+export async function untypedReportingRecords() {
+  for await (const record of client.reporting.records()) {
+    // Without names, the contract's own type: custom fields are the union of every kind.
+    same<Equal<typeof record, components['schemas']['StatementReportingRecordModel']>>();
+    same<Equal<typeof record.payment, number>>();
+  }
+}
+
+export async function tableRecords() {
+  for await (const record of client.tables.records<{ name: string; amount: number | null; amount_currency: string }>('deals', { limit: 10 })) {
+    same<Equal<typeof record.id, string>>();
+    same<Equal<typeof record.amount, number | null>>();
+    same<Equal<typeof record.name, string>>();
+  }
+  for await (const record of client.tables.records('deals')) {
+    same<Equal<typeof record, components['schemas']['DataTableRecord']>>();
+  }
+}
+
+export async function readBacksAndBulk() {
+  for await (const item of client.attributions.groups.records({ user: 'ada@example.com', group_dimension: 'region' })) {
+    same<Equal<typeof item, components['schemas']['GroupAttributionResponseItem']>>();
+    same<Equal<typeof item.end_date, string | null>>();
+  }
+  for await (const page of client.attributions.managers.pages({ user: 'ada@example.com', limit: 50 })) {
+    same<Equal<typeof page, Page<components['schemas']['ManagerAttributionResponseItem']>>>();
+    same<Equal<(typeof page.data)[number]['start_date'], string | null>>();
+  }
+  // The envelope the client derives is the contract's, for every paged operation.
+  same<Equal<Page<components['schemas']['GroupAttributionResponseItem']>, components['schemas']['GroupAttributionPage']>>();
+  same<Equal<Page<components['schemas']['DataTableRecord']>, components['schemas']['DataTableRecordPage']>>();
+
+  const items: BulkItem[] = [
+    { user: 'ada@example.com', group_dimension: 'region', group: 'EMEA', start_date: '2026-01' },
+    { user: 'ada@example.com', group_dimension: 'region', group: 'APAC', start_date: '2026-07', end_date: null },
+    { user: 'ada@example.com', manager: 'grace@example.com' },
+    { user: 'ada@example.com', manager: 'grace@example.com', start_date: null, end_date: '2026-12' },
+  ];
+  const written = await client.attributions.bulkUpsert(items, { retry: true, signal: AbortSignal.timeout(5000) });
+  same<Equal<typeof written.count, number>>();
+  same<Equal<typeof written, components['schemas']['GroupsBulkSuccessModelResponse']>>();
+  await client.attributions.bulkUpsertInChunks(items, { size: 100 });
+}
+
+export function problems(error: unknown) {
+  if (error instanceof ProblemError) {
+    same<Equal<typeof error.status, number>>();
+    same<Equal<typeof error.detail, string>>();
+    same<Equal<typeof error.requestId, string | undefined>>();
+    same<Equal<(typeof error.errors)[number], { pointer: string; message: string }>>();
+  }
+}
+
+export async function theUnderlyingClient() {
+  const own = createClient({
+    baseUrl: 'http://127.0.0.1:8080',
+    apiKey: 'cdk_x',
+    fetch: (request) => fetch(request),
+    retry: { attempts: 3, budgetMs: 5000, backoffMs: 100, writes: false },
+    signal: new AbortController().signal,
+  });
+  createClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'cdk_x', retry: false });
+  const { data } = await own.api.GET('/healthz');
+  same<Equal<typeof data, { status: 'ok' } | undefined>>();
+}

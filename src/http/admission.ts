@@ -36,11 +36,18 @@ export function admission(maxConcurrent: number): Middleware {
   };
 }
 
-/** Calls `ended` once, when the response has been sent in full or its connection has closed. */
+/**
+ * Calls `ended` once, when the response has been sent in full or its connection has closed.
+ * A connection cut mid-request emits the response's `close` from within the socket's: removing
+ * the socket's listener then does not stop the emit already under way, hence the flag.
+ */
 function whenEnded(response: ServerResponse, socket: Socket, ended: () => void): void {
+  let done = false;
   const once = () => {
     response.off('close', once);
     socket.off('close', once);
+    if (done) return;
+    done = true;
     ended();
   };
   response.once('close', once);

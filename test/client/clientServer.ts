@@ -34,8 +34,8 @@ export async function startClientServer(
 ): Promise<ClientServer> {
   let key!: string;
   const users = spec.users ?? 3;
-  const server = await startTestServer(t, spec.server ?? {}, (db) => {
-    key = buildFixture(db, { tenant: 'acme', users, records: spec.records ?? 25, deals: spec.deals ?? 7 }).key;
+  const server = await startTestServer(t, spec.server ?? {}, async (store) => {
+    key = (await buildFixture(store, { tenant: 'acme', users, records: spec.records ?? 25, deals: spec.deals ?? 7 })).key;
   });
   const sent: SentRequest[] = [];
   const client = (options: Partial<ClientOptions> = {}) => {

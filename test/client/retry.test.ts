@@ -53,8 +53,6 @@ async function holdTheSlot(env: ClientServer) {
 /** Sends the rest of the body: the PUT is answered (400, not JSON) and its slot comes back. */
 function release(socket: Socket): void {
   if (socket.writableEnded) return;
-  // Closed only once answered: a connection cut while its request is in progress frees the
-  // server's slot twice (admission.ts's whenEnded; reported with issue 13), spoiling later holds.
   socket.once('data', () => socket.end());
   socket.write('x'.repeat(96));
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 
@@ -91,17 +91,21 @@ describe('errors are problem+json with documented statuses (D5)', () => {
     }
   });
 
-  test('past the concurrency limit, a request gets 503 with Retry-After', async (t) => {
-    const { server, key } = await serve(t, { maxConcurrent: 1 });
-    // Hold the only slot: a PUT whose body never finishes arriving.
-    const { port } = new URL(server.url);
-    const socket = connect(Number(port), '127.0.0.1');
+  /** Holds a slot: a PUT whose body never finishes arriving, on a socket of its own. */
+  async function holdSlot(t: TestContext, url: string, key: string) {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
     t.after(() => socket.destroy());
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     socket.write(
       `PUT /v1/users/groups/bulk HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"da`,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
+    return socket;
+  }
+
+  test('past the concurrency limit, a request gets 503 with Retry-After', async (t) => {
+    const { server, key } = await serve(t, { maxConcurrent: 1 });
+    const socket = await holdSlot(t, server.url, key);
     const refused = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '1');
@@ -109,6 +113,17 @@ describe('errors are problem+json with documented statuses (D5)', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const admitted = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(admitted.status, 200);
+  });
+
+  test('a request cut off mid-body gives back its one slot, not two', async (t) => {
+    const { server, key } = await serve(t, { maxConcurrent: 1 });
+    for (let cut = 0; cut < 3; cut += 1) {
+      (await holdSlot(t, server.url, key)).destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await holdSlot(t, server.url, key);
+    const refused = await server.call('GET', '/v1/reporting?limit=1', { key });
+    assert.equal(refused.status, 503, 'the limit still holds after slots were given back');
   });
 });
 

@@ -32,6 +32,8 @@ export interface ServerOptions {
   nodeArgs?: string[];
   /** The CLI to run (default `bin/compdata.js` of this checkout; another build's, to compare two). */
   bin?: string;
+  /** Instead of `serve`: one of the rulers of bareServer.ts over the same store. */
+  bare?: 'memory' | 'sqlite';
 }
 
 export function memoryOf(pid: number): MemoryReading {
@@ -63,9 +65,12 @@ function childrenOf(pid: number): number[] {
 }
 
 export async function startServerProcess(dbPath: string, options: ServerOptions = {}): Promise<ServerProcess> {
-  const args = [...(options.nodeArgs ?? []), options.bin ?? 'bin/compdata.js', 'serve', '--db', dbPath, '--port', '0', ...(options.serveArgs ?? [])];
+  const args = options.bare
+    ? ['--import', 'tsx', 'bench/bareServer.ts', options.bare, dbPath]
+    : [...(options.nodeArgs ?? []), options.bin ?? 'bin/compdata.js', 'serve', '--db', dbPath, '--port', '0', ...(options.serveArgs ?? [])];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
+  // A ruler builds its copy of the store first (a minute for 1,000,000 records).
   const [firstLine] = (await once(lines, 'line')) as [string];
   const url = /listening on (http:\/\/\S+)/.exec(firstLine)?.[1];
   if (!url) throw new Error(`unexpected first line from serve: ${firstLine}`);

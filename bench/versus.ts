@@ -1,27 +1,35 @@
 /**
- * `node --import tsx bench/versus.ts A_DIR B_DIR [KIND[@CONNECTIONS] ...]`: two builds of the
- * server (directories holding `bin/compdata.js` and its `dist/`, a copy of this checkout at
- * another commit, say) over the same stores, the given scenarios (default: the first page at
- * 8 connections) run against A and B in turn, BENCH_ROUNDS times, alternating which goes first.
- * On a shared machine this is the comparison to trust: both see the same noise. Prints medians
- * and the ratio B ÷ A, and writes them to bench/results/versus-<time>.md.
+ * `node --import tsx bench/versus.ts SERVER SERVER [SERVER ...] -- [KIND[@CONNECTIONS] ...]`
+ * (the `--` may be left out when every server is a directory or a ruler): servers side by side
+ * over the same stores, the given scenarios (default: the first page at 8 connections) run
+ * against each in turn, BENCH_ROUNDS times, in an order that changes every round. On a shared
+ * machine this is the comparison to trust: all see the same noise. Prints medians, each
+ * server's throughput and server CPU per request against the first server's, and writes them
+ * to bench/results/versus-<time>.md.
  *
- * A directory may carry serve arguments after a colon: `. :--workers=2` is not it, but
- * `.:--workers=2` runs this checkout with two workers (compare `. .:--workers=2`).
+ * A SERVER is
+ * - a directory holding `bin/compdata.js` and its `dist/` (this checkout `.`, a copy at another
+ *   commit), with serve arguments after colons: `.:--workers=2`;
+ * - `bare:memory` or `bare:sqlite`: the rulers of bareServer.ts (read scenarios of
+ *   `/v1/reporting` only).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { bulkBodies } from './bulkStore.js';
 import { benchConfig } from './config.js';
 import { runScenario, type Sample, type Target } from './load.js';
 import { allScenarios, type Scenario } from './scenarios.js';
-import { startServerProcess, type ServerProcess } from './serverProcess.js';
-import { median } from './stats.js';
-import { bulkBodies } from './bulkStore.js';
+import { startServerProcess, type ServerOptions, type ServerProcess } from './serverProcess.js';
+import { alternated, median } from './stats.js';
 import { prepareBulkRunStore, prepareReadStore } from './stores.js';
 
-const [dirA, dirB, ...wanted] = process.argv.slice(2);
-if (!dirA || !dirB) {
-  console.error('usage: versus.ts A_DIR B_DIR [KIND[@CONNECTIONS] ...]');
+const argv = process.argv.slice(2);
+const isServer = (arg: string) => arg.startsWith('bare:') || arg.startsWith('.') || arg.startsWith('/');
+const split = argv.indexOf('--');
+const specs = split >= 0 ? argv.slice(0, split) : argv.filter(isServer);
+const wanted = split >= 0 ? argv.slice(split + 1) : argv.filter((arg) => !isServer(arg));
+if (specs.length < 2) {
+  console.error('usage: versus.ts SERVER SERVER [SERVER ...] [--] [KIND[@CONNECTIONS] ...]');
   process.exit(2);
 }
 const config = benchConfig();
@@ -36,50 +44,54 @@ function chosenScenarios(bodies: string[]): Scenario[] {
   });
 }
 
-/** `DIR` or `DIR:--opt=value:--other` (serve arguments after the colons). */
-function build(spec: string): { dir: string; args: string[] } {
+/** How to start a SERVER (see the top of this file). */
+function serverOptions(spec: string): ServerOptions {
+  if (spec === 'bare:memory' || spec === 'bare:sqlite') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' };
   const [dir, ...args] = spec.split(':');
-  return { dir: dir!, args: args.flatMap((arg) => arg.split('=')) };
+  return { bin: `${dir}/bin/compdata.js`, serveArgs: ['--max-concurrent', String(config.maxConcurrent), ...args.flatMap((arg) => arg.split('='))] };
 }
 
 async function main(): Promise<void> {
   const store = prepareReadStore(config);
-  const needsBulk = wanted.some((name) => name.startsWith('bulk-'));
-  const bulk = needsBulk ? await prepareBulkRunStore(config) : undefined;
-  const serveArgs = ['--max-concurrent', String(config.maxConcurrent)];
+  const bulk = wanted.some((name) => name.startsWith('bulk-')) ? await prepareBulkRunStore(config) : undefined;
   const servers: Record<'read' | 'bulk', ServerProcess[]> = { read: [], bulk: [] };
   try {
-    for (const spec of [dirA!, dirB!]) {
-      const { dir, args } = build(spec);
-      const options = { bin: `${dir}/bin/compdata.js`, serveArgs: [...serveArgs, ...args] };
+    for (const spec of specs) {
+      const options = serverOptions(spec);
       servers.read.push(await startServerProcess(store.dbPath, options));
-      if (bulk) servers.bulk.push(await startServerProcess(bulk.dbPath, options));
+      if (bulk && !options.bare) servers.bulk.push(await startServerProcess(bulk.dbPath, options));
     }
     const targetsOf = (scenario: Scenario): Target[] =>
       scenario.server === 'read' ? servers.read.map((server) => ({ server, key: store.key })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));
     const scenarios = chosenScenarios(bulk ? bulkBodies(64, config.bulkItems, bulk.users) : []);
-    const samples = scenarios.map(() => [[], []] as [Sample[], Sample[]]);
+    const samples: Sample[][][] = scenarios.map((scenario) => targetsOf(scenario).map(() => []));
     for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);
     for (let round = 0; round < config.rounds; round += 1) {
       for (const [index, scenario] of scenarios.entries()) {
-        const order = round % 2 === 0 ? [0, 1] : [1, 0];
+        const sides = targetsOf(scenario).map((_, side) => side);
+        const order = alternated(sides, round);
         for (const side of order) samples[index]![side]!.push(await runScenario(scenario, targetsOf(scenario)[side]!, config.seconds));
       }
     }
     const lines = [
-      '| scenario | conns | req/s A | req/s B | B ÷ A | server CPU ms/req A | B | server cores A | B | autocannon cores A | B | p50 ms A | B | p99 ms A | B | peak anon MiB A | B |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | conns | server | req/s | records/s | ÷ first | server CPU ms/req | ÷ first | server cores | autocannon cores | p50 ms | p99 ms | errors / non-2xx |',
+      '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ];
     for (const [index, scenario] of scenarios.entries()) {
-      const [a, b] = samples[index]!.map((list) => (field: keyof Sample) => median(list.map((sample) => sample[field])));
-      const cells = [a!('requestsPerSecond').toFixed(1), b!('requestsPerSecond').toFixed(1), (b!('requestsPerSecond') / a!('requestsPerSecond')).toFixed(2)];
-      cells.push(a!('serverCpuMsPerRequest').toFixed(3), b!('serverCpuMsPerRequest').toFixed(3));
-      cells.push(...(['serverCores', 'loadGeneratorCores'] as const).flatMap((field) => [a!(field).toFixed(2), b!(field).toFixed(2)]));
-      cells.push(...(['p50', 'p99', 'peakAnonMiB'] as const).flatMap((field) => [a!(field).toFixed(1), b!(field).toFixed(1)]));
-      lines.push(`| ${scenario.title} | ${scenario.connections} | ${cells.join(' | ')} |`);
+      const medians = samples[index]!.map((list) => (field: keyof Sample) => median(list.map((sample) => sample[field])));
+      const first = medians[0]!;
+      const names = scenario.server === 'read' ? specs : specs.filter((spec) => !spec.startsWith('bare:'));
+      for (const [side, m] of medians.entries()) {
+        lines.push(
+          `| ${scenario.title} | ${scenario.connections} | ${names[side]} | ${m('requestsPerSecond').toFixed(1)} | ${Math.round(m('recordsPerSecond'))} | ` +
+            `${(m('requestsPerSecond') / first('requestsPerSecond')).toFixed(2)} | ${m('serverCpuMsPerRequest').toFixed(3)} | ` +
+            `${(m('serverCpuMsPerRequest') / first('serverCpuMsPerRequest')).toFixed(2)} | ${m('serverCores').toFixed(2)} | ${m('loadGeneratorCores').toFixed(2)} | ` +
+            `${m('p50').toFixed(1)} | ${m('p99').toFixed(1)} | ${m('errors')} / ${m('non2xx')} |`,
+        );
+      }
     }
     const load = loadavg().map((n) => n.toFixed(2)).join(' ');
-    lines.push('', `${config.rounds} rounds of ${config.seconds} s, ${config.records} records; A = ${dirA}, B = ${dirB}; load average at the end ${load}`);
+    lines.push('', `medians of ${config.rounds} rounds of ${config.seconds} s, ${config.records} records; servers: ${specs.join(', ')}; load average at the end ${load}`);
     console.log(lines.join('\n'));
     mkdirSync(config.resultsDir, { recursive: true });
     writeFileSync(`${config.resultsDir}/versus-${new Date().toISOString().replace(/[:.]/g, '-')}.md`, `${lines.join('\n')}\n`);

@@ -60,4 +60,12 @@ describe('months at the edges of the wire range', () => {
       assert.deepEqual(await readAll(server, fixture.key, path), want);
     });
   }
+
+  test('a cycle of since-always managers beside an edge from 0000-01 is named "in every month"', async (t) => {
+    const { server, fixture } = await serverWithFixture(t);
+    const data = [{ user: U, manager: M }, { user: M, manager: U }, { user: N, manager: U, start_date: '0000-01' }];
+    const response = await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
+    assert.equal(response.status, 422, response.text);
+    assert.match(response.body.errors[0].message, /managers would form a cycle in every month: /);
+  });
 });

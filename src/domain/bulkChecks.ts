@@ -1,5 +1,5 @@
-import type { MonthIndex } from './months.js';
-import { endBound, periodProblem, startBound, type Period } from './periods.js';
+import { FIRST_MONTH, LAST_MONTH, type MonthIndex } from './months.js';
+import { endBound, holdsWireMonth, startBound, type Period } from './periods.js';
 
 /**
  * Checks of `PUT /v1/users/groups/bulk` that look at a whole request (D4): two items of one
@@ -77,16 +77,21 @@ export interface ManagerCycle {
   readonly users: number[];
   /**
    * The months in which this cycle holds, the earliest run with a cycle: the manager graph
-   * does not change inside it.
+   * does not change inside it. Its ends are open (`null`) when it reaches `0000-01` or
+   * `9999-12`: those hold the same months the wire form can write.
    */
   readonly during: Period;
-  /** One month of `during` for the message: its start, else its end; `null` when every month. */
+  /**
+   * One month of `during` for the message: its start, else its end; `null` when every month.
+   * Always a month the wire form can write.
+   */
   readonly month: MonthIndex | null;
 }
 
 /**
  * The earliest cycle among `edges` (the manager attributions that a request would leave, see
- * `applyUpserts`), or `undefined`. Edges with an empty period hold no month and are skipped.
+ * `applyUpserts`), or `undefined`. Edges with an empty period hold no month and are skipped,
+ * as are edges holding no month the wire form can write.
  * A user may have several managers in one month (rows written outside the API can overlap):
  * the graph is then a general directed graph, and a cycle is still found; nothing throws.
  *
@@ -96,7 +101,7 @@ export interface ManagerCycle {
  * only paths from those edges' managers back to their users are searched.
  */
 export function firstManagerCycle(edges: readonly ManagerEdge[]): ManagerCycle | undefined {
-  const live = edges.filter((edge) => periodProblem(edge) === undefined);
+  const live = edges.filter(holdsWireMonth).map(openAtWireEdges);
   const boundaries = [...new Set(live.flatMap(boundariesOf))].sort((a, b) => a - b);
   const segmentStarts = [null, ...boundaries];
   const startingAt = groupBy(live, (edge) => edge.start);
@@ -121,6 +126,19 @@ export function firstManagerCycle(edges: readonly ManagerEdge[]): ManagerCycle |
     }
   }
   return undefined;
+}
+
+/**
+ * `edge` with a start at `0000-01` read as "since always" and an end at `9999-12` as "no end":
+ * the same months on the wire. Else an edge starting at `0000-01` would be a boundary, and a
+ * cycle of since-always edges would be found in the run "since always .. `0000-00`", which
+ * holds no month a message can name. Every boundary then falls in `0000-02`..`9999-12`, so
+ * every run of the sweep holds a month the wire form can write.
+ */
+function openAtWireEdges(edge: ManagerEdge): ManagerEdge {
+  const start = edge.start !== null && edge.start <= FIRST_MONTH ? null : edge.start;
+  const end = edge.end !== null && edge.end >= LAST_MONTH ? null : edge.end;
+  return start === edge.start && end === edge.end ? edge : { ...edge, start, end };
 }
 
 /** The months where `edge` changes the graph: its start, and the month after its end. */

@@ -4,6 +4,13 @@
  */
 export type MonthIndex = number;
 
+/**
+ * The first and last months the wire form can write: `0000-01` and `9999-12` (four-digit
+ * years). Every month the service stores or renders lies between them, both included.
+ */
+export const FIRST_MONTH: MonthIndex = 0;
+export const LAST_MONTH: MonthIndex = 9999 * 12 + 11;
+
 const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const DATE_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
@@ -14,7 +21,15 @@ export function parseMonth(text: string): MonthIndex | undefined {
   return Number(match[1]) * 12 + Number(match[2]) - 1;
 }
 
+/**
+ * Index -> `2026-03`. Throws a `RangeError` for an index outside FIRST_MONTH..LAST_MONTH:
+ * there is no wire form for it (it would come out as `0000-00` or `10000-01`), so asking for
+ * one is a bug upstream, better loud than a month outside the contract.
+ */
 export function formatMonth(index: MonthIndex): string {
+  if (!Number.isInteger(index) || index < FIRST_MONTH || index > LAST_MONTH) {
+    throw new RangeError(`no YYYY-MM month has the index ${index}`);
+  }
   const year = Math.floor(index / 12);
   const month = index - year * 12 + 1;
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;

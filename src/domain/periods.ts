@@ -1,4 +1,4 @@
-import type { MonthIndex } from './months.js';
+import { FIRST_MONTH, LAST_MONTH, type MonthIndex } from './months.js';
 
 /**
  * Periods of months and the override rule of `PUT /v1/users/groups/bulk` (D4). Pure functions:
@@ -14,6 +14,23 @@ import type { MonthIndex } from './months.js';
 export interface Period {
   readonly start: MonthIndex | null;
   readonly end: MonthIndex | null;
+}
+
+/**
+ * Every month the wire form can write, `0000-01` through `9999-12`. `start: null` ("since
+ * always") holds every month up to the period's end, so its first month the wire can write
+ * is `0000-01`; `end: null` ("no end") likewise runs through `9999-12` and no further month
+ * exists on the wire.
+ */
+export const WIRE_MONTHS: Period = { start: FIRST_MONTH, end: LAST_MONTH };
+
+/**
+ * Whether `p` holds a month the wire form can write. One that holds none is empty for every
+ * purpose of the API: it could only read back with a month outside the contract, such as
+ * "since always .. `0000-00`" or "`10000-01` .. no end".
+ */
+export function holdsWireMonth(p: Period): boolean {
+  return periodProblem(p) === undefined && periodsOverlap(p, WIRE_MONTHS);
 }
 
 /** The first month of `p` as a number: `-Infinity` when it runs since always. */
@@ -58,6 +75,12 @@ export function periodIntersection(a: Period, b: Period): Period | undefined {
  * `[stored]` (unchanged) when they do not overlap, `[]` when `cut` covers all of `stored`, one
  * piece when `cut` trims one edge, two when `cut` falls strictly inside. Pieces are plain
  * periods; open ends of `stored` stay open.
+ *
+ * Only the months the wire form can write count (see {@link WIRE_MONTHS}): a piece that holds
+ * none of them is no piece. That happens at the edges only, to an open end of `stored`: a
+ * since-always period cut from `0000-01` keeps nothing before it (the months before `0000-01`
+ * do not exist on the wire, so "since always .. `0000-00`" is empty, not a period to write),
+ * and a period without end cut through `9999-12` keeps nothing after it.
  */
 export function subtractPeriod(stored: Period, cut: Period): Period[] {
   if (!periodsOverlap(stored, cut)) return [{ start: stored.start, end: stored.end }];
@@ -69,7 +92,7 @@ export function subtractPeriod(stored: Period, cut: Period): Period[] {
   if (cut.end !== null && cut.end < endBound(stored)) {
     pieces.push({ start: cut.end + 1, end: stored.end });
   }
-  return pieces;
+  return pieces.filter(holdsWireMonth);
 }
 
 /** A stored attribution whose months an incoming period overlaps, and the months it keeps. */

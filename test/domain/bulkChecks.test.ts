@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LOW, RUNS, modelMonths, covers, periodArb } from '../support/monthModel.js';
-import { parseMonth } from '../../src/domain/months.js';
+import { RUNS, UNIVERSES, covers } from '../support/monthModel.js';
+import { FIRST_MONTH, LAST_MONTH, parseMonth } from '../../src/domain/months.js';
 import type { Period } from '../../src/domain/periods.js';
 import {
   firstManagerCycle,
@@ -71,6 +71,18 @@ test('firstManagerCycle', async (t) => {
       want: { users: [1], during: period('2026-01', '2026-01'), month: month('2026-01') },
     }],
     ['an empty period holds no month', { given: [edge(1, 1, '2026-05', '2026-04')], want: undefined }],
+    // At the edges of the wire range: 0000-01 is the first month, 9999-12 the last; the cycle's month is one of them.
+    ['since always, beside an edge from 0000-01: every month', {
+      given: [edge(1, 2, null, null), edge(2, 1, null, null), edge(3, 1, '0000-01', null)],
+      want: { users: [1, 2], during: period(null, null), month: null },
+    }],
+    ['from 0000-01 with no end: every month', { given: [edge(1, 2, '0000-01', null), edge(2, 1, '0000-01', '9999-12')], want: { users: [1, 2], during: period(null, null), month: null } }],
+    ['in 0000-01 only', { given: [edge(1, 2, null, '0000-01'), edge(2, 1, '0000-01', '0000-01')], want: { users: [1, 2], during: period(null, '0000-01'), month: month('0000-01') } }],
+    ['in 9999-12 only', { given: [edge(1, 2, '9999-12', null), edge(2, 1, '9999-12', '9999-12')], want: { users: [1, 2], during: period('9999-12', null), month: month('9999-12') } }],
+    ['edges holding no month of the wire are skipped', {
+      given: [{ user: 1, manager: 1, start: null, end: FIRST_MONTH - 1 }, { user: 2, manager: 2, start: LAST_MONTH + 1, end: null }],
+      want: undefined,
+    }],
   ];
   for (const [name, { given, want }] of cases) await t.test(name, () => assert.deepEqual(firstManagerCycle(given), want));
 
@@ -84,34 +96,7 @@ test('firstManagerCycle', async (t) => {
   });
 });
 
-// ---- Properties, checked against the month model of test/support/monthModel.ts ----
-
-test('firstPayloadOverlap agrees with comparing every pair', () => {
-  const itemsArb = fc.array(
-    fc.record({ slot: fc.constantFrom('a', 'b', 'c'), period: periodArb }).map(({ slot, period: p }) => ({ slot, ...p })),
-    { maxLength: 12 },
-  );
-  fc.assert(
-    fc.property(itemsArb, (items) => {
-      const shareMonth = (x: SlotPeriod, y: SlotPeriod) =>
-        x.slot === y.slot && modelMonths.some((m) => covers(x, m) && covers(y, m));
-      let want: PayloadOverlap | undefined;
-      for (const [index, later] of items.entries()) {
-        const others = items
-          .slice(0, index)
-          .map((earlier, i) => ({ earlier, i }))
-          .filter(({ earlier }) => shareMonth(earlier, later));
-        others.sort((x, y) => (x.earlier.start ?? LOW) - (y.earlier.start ?? LOW));
-        if (others[0]) {
-          want = { index, otherIndex: others[0].i };
-          break;
-        }
-      }
-      assert.deepEqual(firstPayloadOverlap(items), want);
-    }),
-    { numRuns: RUNS },
-  );
-});
+// ---- Properties, checked against the month models of test/support/monthModel.ts ----
 
 /** Whether the managers in month `m` form a cycle: repeatedly drops users nobody left points at. */
 function modelHasCycleAt(edges: readonly ManagerEdge[], m: number): boolean {
@@ -124,47 +109,79 @@ function modelHasCycleAt(edges: readonly ManagerEdge[], m: number): boolean {
   }
 }
 
-/** Edges between 5 users, rarely self-managing; an edge whose user already has a manager in one of its months is dropped. */
-const edgesArb = fc
-  .array(
-    fc.record({ user: fc.integer({ min: 1, max: 5 }), hop: fc.integer({ min: 0, max: 12 }), period: periodArb }),
-    { maxLength: 9 },
-  )
-  .map((candidates) => {
-    const edges: ManagerEdge[] = [];
-    for (const { user, hop, period: p } of candidates) {
-      const manager = hop === 0 ? user : ((user + (hop % 4)) % 5) + 1;
-      const managed = modelMonths.some((m) => covers(p, m) && edges.some((e) => e.user === user && covers(e, m)));
-      if (!managed) edges.push({ user, manager, ...p });
-    }
-    return edges;
+for (const { name: universe, periodArb, monthsFor } of UNIVERSES) {
+  test(`firstPayloadOverlap (${universe}) agrees with comparing every pair`, () => {
+    const itemsArb = fc.array(
+      fc.record({ slot: fc.constantFrom('a', 'b', 'c'), period: periodArb }).map(({ slot, period: p }) => ({ slot, ...p })),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(itemsArb, (items) => {
+        const months = monthsFor(items);
+        const shareMonth = (x: SlotPeriod, y: SlotPeriod) => x.slot === y.slot && months.some((m) => covers(x, m) && covers(y, m));
+        let want: PayloadOverlap | undefined;
+        for (const [index, later] of items.entries()) {
+          const others = items
+            .slice(0, index)
+            .map((earlier, i) => ({ earlier, i }))
+            .filter(({ earlier }) => shareMonth(earlier, later));
+          others.sort((x, y) => (x.earlier.start ?? months[0]!) - (y.earlier.start ?? months[0]!));
+          if (others[0]) {
+            want = { index, otherIndex: others[0].i };
+            break;
+          }
+        }
+        assert.deepEqual(firstPayloadOverlap(items), want);
+      }),
+      { numRuns: RUNS },
+    );
   });
 
-function assertAgreesWithModel(edges: readonly ManagerEdge[]): void {
-  const found = firstManagerCycle(edges);
-  const firstCyclicMonth = modelMonths.find((m) => modelHasCycleAt(edges, m));
-  if (firstCyclicMonth === undefined) return assert.equal(found, undefined);
-  assert.ok(found, `a cycle from month ${firstCyclicMonth}`);
-  assert.equal(found.during.start ?? LOW, firstCyclicMonth, 'the earliest months with a cycle');
-  const allTime = found.during.start === null && found.during.end === null;
-  assert.ok(found.month === null ? allTime : covers(found.during, found.month), 'month is one of during');
-  assert.equal(new Set(found.users).size, found.users.length, 'no user twice');
-  for (const m of modelMonths.filter((m) => covers(found.during, m))) {
-    for (const [i, user] of found.users.entries()) {
-      const manager = found.users[(i + 1) % found.users.length];
-      assert.ok(edges.some((e) => e.user === user && e.manager === manager && covers(e, m)), `${user} -> ${manager} in ${m}`);
+  /** Edges between 5 users, rarely self-managing; an edge whose user already has a manager in one of its months is dropped. */
+  const edgesArb = fc
+    .array(
+      fc.record({ user: fc.integer({ min: 1, max: 5 }), hop: fc.integer({ min: 0, max: 12 }), period: periodArb }),
+      { maxLength: 9 },
+    )
+    .map((candidates) => {
+      const edges: ManagerEdge[] = [];
+      for (const { user, hop, period: p } of candidates) {
+        const manager = hop === 0 ? user : ((user + (hop % 4)) % 5) + 1;
+        const managed = monthsFor([p, ...edges]).some((m) => covers(p, m) && edges.some((e) => e.user === user && covers(e, m)));
+        if (!managed) edges.push({ user, manager, ...p });
+      }
+      return edges;
+    });
+
+  /** The model's first month with a cycle is where `during` starts; its month is a month of the cycle the wire can write. */
+  const assertAgreesWithModel = (edges: readonly ManagerEdge[]): void => {
+    const found = firstManagerCycle(edges);
+    const months = monthsFor(edges);
+    const firstCyclicMonth = months.find((m) => modelHasCycleAt(edges, m));
+    if (firstCyclicMonth === undefined) return assert.equal(found, undefined);
+    assert.ok(found, `a cycle from month ${firstCyclicMonth}`);
+    assert.equal(found.during.start ?? months[0], firstCyclicMonth, 'the earliest months with a cycle');
+    const allTime = found.during.start === null && found.during.end === null;
+    assert.ok(found.month === null ? allTime : covers(found.during, found.month), 'month is one of during');
+    assert.ok(found.month === null || (found.month >= FIRST_MONTH && found.month <= LAST_MONTH), `month ${found.month} is a month of the wire`);
+    assert.equal(new Set(found.users).size, found.users.length, 'no user twice');
+    for (const m of months.filter((m) => covers(found.during, m))) {
+      for (const [i, user] of found.users.entries()) {
+        const manager = found.users[(i + 1) % found.users.length];
+        assert.ok(edges.some((e) => e.user === user && e.manager === manager && covers(e, m)), `${user} -> ${manager} in ${m}`);
+      }
     }
-  }
+  };
+
+  test(`firstManagerCycle (${universe}) agrees with a month-by-month walk`, () => {
+    fc.assert(fc.property(edgesArb, assertAgreesWithModel), { numRuns: RUNS });
+  });
+
+  test(`firstManagerCycle (${universe}) agrees with the model when users have several managers at once`, () => {
+    const anyEdgesArb = fc.array(
+      fc.record({ user: fc.integer({ min: 1, max: 5 }), manager: fc.integer({ min: 1, max: 5 }), period: periodArb }),
+      { maxLength: 9 },
+    ).map((candidates) => candidates.map(({ user, manager, period: p }) => ({ user, manager, ...p })));
+    fc.assert(fc.property(anyEdgesArb, assertAgreesWithModel), { numRuns: RUNS });
+  });
 }
-
-test('firstManagerCycle agrees with a month-by-month walk', () => {
-  fc.assert(fc.property(edgesArb, assertAgreesWithModel), { numRuns: RUNS });
-});
-
-test('firstManagerCycle agrees with the model when users have several managers at once', () => {
-  const anyEdgesArb = fc.array(
-    fc.record({ user: fc.integer({ min: 1, max: 5 }), manager: fc.integer({ min: 1, max: 5 }), period: periodArb }),
-    { maxLength: 9 },
-  ).map((candidates) => candidates.map(({ user, manager, period: p }) => ({ user, manager, ...p })));
-  fc.assert(fc.property(anyEdgesArb, assertAgreesWithModel), { numRuns: RUNS });
-});

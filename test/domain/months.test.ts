@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { formatMonth, monthOfDate, parseMonth } from '../../src/domain/months.js';
+import { FIRST_MONTH, LAST_MONTH, formatMonth, monthOfDate, parseMonth } from '../../src/domain/months.js';
 
 const months: [string, { given: string; want: number | undefined }][] = [
   ['January 2026', { given: '2026-01', want: 2026 * 12 }],
   ['December 2026', { given: '2026-12', want: 2026 * 12 + 11 }],
+  ['the first month of the wire', { given: '0000-01', want: FIRST_MONTH }],
+  ['the last month of the wire', { given: '9999-12', want: LAST_MONTH }],
   ['month 13', { given: '2026-13', want: undefined }],
   ['month 00', { given: '2026-00', want: undefined }],
   ['one-digit month', { given: '2026-1', want: undefined }],
@@ -25,6 +27,8 @@ const dates: [string, { given: string; want: number | undefined }][] = [
   ['29 February 2000 (leap)', { given: '2000-02-29', want: 2000 * 12 + 1 }],
   ['31 April', { given: '2026-04-31', want: undefined }],
   ['a month', { given: '2026-04', want: undefined }],
+  ['the first day of the wire', { given: '0000-01-01', want: FIRST_MONTH }],
+  ['the last day of the wire', { given: '9999-12-31', want: LAST_MONTH }],
 ];
 for (const [name, { given, want }] of dates) {
   test(`monthOfDate: ${name}`, () => assert.equal(monthOfDate(given), want));
@@ -36,4 +40,16 @@ test('formatMonth and parseMonth are inverse over years 0000-9999', () => {
       assert.equal(parseMonth(formatMonth(index)), index);
     }),
   );
+});
+
+test('formatMonth at the edges of the wire, and past them', async (t) => {
+  assert.equal(formatMonth(FIRST_MONTH), '0000-01');
+  assert.equal(formatMonth(LAST_MONTH), '9999-12');
+  const outside: [string, number][] = [
+    ['the month before 0000-01', FIRST_MONTH - 1],
+    ['the month after 9999-12', LAST_MONTH + 1],
+    ['not a whole month', 0.5],
+    ['not a number', Number.NaN],
+  ];
+  for (const [name, index] of outside) await t.test(name, () => assert.throws(() => formatMonth(index), RangeError));
 });

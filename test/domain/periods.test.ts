@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { RUNS, modelMonths, covers, periodArb } from '../support/monthModel.js';
-import { parseMonth } from '../../src/domain/months.js';
+import { RUNS, UNIVERSES, covers } from '../support/monthModel.js';
+import { FIRST_MONTH, LAST_MONTH, parseMonth } from '../../src/domain/months.js';
 import {
   applyOverride,
   applyUpserts,
+  holdsWireMonth,
   overrideWrites,
   periodContains,
   periodIntersection,
@@ -50,6 +51,19 @@ test('periodsOverlap and periodContains', async (t) => {
   assert.equal(periodContains(period(null, null), 0), true);
   assert.equal(periodContains(period('2026-01', '2026-03'), month('2026-04')!), false);
   assert.equal(periodContains(period('2026-01', null), month('2026-01')!), true);
+});
+
+test('holdsWireMonth: a period holds a month of 0000-01..9999-12', async (t) => {
+  const cases: [string, { given: Period; want: boolean }][] = [
+    ['every month', { given: period(null, null), want: true }],
+    ['since always up to 0000-01', { given: period(null, '0000-01'), want: true }],
+    ['9999-12 with no end', { given: period('9999-12', null), want: true }],
+    ['0000-01 to 9999-12', { given: period('0000-01', '9999-12'), want: true }],
+    ['since always up to the month before 0000-01', { given: { start: null, end: FIRST_MONTH - 1 }, want: false }],
+    ['from the month after 9999-12', { given: { start: LAST_MONTH + 1, end: null }, want: false }],
+    ['start after end', { given: period('2026-04', '2026-03'), want: false }],
+  ];
+  for (const [name, { given, want }] of cases) await t.test(name, () => assert.equal(holdsWireMonth(given), want));
 });
 
 test('periodIntersection', async (t) => {
@@ -114,6 +128,15 @@ test('applyOverride: each shape of cut', async (t) => {
       given: { stored: [row('m', '2026-01', '2026-06')], incoming: period(null, '2026-03') },
       want: { kept: [], changed: [{ before: row('m', '2026-01', '2026-06'), after: [period('2026-04', '2026-06')] }] },
     }],
+    // At the edges of the wire range: a piece holding no month from 0000-01 to 9999-12 is no piece.
+    ['since always cut from 0000-01: nothing is left before it', { given: { stored: [row('m', null, null)], incoming: period('0000-01', '0000-02') }, want: { kept: [], changed: [{ before: row('m', null, null), after: [period('0000-03', null)] }] } }],
+    ['since always up to 0000-01, cut there: deleted', { given: { stored: [row('m', null, '0000-01')], incoming: period('0000-01', '0000-01') }, want: { kept: [], changed: [{ before: row('m', null, '0000-01'), after: [] }] } }],
+    ['no end, cut through 9999-12: nothing is left after it', { given: { stored: [row('a', '2026-01', null)], incoming: period('9999-11', '9999-12') }, want: { kept: [], changed: [{ before: row('a', '2026-01', null), after: [period('2026-01', '9999-10')] }] } }],
+    ['9999-12 with no end, cut there: deleted', { given: { stored: [row('a', '9999-12', null)], incoming: period('9999-12', '9999-12') }, want: { kept: [], changed: [{ before: row('a', '9999-12', null), after: [] }] } }],
+    ['every month of the wire over since always with no end: deleted', { given: { stored: [row('m', null, null)], incoming: period('0000-01', '9999-12') }, want: { kept: [], changed: [{ before: row('m', null, null), after: [] }] } }],
+    ['the first month alone is kept', { given: { stored: [row('m', null, null)], incoming: period('0000-02', null) }, want: { kept: [], changed: [{ before: row('m', null, null), after: [period(null, '0000-01')] }] } }],
+    ['the last month alone is kept', { given: { stored: [row('m', null, null)], incoming: period(null, '9999-11') }, want: { kept: [], changed: [{ before: row('m', null, null), after: [period('9999-12', null)] }] } }],
+    ['since always up to 0000-01 trims a start at 0000-01', { given: { stored: [row('m', '0000-01', null)], incoming: period(null, '0000-01') }, want: { kept: [], changed: [{ before: row('m', '0000-01', null), after: [period('0000-02', null)] }] } }],
     ['no overlap: unchanged', {
       given: { stored: [row('a', '2025-01', '2025-12')], incoming: period('2026-01', null) },
       want: { kept: [row('a', '2025-01', '2025-12')], changed: [] },
@@ -155,55 +178,18 @@ test('overrideWrites: delete, shorten (update), split (update + insert), nothing
   ] satisfies PeriodWrite<Row>[]);
 });
 
-// ---- Properties, checked against the month model of test/support/monthModel.ts ----
+// ---- Properties, checked against the month models of test/support/monthModel.ts ----
 
-test('subtractPeriod: pieces are stored minus cut, in order, apart', () => {
-  fc.assert(
-    fc.property(periodArb, periodArb, (stored, cut) => {
-      const pieces = subtractPeriod(stored, cut);
-      assert.ok(pieces.length <= 2);
-      for (const piece of pieces) assert.equal(periodProblem(piece), undefined, 'piece is not empty');
-      const [first, second] = pieces;
-      if (first && second) assert.ok(first.end! + 1 < second.start!, 'sorted, with the cut between');
-      for (const m of modelMonths) {
-        const inPieces = pieces.filter((piece) => covers(piece, m)).length;
-        assert.equal(inPieces, covers(stored, m) && !covers(cut, m) ? 1 : 0, `month ${m}`);
-      }
-    }),
-    { numRuns: RUNS },
-  );
-});
+/** A period the wire form can write: each end open or a month of 0000-01..9999-12, and at least one month. */
+function assertWritable(p: Period, what: string): void {
+  for (const end of [p.start, p.end]) assert.ok(end === null || (end >= FIRST_MONTH && end <= LAST_MONTH), `${what}: ${end} is no month of the wire`);
+  assert.ok(holdsWireMonth(p), `${what} holds a month of the wire`);
+}
 
 interface Held extends Period {
   slot: string;
   payload: string;
 }
-
-const heldArb = fc.record({ slot: fc.constantFrom('a', 'b', 'c'), period: periodArb });
-
-/** Stored rows without overlap in a slot (later candidates that collide are dropped), and upserts. */
-const scenarioArb = fc
-  .record({ candidates: fc.array(heldArb, { maxLength: 8 }), upserts: fc.array(heldArb, { maxLength: 6 }) })
-  .map(({ candidates, upserts }) => {
-    const stored: Held[] = [];
-    for (const [i, { slot, period: p }] of candidates.entries()) {
-      const taken = modelMonths.some((m) => covers(p, m) && stored.some((s) => s.slot === slot && covers(s, m)));
-      if (!taken) stored.push({ slot, ...p, payload: `stored ${i}` });
-    }
-    return { stored, upserts: upserts.map(({ slot, period: p }, i): Held => ({ slot, ...p, payload: `upsert ${i}` })) };
-  });
-
-test('applyOverride changes exactly the rows that share a month with the incoming period', () => {
-  fc.assert(
-    fc.property(scenarioArb, periodArb, ({ stored }, incoming) => {
-      const { kept, changed } = applyOverride(stored, incoming);
-      const sharesMonth = (held: Held) => modelMonths.some((m) => covers(held, m) && covers(incoming, m));
-      assert.deepEqual(kept, stored.filter((held) => !sharesMonth(held)));
-      assert.deepEqual(changed.map(({ before }) => before), stored.filter(sharesMonth));
-    }),
-    { numRuns: RUNS },
-  );
-});
 
 /** What a store does: for each upsert, replay the override's writes on a table, then insert it. */
 function replayOnTable(stored: readonly Held[], upserts: readonly Held[]): Held[] {
@@ -230,46 +216,94 @@ const ways: [string, (stored: readonly Held[], upserts: readonly Held[]) => Held
 const payloadsAt = (rows: readonly Held[], slot: string, m: number) =>
   rows.filter((held) => held.slot === slot && covers(held, m)).map((held) => held.payload);
 
-for (const [way, upsertAll] of ways) {
-  test(`${way}: no slot holds two rows in one month`, () => {
+for (const { name: universe, periodArb, monthsFor } of UNIVERSES) {
+  test(`subtractPeriod (${universe}): pieces are stored minus cut, in order, apart, writable`, () => {
     fc.assert(
-      fc.property(scenarioArb, ({ stored, upserts }) => {
-        const after = upsertAll(stored, upserts);
-        for (const held of after) assert.equal(periodProblem(held), undefined, 'no empty row');
-        for (const slot of ['a', 'b', 'c']) {
-          for (const m of modelMonths) assert.ok(payloadsAt(after, slot, m).length <= 1, `${slot} ${m}`);
+      fc.property(periodArb, periodArb, (stored, cut) => {
+        const pieces = subtractPeriod(stored, cut);
+        assert.ok(pieces.length <= 2);
+        for (const piece of pieces) assert.equal(periodProblem(piece), undefined, 'piece is not empty');
+        for (const piece of pieces) assertWritable(piece, 'piece');
+        const [first, second] = pieces;
+        if (first && second) assert.ok(first.end! + 1 < second.start!, 'sorted, with the cut between');
+        for (const m of monthsFor([stored, cut])) {
+          const inPieces = pieces.filter((piece) => covers(piece, m)).length;
+          assert.equal(inPieces, covers(stored, m) && !covers(cut, m) ? 1 : 0, `month ${m}`);
         }
       }),
       { numRuns: RUNS },
     );
   });
 
-  test(`${way}: the last upsert written wins its months`, () => {
+  const heldArb = fc.record({ slot: fc.constantFrom('a', 'b', 'c'), period: periodArb });
+
+  /** Stored rows without overlap in a slot (later candidates that collide are dropped), and upserts. */
+  const scenarioArb = fc
+    .record({ candidates: fc.array(heldArb, { maxLength: 8 }), upserts: fc.array(heldArb, { maxLength: 6 }) })
+    .map(({ candidates, upserts }) => {
+      const stored: Held[] = [];
+      for (const [i, { slot, period: p }] of candidates.entries()) {
+        const taken = monthsFor([p, ...stored]).some((m) => covers(p, m) && stored.some((s) => s.slot === slot && covers(s, m)));
+        if (!taken) stored.push({ slot, ...p, payload: `stored ${i}` });
+      }
+      return { stored, upserts: upserts.map(({ slot, period: p }, i): Held => ({ slot, ...p, payload: `upsert ${i}` })) };
+    });
+
+  test(`applyOverride (${universe}) changes exactly the rows that share a month with the incoming period`, () => {
     fc.assert(
-      fc.property(scenarioArb, ({ stored, upserts }) => {
-        const after = upsertAll(stored, upserts);
-        for (const [i, upsert] of upserts.entries()) {
-          const later = upserts.slice(i + 1).filter((u) => u.slot === upsert.slot);
-          for (const m of modelMonths.filter((m) => covers(upsert, m) && !later.some((u) => covers(u, m)))) {
-            assert.deepEqual(payloadsAt(after, upsert.slot, m), [upsert.payload], `month ${m}`);
-          }
-        }
+      fc.property(scenarioArb, periodArb, ({ stored }, incoming) => {
+        const { kept, changed } = applyOverride(stored, incoming);
+        const months = monthsFor([...stored, incoming]);
+        const sharesMonth = (held: Held) => months.some((m) => covers(held, m) && covers(incoming, m));
+        assert.deepEqual(kept, stored.filter((held) => !sharesMonth(held)));
+        assert.deepEqual(changed.map(({ before }) => before), stored.filter(sharesMonth));
       }),
       { numRuns: RUNS },
     );
   });
 
-  test(`${way}: months outside every upsert of the slot are unchanged`, () => {
-    fc.assert(
-      fc.property(scenarioArb, ({ stored, upserts }) => {
-        const after = upsertAll(stored, upserts);
-        for (const slot of ['a', 'b', 'c']) {
-          for (const m of modelMonths.filter((m) => !upserts.some((u) => u.slot === slot && covers(u, m)))) {
-            assert.deepEqual(payloadsAt(after, slot, m), payloadsAt(stored, slot, m), `${slot} ${m}`);
+  for (const [way, upsertAll] of ways) {
+    test(`${way} (${universe}): every row is writable and no slot holds two rows in one month`, () => {
+      fc.assert(
+        fc.property(scenarioArb, ({ stored, upserts }) => {
+          const after = upsertAll(stored, upserts);
+          for (const held of after) assertWritable(held, held.payload);
+          for (const slot of ['a', 'b', 'c']) {
+            for (const m of monthsFor([...stored, ...upserts])) assert.ok(payloadsAt(after, slot, m).length <= 1, `${slot} ${m}`);
           }
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  });
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    test(`${way} (${universe}): the last upsert written wins its months`, () => {
+      fc.assert(
+        fc.property(scenarioArb, ({ stored, upserts }) => {
+          const after = upsertAll(stored, upserts);
+          const months = monthsFor([...stored, ...upserts]);
+          for (const [i, upsert] of upserts.entries()) {
+            const later = upserts.slice(i + 1).filter((u) => u.slot === upsert.slot);
+            for (const m of months.filter((m) => covers(upsert, m) && !later.some((u) => covers(u, m)))) {
+              assert.deepEqual(payloadsAt(after, upsert.slot, m), [upsert.payload], `month ${m}`);
+            }
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    test(`${way} (${universe}): months outside every upsert of the slot are unchanged`, () => {
+      fc.assert(
+        fc.property(scenarioArb, ({ stored, upserts }) => {
+          const after = upsertAll(stored, upserts);
+          for (const slot of ['a', 'b', 'c']) {
+            for (const m of monthsFor([...stored, ...upserts]).filter((m) => !upserts.some((u) => u.slot === slot && covers(u, m)))) {
+              assert.deepEqual(payloadsAt(after, slot, m), payloadsAt(stored, slot, m), `${slot} ${m}`);
+            }
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
 }

@@ -28,6 +28,7 @@ export interface ManagerFilter {
 /** The earliest month: stands for "since always" in the order and in keys (never in rows). */
 const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
 
+/** A month index as `YYYY-MM`: right for 0000-01..9999-12, the only months stored (migrations.ts). */
 const monthJson = (column: string) =>
   `CASE WHEN ${column} IS NULL THEN NULL ELSE printf('%04d-%02d', ${column} / 12, ${column} % 12 + 1) END`;
 

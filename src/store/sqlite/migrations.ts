@@ -9,6 +9,9 @@
  * - `reporting_records.body` is the record's JSON without its dimension fields and closing
  *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
+ * - Every month stored is a month the wire form can write, `0000-01`..`9999-12` (indexes
+ *   0..119999; see months.ts): the read-backs print them with `printf('%04d-%02d')`, which
+ *   gives `0000-00` or `10000-01` past either end.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -113,5 +116,13 @@ export const MIGRATIONS: readonly string[] = [
   // user whose object changed are found directly.
   `
   CREATE INDEX reporting_records_by_user ON reporting_records (user_pk);
+  `,
+  // 3: attributions holding no month of 0000-01..9999-12 (month indexes 0..119999) go. Before
+  // issue 15 an override could leave "since always .. 0000-00" (end -1) or "10000-01 .. no end"
+  // (start 120000), which read back outside the contract. Such a row holds no month a record
+  // can have, so no dimension field changes.
+  `
+  DELETE FROM manager_attributions WHERE end_month < 0 OR start_month > 119999;
+  DELETE FROM group_attributions WHERE end_month < 0 OR start_month > 119999;
   `,
 ];

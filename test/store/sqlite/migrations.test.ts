@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
+import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
+import { buildFixture } from '../../support/fixture.js';
+import { tempDatabase } from '../../support/harness.js';
+
+/** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
+const rowsOf = (db: Db) => [
+  ...db.prepare('SELECT user_pk, start_month, end_month FROM manager_attributions ORDER BY pk').raw().all(),
+  ...db.prepare('SELECT user_pk, start_month, end_month FROM group_attributions ORDER BY pk').raw().all(),
+] as [number, number | null, number | null][];
+
+test('migration 3 deletes the attributions that hold no month of 0000-01..9999-12, and only those', async (t) => {
+  const { dbPath, db, store } = tempDatabase(t);
+  const fixture = await buildFixture(store, { tenant: 'acme', users: 3 });
+  const users = db.prepare('SELECT pk FROM users WHERE tenant_id = ? ORDER BY pk').pluck().all(fixture.tenantId) as number[];
+  const [u0, u1, u2] = users as [number, number, number];
+  const region = db.prepare("SELECT pk FROM dimensions WHERE key = 'region'").pluck().get() as number;
+  const group = db.prepare('SELECT pk FROM groups WHERE dimension_pk = ? LIMIT 1').pluck().get(region) as number;
+  // What an override left before issue 15, beside rows at the very edges that must stay.
+  const manager = db.prepare('INSERT INTO manager_attributions (user_pk, manager_pk, start_month, end_month) VALUES (?, ?, ?, ?)');
+  const groupRow = db.prepare('INSERT INTO group_attributions (user_pk, dimension_pk, group_pk, start_month, end_month) VALUES (?, ?, ?, ?, ?)');
+  manager.run(u1, u2, null, -1);
+  manager.run(u1, u2, 120_000, null);
+  manager.run(u1, u0, 0, 119_999);
+  manager.run(u2, u0, null, 0);
+  manager.run(u2, u1, 119_999, null);
+  groupRow.run(u1, region, group, 120_000, null);
+  groupRow.run(u1, region, group, 119_999, null);
+  const before = rowsOf(db);
+  db.pragma('user_version = 2');
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const outside = ([, start, end]: [number, number | null, number | null]) => (end !== null && end < 0) || (start !== null && start > 119_999);
+  assert.equal(before.filter(outside).length, 3, 'the bad rows were there');
+  assert.deepEqual(rowsOf(migrated), before.filter((row) => !outside(row)));
+});

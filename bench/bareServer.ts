@@ -78,13 +78,13 @@ function inSqlite(): PageOf {
   const db = new Database(path, { readonly: true });
   db.pragma('mmap_size = 1073741824');
   const page = db
-    .prepare<[number, number, number], [number, Buffer | null, number]>(
-      `SELECT count(*), CAST(group_concat(json, ',') AS BLOB), EXISTS (SELECT 1 FROM records WHERE pos = ?3)
-       FROM records WHERE pos >= ?1 AND pos < ?2`,
+    .prepare<{ from: number; to: number }, [number, Buffer | null, number]>(
+      `SELECT count(*), CAST(group_concat(json, ',') AS BLOB), EXISTS (SELECT 1 FROM records WHERE pos = @to)
+       FROM records WHERE pos >= @from AND pos < @to`,
     )
     .raw();
   return (from, limit) => {
-    const [count, json, more] = page.get(from, from + limit, from + limit)!;
+    const [count, json, more] = page.get({ from, to: from + limit })!;
     return { count, json: json ?? Buffer.alloc(0), more: more === 1 };
   };
 }

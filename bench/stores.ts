@@ -38,13 +38,13 @@ export function prepareReadStore(config: BenchConfig): Store {
   return { dbPath, key };
 }
 
-/** A fresh copy of the bulk store for this run (built first when missing). */
-export async function prepareBulkRunStore(config: BenchConfig): Promise<Stores['bulk']> {
+/** A fresh copy of the bulk store for this run (built first when missing); `copy` names it when several are needed at once. */
+export async function prepareBulkRunStore(config: BenchConfig, copy = 'run'): Promise<Stores['bulk']> {
   const users = usersFor(config.attributions);
   const started = Date.now();
   const built = await prepareBulkStore(config.workDir, users);
   if (Date.now() - started > 5000) console.log(`built the bulk store of ${attributionCount(users)} attributions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const dbPath = `${config.workDir}/bulk-run.db`;
+  const dbPath = `${config.workDir}/bulk-${copy}.db`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
   copyFileSync(built.dbPath, dbPath);
   return { dbPath, key: built.key, users, attributions: attributionCount(users) };

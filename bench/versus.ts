@@ -56,10 +56,11 @@ async function main(): Promise<void> {
   const bulk = wanted.some((name) => name.startsWith('bulk-')) ? await prepareBulkRunStore(config) : undefined;
   const servers: Record<'read' | 'bulk', ServerProcess[]> = { read: [], bulk: [] };
   try {
-    for (const spec of specs) {
+    for (const [index, spec] of specs.entries()) {
       const options = serverOptions(spec);
       servers.read.push(await startServerProcess(store.dbPath, options));
-      if (bulk && !options.bare) servers.bulk.push(await startServerProcess(bulk.dbPath, options));
+      // Each its own copy of the bulk store: the PUTs change it, and a build may migrate it.
+      if (bulk && !options.bare) servers.bulk.push(await startServerProcess((await prepareBulkRunStore(config, `run-${index}`)).dbPath, options));
     }
     const targetsOf = (scenario: Scenario): Target[] =>
       scenario.server === 'read' ? servers.read.map((server) => ({ server, key: store.key })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));

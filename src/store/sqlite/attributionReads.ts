@@ -53,22 +53,22 @@ type Listing = typeof GROUPS;
 
 /** Prepares the read-back statements once per connection (one set per combination of filters). */
 export function attributionReads(db: Db) {
-  const userPk = db.prepare('SELECT pk FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE').pluck();
-  const dimensionPk = db.prepare('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck();
+  const userPk = db.prepare<[number, string], number>('SELECT pk FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE').pluck();
+  const dimensionPk = db.prepare<[number, string], number>('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck();
   const groups = listingStatements(db, GROUPS, { user: { user: 'u.pk = @user' }, dimension: { row: 'a.dimension_pk = @dimension' } });
   const managers = listingStatements(db, MANAGERS, { user: { user: 'u.pk = @user' } });
 
   return {
     groups(tenantId: number, filter: GroupFilter): PagedSource {
-      const user = filter.user === undefined ? undefined : (userPk.get(tenantId, filter.user) as number | undefined);
-      const dimension = filter.dimension === undefined ? undefined : (dimensionPk.get(tenantId, filter.dimension) as number | undefined);
+      const user = filter.user === undefined ? undefined : userPk.get(tenantId, filter.user);
+      const dimension = filter.dimension === undefined ? undefined : dimensionPk.get(tenantId, filter.dimension);
       if ((filter.user !== undefined && user === undefined) || (filter.dimension !== undefined && dimension === undefined)) {
         return EMPTY;
       }
       return groups({ tenant: tenantId, user, dimension }, isGroupKey);
     },
     managers(tenantId: number, filter: ManagerFilter): PagedSource {
-      const user = filter.user === undefined ? undefined : (userPk.get(tenantId, filter.user) as number | undefined);
+      const user = filter.user === undefined ? undefined : userPk.get(tenantId, filter.user);
       if (filter.user !== undefined && user === undefined) return EMPTY;
       return managers({ tenant: tenantId, user }, isManagerKey);
     },
@@ -84,6 +84,8 @@ const EMPTY: PagedSource = {
 };
 
 type Params = Record<string, number | undefined>;
+/** The named parameters of a listing statement: the filters given, and the page's bounds and last key. */
+type Bound = Record<string, unknown>;
 
 /** Conditions on the user (`u`) or on the attribution row (`a`), each applied when its parameter is given. */
 interface Filters {
@@ -107,20 +109,20 @@ function listingStatements(db: Db, listing: Listing, filters: Record<string, Fil
     const bound = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
     const { at, fromUser, perUser, after, total } = statements;
     const keyedRows = (from: number, n: number): KeyedRow[] => {
-      if (from <= SKIPPED_AT_MOST) return at.all({ ...bound, from, n }) as KeyedRow[];
-      const landing = userAt(perUser.iterate(bound) as Iterable<[string, number]>, from);
-      return landing ? (fromUser.all({ ...bound, k0: landing.email, skip: from - landing.before, n }) as KeyedRow[]) : [];
+      if (from <= SKIPPED_AT_MOST) return at.all({ ...bound, from, n });
+      const landing = userAt(perUser.iterate(bound), from);
+      return landing ? fromUser.all({ ...bound, k0: landing.email, skip: from - landing.before, n }) : [];
     };
     return {
       rows: (from, n) => keyedRows(from, n).map(([row]) => row),
-      total: () => total.get(bound) as number,
+      total: () => total.get(bound)!,
       seek: {
         keyedRows,
         rowsAfter(key, n) {
           const values = parseKey(key, isKey);
           if (!values) return undefined;
           const last = Object.fromEntries(values.map((value, i) => [`k${i}`, value]));
-          return after.all({ ...bound, ...last, n }) as KeyedRow[];
+          return after.all({ ...bound, ...last, n });
         },
       },
     };
@@ -158,13 +160,13 @@ function prepareListing(db: Db, { table, from, row, key }: Listing, userWhere: s
   const lastKey = key.map((_, i) => `@k${i}`).join(', ');
   const rowsOfUser = `SELECT count(*) FROM ${table} a WHERE a.user_pk = u.pk${rowWhere}`;
   return {
-    at: db.prepare(`${select} WHERE ${where} AND ${key[0]} >= '' ORDER BY ${order} LIMIT @n OFFSET @from`).raw(),
-    fromUser: db.prepare(`${select} WHERE ${where} AND ${key[0]} >= @k0 ORDER BY ${order} LIMIT @n OFFSET @skip`).raw(),
-    perUser: db.prepare(`SELECT u.email, (${rowsOfUser}) FROM users u WHERE ${userWhere} AND ${key[0]} >= '' ORDER BY ${key[0]}`).raw(),
+    at: db.prepare<Bound, KeyedRow>(`${select} WHERE ${where} AND ${key[0]} >= '' ORDER BY ${order} LIMIT @n OFFSET @from`).raw(),
+    fromUser: db.prepare<Bound, KeyedRow>(`${select} WHERE ${where} AND ${key[0]} >= @k0 ORDER BY ${order} LIMIT @n OFFSET @skip`).raw(),
+    perUser: db.prepare<Bound, [string, number]>(`SELECT u.email, (${rowsOfUser}) FROM users u WHERE ${userWhere} AND ${key[0]} >= '' ORDER BY ${key[0]}`).raw(),
     after: db
-      .prepare(`${select} WHERE ${where} AND ${key[0]} >= @k0 AND (${order}) > (${lastKey}) ORDER BY ${order} LIMIT @n`)
+      .prepare<Bound, KeyedRow>(`${select} WHERE ${where} AND ${key[0]} >= @k0 AND (${order}) > (${lastKey}) ORDER BY ${order} LIMIT @n`)
       .raw(),
-    total: db.prepare(`SELECT count(*) FROM users u JOIN ${table} a ON a.user_pk = u.pk WHERE ${where}`).pluck(),
+    total: db.prepare<Bound, number>(`SELECT count(*) FROM users u JOIN ${table} a ON a.user_pk = u.pk WHERE ${where}`).pluck(),
   };
 }
 

@@ -27,24 +27,24 @@ const lowest = (month: number | null) => month ?? Number.MIN_SAFE_INTEGER;
 const highest = (month: number | null) => month ?? Number.MAX_SAFE_INTEGER;
 
 export function attributionStatements(db: Db) {
-  const userByEmail = db.prepare('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
-  const emailOfUser = db.prepare('SELECT email FROM users WHERE pk = ?').pluck();
-  const dimensionByKey = db.prepare('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck();
-  const groupByName = db.prepare('SELECT pk FROM groups WHERE dimension_pk = ? AND name = ?').pluck();
-  const insertGroup = db.prepare('INSERT INTO groups (dimension_pk, name) VALUES (?, ?) RETURNING pk').pluck();
-  const groupsOverlapping = db.prepare(
+  const userByEmail = db.prepare<[number, string], UserRow>('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
+  const emailOfUser = db.prepare<[number], string>('SELECT email FROM users WHERE pk = ?').pluck();
+  const dimensionByKey = db.prepare<[number, string], number>('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck();
+  const groupByName = db.prepare<[number, string], number>('SELECT pk FROM groups WHERE dimension_pk = ? AND name = ?').pluck();
+  const insertGroup = db.prepare<[number, string], number>('INSERT INTO groups (dimension_pk, name) VALUES (?, ?) RETURNING pk').pluck();
+  const groupsOverlapping = db.prepare<[number, number, number, number], StoredPeriod>(
     `SELECT pk, start_month AS start, end_month AS "end" FROM group_attributions
      WHERE user_pk = ? AND dimension_pk = ? AND start_month <= ? AND (end_month IS NULL OR end_month >= ?)`,
   );
-  const insertGroupAttribution = db.prepare(
+  const insertGroupAttribution = db.prepare<[number, number, number, number | null, number | null]>(
     'INSERT INTO group_attributions (user_pk, dimension_pk, group_pk, start_month, end_month) VALUES (?, ?, ?, ?, ?)',
   );
-  const managersOverlapping = db.prepare(
+  const managersOverlapping = db.prepare<[number, number, number], StoredManagerEdge>(
     `SELECT pk, user_pk AS user, manager_pk AS manager, start_month AS start, end_month AS "end"
      FROM manager_attributions
      WHERE user_pk = ? AND (start_month IS NULL OR start_month <= ?) AND (end_month IS NULL OR end_month >= ?)`,
   );
-  const insertManagerAttribution = db.prepare(
+  const insertManagerAttribution = db.prepare<[number, number, number | null, number | null]>(
     'INSERT INTO manager_attributions (user_pk, manager_pk, start_month, end_month) VALUES (?, ?, ?, ?)',
   );
   const groupWrites = periodWriter(db, 'group_attributions', 'user_pk, dimension_pk, group_pk');
@@ -52,22 +52,22 @@ export function attributionStatements(db: Db) {
 
   return {
     /** The user of the tenant with this e-mail address, compared without regard to case. */
-    userByEmail: (tenantId: number, email: string) => userByEmail.get(tenantId, email) as UserRow | undefined,
-    emailOfUser: (userPk: number) => emailOfUser.get(userPk) as string,
-    dimensionByKey: (tenantId: number, key: string) => dimensionByKey.get(tenantId, key) as number | undefined,
+    userByEmail: (tenantId: number, email: string) => userByEmail.get(tenantId, email),
+    emailOfUser: (userPk: number) => emailOfUser.get(userPk)!,
+    dimensionByKey: (tenantId: number, key: string) => dimensionByKey.get(tenantId, key),
     /** The group `name` of the dimension, created when it is not known yet (D4). */
     groupPk(dimensionPk: number, name: string): number {
-      return (groupByName.get(dimensionPk, name) as number | undefined) ?? (insertGroup.get(dimensionPk, name) as number);
+      return groupByName.get(dimensionPk, name) ?? insertGroup.get(dimensionPk, name)!;
     },
     groupsOverlapping: (userPk: number, dimensionPk: number, period: Period) =>
-      groupsOverlapping.all(userPk, dimensionPk, highest(period.end), lowest(period.start)) as StoredPeriod[],
+      groupsOverlapping.all(userPk, dimensionPk, highest(period.end), lowest(period.start)),
     insertGroupAttribution(userPk: number, dimensionPk: number, groupPk: number, period: Period): void {
       insertGroupAttribution.run(userPk, dimensionPk, groupPk, period.start, period.end);
     },
     writeGroupPeriods: groupWrites,
     /** The manager attributions of `userPk` that share a month with `period`. */
     managersOverlapping: (userPk: number, period: Period) =>
-      managersOverlapping.all(userPk, highest(period.end), lowest(period.start)) as StoredManagerEdge[],
+      managersOverlapping.all(userPk, highest(period.end), lowest(period.start)),
     insertManagerAttribution(userPk: number, managerPk: number, period: Period): void {
       insertManagerAttribution.run(userPk, managerPk, period.start, period.end);
     },
@@ -82,9 +82,9 @@ export type AttributionStatements = ReturnType<typeof attributionStatements>;
  * inserted piece copies the payload columns of the row it was cut from.
  */
 function periodWriter(db: Db, table: string, payloadColumns: string) {
-  const remove = db.prepare(`DELETE FROM ${table} WHERE pk = ?`);
-  const update = db.prepare(`UPDATE ${table} SET start_month = ?, end_month = ? WHERE pk = ?`);
-  const insertCopy = db.prepare(
+  const remove = db.prepare<[number]>(`DELETE FROM ${table} WHERE pk = ?`);
+  const update = db.prepare<[number | null, number | null, number]>(`UPDATE ${table} SET start_month = ?, end_month = ? WHERE pk = ?`);
+  const insertCopy = db.prepare<[number | null, number | null, number]>(
     `INSERT INTO ${table} (${payloadColumns}, start_month, end_month)
      SELECT ${payloadColumns}, ?, ? FROM ${table} WHERE pk = ?`,
   );

@@ -11,15 +11,15 @@ const ALL_MONTHS: Period = { start: null, end: null };
  * attributions or added records, so that the next read shows the change (D3).
  */
 export function dimensionValuesRefresher(db: Db) {
-  const usersOfTenant = db.prepare('SELECT pk FROM users WHERE tenant_id = ?').pluck();
-  const setEmptyFragment = db.prepare('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
+  const usersOfTenant = db.prepare<[number], number>('SELECT pk FROM users WHERE tenant_id = ?').pluck();
+  const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
   const fragments = fragmentRenderer(db);
 
   /** Re-renders every fragment of `userPks` (all users of the tenant when omitted). */
   return (tenantId: number, userPks?: Iterable<number>): void => {
     const keys = fragments.dimensionKeys(tenantId);
     setEmptyFragment.run(renderDimensionFragment(keys, [], 0), tenantId);
-    for (const userPk of userPks ?? (usersOfTenant.all(tenantId) as number[])) fragments.render(keys, userPk, ALL_MONTHS);
+    for (const userPk of userPks ?? usersOfTenant.all(tenantId)) fragments.render(keys, userPk, ALL_MONTHS);
   };
 }
 
@@ -38,8 +38,8 @@ export function userMonthsRefresher(db: Db) {
 }
 
 function fragmentRenderer(db: Db) {
-  const dimensionKeys = db.prepare('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck();
-  const periodsOfUser = db.prepare(
+  const dimensionKeys = db.prepare<[number], string>('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck();
+  const periodsOfUser = db.prepare<[number, number, number], GroupPeriod>(
     `SELECT d.key AS dimensionKey, g.name AS "group", a.start_month AS start, a.end_month AS "end"
      FROM group_attributions a
      JOIN groups g ON g.pk = a.group_pk
@@ -47,20 +47,20 @@ function fragmentRenderer(db: Db) {
      WHERE a.user_pk = ? AND a.start_month <= ? AND (a.end_month IS NULL OR a.end_month >= ?)`,
   );
   const monthsOfUser = db
-    .prepare('SELECT month, fragment FROM dimension_values WHERE user_pk = ? AND month BETWEEN ? AND ?')
+    .prepare<[number, number, number], [number, string]>('SELECT month, fragment FROM dimension_values WHERE user_pk = ? AND month BETWEEN ? AND ?')
     .raw();
-  const update = db.prepare('UPDATE dimension_values SET fragment = ? WHERE user_pk = ? AND month = ?');
+  const update = db.prepare<[string, number, number]>('UPDATE dimension_values SET fragment = ? WHERE user_pk = ? AND month = ?');
 
   return {
     /** The tenant's dimension keys, in the order of the record fields. */
-    dimensionKeys: (tenantId: number) => dimensionKeys.all(tenantId) as string[],
+    dimensionKeys: (tenantId: number) => dimensionKeys.all(tenantId),
     /** Re-renders the fragments of `userPk` in the months of `months` that have records. */
     render(keys: readonly string[], userPk: number, months: Period): void {
       const from = months.start ?? Number.MIN_SAFE_INTEGER;
       const to = months.end ?? Number.MAX_SAFE_INTEGER;
-      const stored = monthsOfUser.all(userPk, from, to) as [number, string][];
+      const stored = monthsOfUser.all(userPk, from, to);
       if (stored.length === 0) return;
-      const periods = periodsOfUser.all(userPk, to, from) as GroupPeriod[];
+      const periods = periodsOfUser.all(userPk, to, from);
       for (const [month, fragment] of stored) {
         const rendered = renderDimensionFragment(keys, periods, month);
         if (rendered !== fragment) update.run(rendered, userPk, month);

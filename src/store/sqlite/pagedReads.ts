@@ -39,42 +39,42 @@ export interface KeySeek {
 }
 
 /** Prepares the reads of the paged operations once per database connection. */
+/** The parameters of a page read: the owner (tenant or table), the first position, how many rows. */
+type PageParams = { owner: number; from: number; n: number; empty?: string };
+
 export function pagedReads(db: Db) {
   const reportingRecord = `r.body || ifnull(d.fragment, @empty)`;
   const reportingFrom = `reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
        WHERE r.tenant_id = @owner AND r.pos >= @from`;
-  const reportingRows = db.prepare(`SELECT ${reportingRecord} FROM ${reportingFrom} ORDER BY r.pos LIMIT @n`).pluck();
+  const reportingRows = db.prepare<PageParams, string>(`SELECT ${reportingRecord} FROM ${reportingFrom} ORDER BY r.pos LIMIT @n`).pluck();
   const reportingJoined = prepareJoinedPage(db, joinedPage(reportingRecord, reportingFrom, 'reporting_records', 'tenant_id'), 'tenant_id');
-  const reportingTotal = db.prepare('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck();
-  const tableOf = db.prepare('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
+  const reportingTotal = db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck();
+  const tableOf = db.prepare<[number, string], number>('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
   const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
-  const tableRows = db.prepare(`SELECT r.body FROM ${tableFrom} ORDER BY r.pos LIMIT @n`).pluck();
+  const tableRows = db.prepare<PageParams, string>(`SELECT r.body FROM ${tableFrom} ORDER BY r.pos LIMIT @n`).pluck();
   const tableJoined = prepareJoinedPage(db, joinedPage('r.body', tableFrom, 'table_records', 'table_pk'), 'table_pk');
-  const tableTotal = db.prepare('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck();
-  const joined = (row: unknown): JoinedRows => {
-    const [count, json, more] = row as [number, Buffer | null, number];
-    return { count, json: json ?? Buffer.alloc(0), more: more === 1 };
-  };
+  const tableTotal = db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck();
+  const joined = ([count, json, more]: JoinedRow): JoinedRows => ({ count, json: json ?? Buffer.alloc(0), more: more === 1 });
 
   return {
     /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
     reporting(tenantId: number, emptyFragment: string): PagedSource {
       const params = { owner: tenantId, empty: emptyFragment };
       return {
-        rows: (from, n) => reportingRows.all({ ...params, from, n }) as string[],
-        joined: (from, n) => joined(reportingJoined.get({ ...params, from, n })),
-        total: () => reportingTotal.get(tenantId) as number,
+        rows: (from, n) => reportingRows.all({ ...params, from, n }),
+        joined: (from, n) => joined(reportingJoined.get({ ...params, from, n })!),
+        total: () => reportingTotal.get(tenantId)!,
       };
     },
     /** The records of a data table of a tenant, or `undefined` when the tenant has no such table. */
     tableRecords(tenantId: number, tableKey: string): PagedSource | undefined {
-      const tablePk = tableOf.get(tenantId, tableKey) as number | undefined;
+      const tablePk = tableOf.get(tenantId, tableKey);
       if (tablePk === undefined) return undefined;
       return {
-        rows: (from, n) => tableRows.all({ owner: tablePk, from, n }) as string[],
-        joined: (from, n) => joined(tableJoined.get({ owner: tablePk, from, n })),
-        total: () => tableTotal.get(tablePk) as number,
+        rows: (from, n) => tableRows.all({ owner: tablePk, from, n }),
+        joined: (from, n) => joined(tableJoined.get({ owner: tablePk, from, n })!),
+        total: () => tableTotal.get(tablePk)!,
       };
     },
   };
@@ -104,13 +104,16 @@ function joinedPage(record: string, from: string, table: string, owner: string):
  * nothing is sorted or materialised. A SQLite that planned it otherwise fails here, at start-up,
  * rather than sending records out of order.
  */
+/** A row of a {@link joinedPage} statement: the count, the joined JSON (null when no row), whether more follow (1 or 0). */
+type JoinedRow = [count: number, json: Buffer | null, more: number];
+
 function prepareJoinedPage(db: Db, sql: string, owner: string) {
-  const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ owner: 0, empty: '}', from: 0, n: 1 }) as { parent: number; detail: string }[];
+  const plan = db.prepare<PageParams, { parent: number; detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all({ owner: 0, empty: '}', from: 0, n: 1 });
   const outer = plan.filter((step) => step.parent === 0).map((step) => step.detail);
   const ordered = new RegExp(`^SEARCH r USING PRIMARY KEY \\(${owner}=\\? AND pos>\\? AND pos<\\?\\)$`).test(outer[0] ?? '');
   const unsorted = plan.every((step) => !/TEMP B-TREE|MATERIALIZE|CO-ROUTINE/.test(step.detail));
   if (!ordered || !unsorted) throw new Error(`unexpected plan for a page (rows would not come in key order): ${plan.map((step) => step.detail).join('; ')}`);
-  return db.prepare(sql).raw();
+  return db.prepare<PageParams, JoinedRow>(sql).raw();
 }
 
 export type PagedReads = ReturnType<typeof pagedReads>;

@@ -45,7 +45,7 @@ export class RecordWriter {
     private readonly statements: TenantWriterStatements,
     private readonly tenantId: number,
   ) {
-    this.reporting = new RecordPlacement(statements.recordCount.get(tenantId) as number);
+    this.reporting = new RecordPlacement(statements.recordCount.get(tenantId)!);
   }
 
   get reportingCounts(): { total: number; added: number; updated: number } {
@@ -56,7 +56,7 @@ export class RecordWriter {
   user(id: string): KnownUser | undefined {
     let known = this.users.get(id);
     if (known === undefined) {
-      const row = this.statements.userIdentity.get(this.tenantId, id) as [number, string] | undefined;
+      const row = this.statements.userIdentity.get(this.tenantId, id);
       known = row ? { pk: row[0], json: row[1], user: JSON.parse(row[1]) as ReportingUser } : null;
       this.users.set(id, known);
     }
@@ -81,7 +81,7 @@ export class RecordWriter {
       } catch (error) {
         throw new DatasetError(itemPath(origin, index), (error as Error).message);
       }
-      const stored = this.reporting.needsLookup ? (recordPos.get(this.tenantId, line.id) as number | undefined) : undefined;
+      const stored = this.reporting.needsLookup ? recordPos.get(this.tenantId, line.id) : undefined;
       const placement = this.checked(this.reporting.place(stored), origin, index, line.id);
       if (placement.isNew) {
         this.insertOnce(() => insertRecord.run(this.tenantId, placement.pos, line.id, user.pk, month, body), origin, index, line.id);
@@ -102,7 +102,7 @@ export class RecordWriter {
 
   defineDataTable(key: string, name: string, fields: readonly TableField[], path: string): void {
     const fieldsJson = JSON.stringify(fields.map((field) => ({ key: field.key, type: field.type })));
-    const stored = this.statements.table.get(this.tenantId, key) as { pk: number; name: string; fields: string } | undefined;
+    const stored = this.statements.table.get(this.tenantId, key);
     let pk: number;
     if (stored) {
       if (stored.fields !== fieldsJson) {
@@ -120,13 +120,13 @@ export class RecordWriter {
         }
         taken.add(field.key);
       });
-      pk = this.statements.insertTable.get(this.tenantId, key, name, fieldsJson) as number;
+      pk = this.statements.insertTable.get(this.tenantId, key, name, fieldsJson)!;
     }
     this.tables.set(key, {
       pk,
       fields: JSON.parse(fieldsJson) as TableField[],
       userFields: fields.filter((field) => field.type === 'user').map((field) => field.key),
-      placement: new RecordPlacement(this.statements.tableRecordCount.get(pk) as number),
+      placement: new RecordPlacement(this.statements.tableRecordCount.get(pk)!),
     });
   }
 
@@ -148,7 +148,7 @@ export class RecordWriter {
           throw new DatasetError(`${itemPath(origin, index)}.${key}`, `no user with id ${userId}`);
         }
       }
-      const stored = table.placement.needsLookup ? (tableRecordPos.get(table.pk, record.id) as number | undefined) : undefined;
+      const stored = table.placement.needsLookup ? tableRecordPos.get(table.pk, record.id) : undefined;
       const placement = this.checked(table.placement.place(stored), origin, index, record.id);
       if (placement.isNew) this.insertOnce(() => insertTableRecord.run(table.pk, placement.pos, record.id, body), origin, index, record.id);
       else updateTableRecord.run(body, table.pk, placement.pos);
@@ -157,7 +157,7 @@ export class RecordWriter {
 
   /** A table written by an earlier load (when `defineDataTable` was not called by this one). */
   private openStoredTable(tableKey: string, path: string): OpenTable {
-    const stored = this.statements.table.get(this.tenantId, tableKey) as { name: string; fields: string } | undefined;
+    const stored = this.statements.table.get(this.tenantId, tableKey);
     if (!stored) throw new DatasetError(path, `no data table ${tableKey}`);
     this.defineDataTable(tableKey, stored.name, JSON.parse(stored.fields) as TableField[], path);
     return this.tables.get(tableKey)!;

@@ -45,7 +45,7 @@ export class SqliteTenantWriter implements TenantWriter {
     this.attributions = attributionStatements(db);
     this.refreshDimensionValues = dimensionValuesRefresher(db);
     this.records = new RecordWriter(this.statements, tenantId);
-    this.records.metricKeys = this.statements.metricKeys.all(tenantId) as string[];
+    this.records.metricKeys = this.statements.metricKeys.all(tenantId);
     this.loadDimensions();
   }
 
@@ -98,13 +98,13 @@ export class SqliteTenantWriter implements TenantWriter {
   upsertUsers(users: readonly ReportingUser[], origin: Origin = { path: '$.users', first: 0 }): void {
     const { userByEmail, userIdentity, upsertUser, rerenderUserInRecords } = this.statements;
     users.forEach((user, index) => {
-      const owner = userByEmail.get(this.tenantId, user.email) as string | undefined;
+      const owner = userByEmail.get(this.tenantId, user.email);
       if (owner !== undefined && owner !== user.id) {
         throw new DatasetError(`${itemPath(origin, index)}.email`, `${user.email} is the e-mail address of user ${owner}`);
       }
       const json = renderUser(user);
-      const stored = userIdentity.get(this.tenantId, user.id) as [number, string] | undefined;
-      const pk = upsertUser.get(this.tenantId, user.id, user.email, json) as number;
+      const stored = userIdentity.get(this.tenantId, user.id);
+      const pk = upsertUser.get(this.tenantId, user.id, user.email, json)!;
       // The user object is part of each stored record body: rewrite it there too.
       if (stored && stored[1] !== json) rerenderUserInRecords.run(`"user":${stored[1]}`, `"user":${json}`, pk);
       this.records.rememberUser(user, pk, json);
@@ -113,7 +113,7 @@ export class SqliteTenantWriter implements TenantWriter {
 
   /** The id of the tenant's user with this e-mail address (without regard to case). */
   userIdByEmail(email: string): string | undefined {
-    return this.statements.userByEmail.get(this.tenantId, email) as string | undefined;
+    return this.statements.userByEmail.get(this.tenantId, email);
   }
 
   /** The tenant's user with this id, as stored. */
@@ -182,7 +182,7 @@ export class SqliteTenantWriter implements TenantWriter {
 
   private loadDimensions(): void {
     this.dimensionPks.clear();
-    for (const [key, pk] of this.statements.dimensions.all(this.tenantId) as [string, number][]) this.dimensionPks.set(key, pk);
+    for (const [key, pk] of this.statements.dimensions.all(this.tenantId)) this.dimensionPks.set(key, pk);
   }
 
   private userPk(userId: string, path: string): number {

@@ -5,10 +5,12 @@ import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
 import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
+import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('compdata')
     .description('self-hostable sales-compensation data API over one SQLite file')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .addCommand(seedCommand())
     .addCommand(importCommand())
     .addCommand(exportCommand())

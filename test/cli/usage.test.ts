@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli, temporaryDirectory } from './cliProcess.js';
@@ -61,6 +62,14 @@ describe('--help on every command exits 0 and prints its usage on stdout', { con
       assert.equal(result.stderr, '');
       assert.ok(result.stdout.startsWith(`Usage: ${['compdata', ...command].join(' ')} `), result.stdout);
     });
+  }
+});
+
+test('--version prints the version of package.json and exits 0', async () => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V']) {
+    const result = await runCli([flag]);
+    assert.deepEqual([result.code, result.stdout, result.stderr], [0, `${version}\n`, ''], flag);
   }
 });
 

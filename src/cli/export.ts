@@ -31,7 +31,6 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
       const started = performance.now();
       let count = 0;
       await withStore(options.db, true, async (store) => {
-        if (!(await store.findTenant(options.tenant))) throw new CommandFailure(`no tenant ${JSON.stringify(options.tenant)} in ${options.db}`);
         const partial = `${file}.partial`;
         const out = toFile ? createWriteStream(partial) : process.stdout;
         const bar = progressBar(process.stderr, 'exporting {value} elements | {rate} elements/s | {duration}s', 0);

@@ -10,9 +10,6 @@ import type { TenantWriter } from './tenantWriting.js';
  * Built by `openStore` (openStore.ts), the only place that picks an engine.
  */
 export interface Store {
-  /** What `--db` named, for messages (a path, or a connection string without its password). */
-  readonly location: string;
-
   /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (D1). */
   authenticate(presentedKey: string | undefined): Promise<Principal | undefined>;
   /** Up to `query.limit` records of `source` from `query.offset` (or after the key in `query.cursor`). */

@@ -87,7 +87,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
   };
 
   return {
-    location: path,
     authenticate: async (presented) => keys.authenticate(presented),
     async page(principal, source, query: PageQuery): Promise<PageOutcome> {
       const paged = sourceOf(principal, source);

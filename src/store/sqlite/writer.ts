@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Upsert } from '../../domain/bulkItems.js';
 import { StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
 import { isDatabaseBusy } from './db.js';
-import { startThread } from './threadModule.js';
+import { startThread } from './startThread.js';
 import { CHECKPOINT_BY_ITSELF, STOP, type WriteReply, type WriteRequest, type WriterData } from './writerProtocol.js';
 
 export interface Writer {

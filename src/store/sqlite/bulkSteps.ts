@@ -5,16 +5,17 @@ import type { BulkSteps, Columns } from '../bulkUpsert.js';
 import { attributionStatements } from './attributions.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
+import type { WriterCache } from './writerCache.js';
 
 /**
  * The steps of the bulk upsert (../bulkUpsert.ts) on SQLite: each takes every row the request
  * needs and runs a prepared statement per row. SQLite is in this process, so a statement costs
  * its B-tree seeks and no round trip: measured side by side against one `json_each` statement
  * per step (issue 10's note), the statements per row were as fast or faster. A stored
- * attribution's key is its primary key.
+ * attribution's key is its primary key. Users and manager attributions are read through the
+ * writer's cache (writerCache.ts).
  */
-export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
-  const userByEmail = db.prepare<[number, string], UserRef>('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
+export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => BulkSteps<number> {
   const dimensions = db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ?').raw();
   const a = attributionStatements(db);
   const f = fragmentStatements(db);
@@ -25,7 +26,7 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
     users(sent) {
       const found = new Map<string, UserRef>();
       for (const email of sent) {
-        const user = userByEmail.get(tenantId, email);
+        const user = cache.user(tenantId, email);
         if (user) found.set(email, user);
       }
       return found;
@@ -48,7 +49,7 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
     storedManagers: (wanted) =>
       distinctRows(
         wanted.flatMap(({ userPk, period }) =>
-          a.managersOverlapping(userPk, period).map((row) => ({
+          cache.managersOverlapping(userPk, period).map((row) => ({
             key: row.pk,
             slot: managerSlot(userPk),
             payload: [userPk, row.manager],
@@ -66,7 +67,7 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
         const step = `${user}:${months.start}:${months.end}`;
         if (walked.has(step)) continue;
         walked.add(step);
-        for (const edge of a.managersOverlapping(user, months)) {
+        for (const edge of cache.managersOverlapping(user, months)) {
           found.set(edge.pk, edge);
           pending.push([edge.manager, periodIntersection(months, edge)!]);
         }
@@ -74,7 +75,10 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
       return [...found.values()];
     },
     writeGroups: groupWrites,
-    writeManagers: managerWrites,
+    writeManagers(writes) {
+      managerWrites(writes);
+      cache.managersChanged(new Set(writes.inserts.map((row) => row.payload[0]!)));
+    },
     dimensionKeys: () => f.dimensionKeys(tenantId),
     fragments: (months) =>
       [...months].flatMap(([userPk, period]) => f.fragments(userPk, period).map(([month, fragment]) => ({ userPk, month, fragment }))),

@@ -62,4 +62,19 @@ describe('the writer remembers, and forgets what changed', () => {
     const alanUnderGrace = [{ user: 'alan.turing@example.com', manager: 'grace.hopper@example.com', start_date: '2027-01', end_date: null }];
     assert.equal((await put(server, key, alanUnderGrace)).status, 422);
   });
+
+  test('a group another process removed is created again by the next upsert that names it', async (t) => {
+    const { server, key } = await exampleServer(t);
+    const item = { user: 'ada.lovelace@example.com', group_dimension: 'segment', group: 'Zeta', start_date: '2026-05', end_date: null };
+    assert.equal((await put(server, key, [item])).status, 200, 'Zeta is created');
+    // Another process replaces the tenant's data: every group goes, Zeta with them.
+    await withOtherStore(server.dbPath, (other) => importInto(other, 'acme', example(), { replace: true }));
+    const again = await put(server, key, [item]);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    const back = await server.call('GET', '/v1/users/groups?user=ada.lovelace@example.com&group_dimension=segment', { key });
+    assert.deepEqual(
+      back.body.data.map((row: { group: string; start_date: string }) => [row.group, row.start_date]).filter(([group]: string[]) => group === 'Zeta'),
+      [['Zeta', '2026-05']],
+    );
+  });
 });

@@ -12,8 +12,8 @@ import type { WriterCache } from './writerCache.js';
  * needs and runs a prepared statement per row. SQLite is in this process, so a statement costs
  * its B-tree seeks and no round trip: measured side by side against one `json_each` statement
  * per step (issue 10's note), the statements per row were as fast or faster. A stored
- * attribution's key is its primary key. Users and manager attributions are read through the
- * writer's cache (writerCache.ts).
+ * attribution's key is its primary key. Users, groups and manager attributions are read
+ * through the writer's cache (writerCache.ts).
  */
 export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => BulkSteps<number> {
   const dimensions = db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ?').raw();
@@ -33,7 +33,7 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
     },
     dimensions: () => new Map(dimensions.all(tenantId)),
     emails: (userPks) => new Map(userPks.map((pk) => [pk, a.emailOfUser(pk)])),
-    groupPks: (wanted) => wanted.map(([dimensionPk, name]) => a.groupPk(dimensionPk, name)),
+    groupPks: (wanted) => wanted.map(([dimensionPk, name]) => cache.group(dimensionPk, name, () => a.groupPk(dimensionPk, name))),
     storedGroups: (wanted) =>
       distinctRows(
         wanted.flatMap(({ userPk, dimensionPk, period }) =>

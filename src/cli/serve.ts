@@ -4,7 +4,8 @@ import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
 import { integerIn, parsePort, parsePublicUrl, parseText } from './arguments.js';
-import { DB_HELP } from './database.js';
+import { StoreMissing } from '../store/openStore.js';
+import { DB_HELP, missingDatabase, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
@@ -49,7 +50,7 @@ export function serveCommand(): Command {
   const d = DEFAULT_LIMITS;
   return new Command('serve')
     .description('serve the HTTP API over a database file')
-    .requiredOption('--db <path>', DB_HELP, parseText)
+    .requiredOption('--db <path>', `${DB_HELP} (must exist: seed or import create one)`, parseText)
     .option('--port <n>', 'TCP port; 0 picks a free one', parsePort, 8080)
     .option('--host <host>', 'interface to listen on', parseText, '127.0.0.1')
     .option(
@@ -80,6 +81,7 @@ export function serveCommand(): Command {
       if (options.headersTimeout > options.requestTimeout) {
         command.error('error: --headers-timeout must not exceed --request-timeout');
       }
+      requireDatabase(options.db);
       const serverOptions = toServerOptions(options);
       if (options.workers > 1 && !isServeWorker()) {
         process.exitCode = await runServeWorkers(options.workers, serverOptions.logger);
@@ -139,6 +141,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     server = await startServer(options);
   } catch (error) {
+    if (error instanceof StoreMissing) throw missingDatabase(error);
     const where = `${options.db} on ${options.host}:${options.port}`;
     throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
   }

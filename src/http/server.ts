@@ -11,7 +11,7 @@ import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 
 export interface ServerOptions extends Partial<Limits> {
-  /** The database, as `--db` names it (see `openStore`). */
+  /** The database, as `--db` names it (see `openStore`); it must exist (`StoreMissing` otherwise). */
   db: string;
   port: number;
   host: string;
@@ -44,6 +44,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logger = options.logger ?? createLogger('info');
   const store = openStore(options.db, {
     role: 'server',
+    mustExist: true,
     busyTimeoutMs: options.busyTimeoutMs,
     log: logger,
     writerExitsInFirstTransaction: options.writerExitsInFirstTransaction,

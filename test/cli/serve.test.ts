@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
-import { fixtureFile } from '../support/fixture.js';
+import { emptyDatabaseFile, fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
@@ -13,6 +13,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`listens on a free port with --port 0 and exits 0 on ${signal}`, async (t) => {
       const path = join(temporaryDirectory(t), 'serve.db');
+      await emptyDatabaseFile(path);
       const child = startCli(['serve', '--db', path, '--port', '0']);
       const exited = once(child, 'exit');
       const [firstLine] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
@@ -33,6 +34,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     t.after(() => blocker.close());
     const port = (blocker.address() as { port: number }).port;
     const path = join(temporaryDirectory(t), 'busy.db');
+    await emptyDatabaseFile(path);
     const result = await runCli(['serve', '--db', path, '--port', String(port)]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^error: cannot serve [^\n]*EADDRINUSE[^\n]*\n$/);
@@ -64,6 +66,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
 
   test('the limits and the log level reach the server; stdout is the URL line, then one JSON line per request', async (t) => {
     const path = join(temporaryDirectory(t), 'limits.db');
+    await emptyDatabaseFile(path);
     const server = await startServe(t, path, ['--max-url-length', '100', '--max-header-size', '2048', '--keep-alive-timeout', '200']);
     assert.equal((await exchange(server.url, 'GET', `/healthz?${'a'.repeat(100)}`)).status, 414);
     assert.equal((await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Padding': 'p'.repeat(3000) } })).status, 431);

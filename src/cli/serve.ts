@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
-import { integerIn, parsePort, parsePublicUrl, parseText } from './arguments.js';
+import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { StoreMissing } from '../store/openStore.js';
 import { DB_HELP, missingDatabase, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
@@ -59,6 +59,7 @@ export function serveCommand(): Command {
       parsePublicUrl,
     )
     .option('--trust-proxy', 'build "next" links from X-Forwarded-Proto and X-Forwarded-Host')
+    .option('--cors-origin <origin>', 'let browser applications of this origin call the API (repeatable; * for any); default: CORS off', parseCorsOrigin)
     .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), d.maxConcurrent)
     .option('--body-limit <bytes>', 'largest request body; larger are answered 413', bytes(1 << 30), d.bodyLimit)
     .option('--max-url-length <bytes>', 'longest request target (path and query); longer are answered 414', bytes(1 << 20), d.maxUrlLength)
@@ -97,6 +98,7 @@ interface CliServeOptions {
   host: string;
   publicUrl?: string;
   trustProxy?: boolean;
+  corsOrigin?: string[];
   maxConcurrent: number;
   bodyLimit: number;
   maxUrlLength: number;
@@ -119,6 +121,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     host: options.host,
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     trustProxy: options.trustProxy === true,
+    corsOrigins: options.corsOrigin ?? [],
     maxConcurrent: options.maxConcurrent,
     bodyLimit: options.bodyLimit,
     maxUrlLength: options.maxUrlLength,

@@ -15,6 +15,7 @@ import {
 import { applyOverride, applyUpserts, overrideWrites, periodIntersection, periodsOverlap, type Period } from '../../domain/periods.js';
 import { attributionStatements, type AttributionStatements, type UserRow } from './attributions.js';
 import type { BulkOutcome, WrittenItem } from '../store.js';
+import { dataVersionBumper } from './dataVersion.js';
 import type { Db } from './db.js';
 import { userMonthsRefresher } from './dimensionValues.js';
 
@@ -35,12 +36,14 @@ type Resolved = ResolvedGroup | ResolvedManager;
 export function bulkUpserter(db: Db, beforeCommit?: () => void): (tenantId: number, items: readonly Upsert[]) => BulkOutcome {
   const statements = attributionStatements(db);
   const refreshMonths = userMonthsRefresher(db);
+  const bumpDataVersion = dataVersionBumper(db);
   const transaction = db.transaction((tenantId: number, items: readonly Upsert[]): BulkOutcome => {
     const resolved = resolveItems(statements, tenantId, items);
     if (!Array.isArray(resolved)) return { broken: resolved };
     const broken = payloadOverlapOf(resolved) ?? managerCycleOf(statements, resolved);
     if (broken) return { broken };
     refreshMonths(tenantId, writeItems(statements, resolved));
+    bumpDataVersion(tenantId);
     beforeCommit?.();
     return { written: resolved.map(writtenItem) };
   });

@@ -11,7 +11,9 @@ export function redirectRootToDocs(config: PublicBaseConfig): Middleware {
     if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.status = 302;
     ctx.set('Location', `${publicBase(ctx, config)}/docs`);
-    ctx.body = null; // no "Found" text: the answer is its Location
+    // An empty body (Koa would write "Found"; a null body would turn the status into 204).
+    ctx.body = '';
+    ctx.remove('Content-Type');
 
   };
 }

@@ -38,6 +38,8 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
     ['serve relative public URL', { args: ['serve', '--db', 'x.db', '--public-url', '/api'], error: /--public-url/ }],
     ['serve ftp public URL', { args: ['serve', '--db', 'x.db', '--public-url', 'ftp://h/'], error: /--public-url/ }],
     ['serve public URL with a query', { args: ['serve', '--db', 'x.db', '--public-url', 'https://h/?a=1'], error: /--public-url/ }],
+    ['serve --cors-origin with a path', { args: ['serve', '--db', 'x.db', '--cors-origin', 'https://app.example.com/ui'], error: /--cors-origin/ }],
+    ['serve --cors-origin not a URL', { args: ['serve', '--db', 'x.db', '--cors-origin', 'app.example.com'], error: /--cors-origin/ }],
     ['serve zero --max-concurrent', { args: ['serve', '--db', 'x.db', '--max-concurrent', '0'], error: /--max-concurrent/ }],
     ['import without its file', { args: ['import', '--db', 'x.db', '--tenant', 't'], error: /missing required argument 'file'/ }],
     ['import without --tenant', { args: ['import', '--db', 'x.db', 'data.json'], error: /--tenant/ }],

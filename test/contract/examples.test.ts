@@ -71,7 +71,7 @@ test("the document's examples work against make demo's data", { timeout: 120_000
       const total = await call('GET', `${path}?limit=0`);
       assert.deepEqual(total.body, counted.value, template);
       const query = (operation.parameters as Json[]).map(parameter).filter((p) => p.in === 'query' && p.example !== undefined);
-      const search = new URLSearchParams(query.map((p) => [p.name, String(p.example)]));
+      const search = new URLSearchParams(query.map((p): [string, string] => [p.name, String(p.example)]));
       const page = await call('GET', `${path}?${search}`);
       assert.equal(page.status, 200, `${template}?${search}`);
       assert.ok(page.body.count > 0, `${template}?${search} finds nothing`);
@@ -87,7 +87,7 @@ test("the document's examples work against make demo's data", { timeout: 120_000
       const item = written.body.data.find((entry: Json) => (link.operationId === 'getManagerAttributions') === 'manager' in entry);
       const index = written.body.data.indexOf(item);
       const query = new URLSearchParams(
-        Object.entries(link.parameters as Record<string, string>).map(([param, expression]) => [param, String(evaluate(expression, written.body, index))]),
+        Object.entries(link.parameters as Record<string, string>).map(([param, expression]): [string, string] => [param, String(evaluate(expression, written.body, index))]),
       );
       const target = Object.entries(paths).find(([, methods]) => (methods as Json).get?.operationId === link.operationId)![0];
       const readBack = await call('GET', `${target}?${query}`);

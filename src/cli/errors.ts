@@ -5,7 +5,8 @@ import { CommanderError } from 'commander';
  * - 0: done (and `--help`);
  * - 1: the command line was fine but the work could not be done (database cannot be opened,
  *   unknown key, tenant already seeded, server cannot listen);
- * - 2: the command line is wrong (unknown command or option, missing or invalid value).
+ * - 2: the command line is wrong (unknown command or option, missing or invalid value, a
+ *   `--db` that names no database where one must exist).
  */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -13,6 +14,9 @@ export const EXIT_USAGE = 2;
 
 /** The command line was understood but the work cannot be done: exit 1. */
 export class CommandFailure extends Error {}
+
+/** The command line names something that is not there (a `--db` with no database): exit 2. */
+export class UsageFailure extends Error {}
 
 /** Commander's messages may carry a second line (a suggestion): errors are one line on stderr. */
 export function oneLine(message: string): string {
@@ -27,5 +31,5 @@ export function exitCodeOf(error: unknown, writeError: (line: string) => void): 
   if (error instanceof CommanderError) return error.exitCode === EXIT_OK ? EXIT_OK : EXIT_USAGE;
   const message = error instanceof Error ? error.message : String(error);
   writeError(`error: ${oneLine(message)}`);
-  return EXIT_FAILURE;
+  return error instanceof UsageFailure ? EXIT_USAGE : EXIT_FAILURE;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { emptyDatabaseFile } from '../support/fixture.js';
 import { withOtherStore } from '../support/harness.js';
 import { runCli, temporaryDirectory } from './cliProcess.js';
 
@@ -15,6 +16,13 @@ async function createKey(path: string, tenant: string): Promise<{ id: string; ke
   return { id: match[1]!, key };
 }
 
+/** A new database file (keys go into a database that `seed` or `import` made). */
+async function keysDatabase(t: { after(fn: () => void): void }): Promise<string> {
+  const path = join(temporaryDirectory(t), 'keys.db');
+  await emptyDatabaseFile(path);
+  return path;
+}
+
 async function listKeys(path: string, ...more: string[]) {
   const result = await runCli(['keys', 'list', '--db', path, '--json', ...more]);
   assert.equal(result.code, 0, result.stderr);
@@ -27,7 +35,7 @@ async function authenticates(path: string, key: string): Promise<boolean> {
 
 describe('compdata keys', { concurrency: true }, () => {
   test('create prints a working key as the last line, creating the tenant when missing', async (t) => {
-    const path = join(temporaryDirectory(t), 'keys.db');
+    const path = await keysDatabase(t);
     const { id, key } = await createKey(path, 'acme');
     assert.ok(await authenticates(path, key));
     const keys = await listKeys(path);
@@ -39,7 +47,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('list shows ids, tenants and states in aligned columns, never a key', async (t) => {
-    const path = join(temporaryDirectory(t), 'keys.db');
+    const path = await keysDatabase(t);
     const acme = await createKey(path, 'acme');
     const globex = await createKey(path, 'globex corp');
     const table = await runCli(['keys', 'list', '--db', path]);
@@ -56,7 +64,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('list of an unknown tenant is refused with exit 1', async (t) => {
-    const path = join(temporaryDirectory(t), 'keys.db');
+    const path = await keysDatabase(t);
     await createKey(path, 'acme');
     const result = await runCli(['keys', 'list', '--db', path, '--tenant', 'nobody']);
     assert.equal(result.code, 1);
@@ -64,7 +72,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('revoke takes the id or the full key; the key stops working', async (t) => {
-    const path = join(temporaryDirectory(t), 'keys.db');
+    const path = await keysDatabase(t);
     const byId = await createKey(path, 'acme');
     const byKey = await createKey(path, 'acme');
     for (const [given, key] of [[byId.id, byId.key], [byKey.key, byKey.key]] as const) {
@@ -76,7 +84,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('revoking an unknown or revoked key is one line, exit 1, never echoing the key', async (t) => {
-    const path = join(temporaryDirectory(t), 'keys.db');
+    const path = await keysDatabase(t);
     const { key } = await createKey(path, 'acme');
     assert.equal((await runCli(['keys', 'revoke', '--db', path, key])).code, 0);
     const unknown = `cdk_000000000000_${'A'.repeat(43)}`;

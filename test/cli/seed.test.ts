@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { emptyDatabaseFile } from '../support/fixture.js';
 import { runCli, temporaryDirectory } from './cliProcess.js';
 
 /** Everything a tenant's seed wrote, in a stable order, with internal keys replaced by ids. */
@@ -114,6 +115,7 @@ describe('compdata seed', { concurrency: true }, () => {
 
   test('a tenant that only has a key is seeded', async (t) => {
     const path = join(temporaryDirectory(t), 'keyed.db');
+    await emptyDatabaseFile(path); // keys go into a database that seed or import made
     const created = await runCli(['keys', 'create', '--db', path, '--tenant', 'acme']);
     assert.equal(created.code, 0, created.stderr);
     await seed(path, 'acme', '--records', '300');

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
-import { fixtureFile } from '../support/fixture.js';
+import { emptyDatabaseFile, fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
@@ -13,6 +13,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`listens on a free port with --port 0 and exits 0 on ${signal}`, async (t) => {
       const path = join(temporaryDirectory(t), 'serve.db');
+      await emptyDatabaseFile(path);
       const child = startCli(['serve', '--db', path, '--port', '0']);
       const exited = once(child, 'exit');
       const [firstLine] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
@@ -33,6 +34,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     t.after(() => blocker.close());
     const port = (blocker.address() as { port: number }).port;
     const path = join(temporaryDirectory(t), 'busy.db');
+    await emptyDatabaseFile(path);
     const result = await runCli(['serve', '--db', path, '--port', String(port)]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^error: cannot serve [^\n]*EADDRINUSE[^\n]*\n$/);
@@ -50,8 +52,14 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     return { url, key, child, exited };
   }
 
-  test('--public-url, --body-limit and --max-concurrent reach the server', async (t) => {
-    const { url, key } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64']);
+  test('--public-url, --body-limit, --cors-origin and --max-concurrent reach the server', async (t) => {
+    const cors = ['--cors-origin', 'https://a.example', '--cors-origin', 'https://b.example:8443'];
+    const { url, key } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64', ...cors]);
+    for (const origin of ['https://a.example', 'https://b.example:8443']) {
+      const preflight = await fetch(`${url}/v1/reporting`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+    }
     const page = (await (await fetch(`${url}/v1/reporting?limit=1`, { headers: { 'X-API-Key': key } })).json()) as { next: string };
     assert.equal(page.next, 'https://api.example.com/compdata/v1/reporting?limit=1&offset=1');
     const large = await fetch(`${url}/v1/users/groups/bulk`, {
@@ -64,6 +72,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
 
   test('the limits and the log level reach the server; stdout is the URL line, then one JSON line per request', async (t) => {
     const path = join(temporaryDirectory(t), 'limits.db');
+    await emptyDatabaseFile(path);
     const server = await startServe(t, path, ['--max-url-length', '100', '--max-header-size', '2048', '--keep-alive-timeout', '200']);
     assert.equal((await exchange(server.url, 'GET', `/healthz?${'a'.repeat(100)}`)).status, 414);
     assert.equal((await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Padding': 'p'.repeat(3000) } })).status, 431);

@@ -63,6 +63,11 @@ export function fixtureLine(tenant: string, i: number, users: number): Reporting
   };
 }
 
+/** A new database file at `path` with no tenant, made as `seed` and `import` make one (through the store). */
+export async function emptyDatabaseFile(path: string): Promise<void> {
+  await openStore(path, { role: 'command' }).close();
+}
+
 /** A database file at `path` holding the fixture's tenant (for tests of processes that open the file). */
 export async function fixtureFile(path: string, spec: FixtureSpec): Promise<Fixture> {
   const store = openStore(path, { role: 'command' });

@@ -3,6 +3,7 @@ import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { BulkSteps, Columns } from '../bulkUpsert.js';
 import { attributionStatements } from './attributions.js';
+import { dataVersionBumper } from './dataVersion.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 import type { WriterCache } from './writerCache.js';
@@ -21,6 +22,7 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
   const f = fragmentStatements(db);
   const groupWrites = tableWriter(db, 'group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
   const managerWrites = tableWriter(db, 'manager_attributions', ['user_pk', 'manager_pk']);
+  const bumpDataVersion = dataVersionBumper(db);
 
   return (tenantId) => ({
     users(sent) {
@@ -85,6 +87,7 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
     updateFragments(changed) {
       for (const { userPk, month, fragment } of changed) f.setFragment(userPk, month, fragment);
     },
+    dataChanged: () => bumpDataVersion(tenantId),
   });
 }
 

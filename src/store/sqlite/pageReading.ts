@@ -1,9 +1,13 @@
 import { encodeCursor, readCursor } from '../../domain/cursor.js';
 import { firstPosition, pageOutcome } from '../../domain/paging.js';
-import type { Page, PageOutcome, PageQuery } from '../store.js';
+import type { Page, PageQuery } from '../store.js';
 import type { PagedSource } from './pagedReads.js';
 
-const EMPTY_PAGE: Page = { count: 0, json: Buffer.alloc(0), more: false };
+/** A page as read from a source; the store adds the version of the data. */
+export type PageRead = Omit<Page, 'version'>;
+export type PageReadOutcome = PageRead | 'badCursor';
+
+const EMPTY_PAGE: PageRead = { count: 0, json: Buffer.alloc(0), more: false };
 
 /**
  * A page of `source` (D2): up to `limit` records and whether more follow, read in one statement
@@ -13,7 +17,7 @@ const EMPTY_PAGE: Page = { count: 0, json: Buffer.alloc(0), more: false };
  * otherwise, and puts the key of its last record into the `cursor` of the page (`scope`: the
  * filters a cursor is bound to, asked for only by such sources).
  */
-export function readPage(source: PagedSource, query: PageQuery, scope: () => string): PageOutcome {
+export function readPage(source: PagedSource, query: PageQuery, scope: () => string): PageReadOutcome {
   const { limit } = query;
   const from = firstPosition(query.offset);
   if (from === undefined) return EMPTY_PAGE;
@@ -29,7 +33,7 @@ export function readPage(source: PagedSource, query: PageQuery, scope: () => str
 }
 
 /** A page from up to `limit + 1` separately read rows (the extra one says whether more follow). */
-function joinRows(rows: readonly string[], query: PageQuery): { page: Page; nextOffset?: bigint } {
+function joinRows(rows: readonly string[], query: PageQuery): { page: PageRead; nextOffset?: bigint } {
   const { count, nextOffset } = pageOutcome(query, rows.length);
   return { page: { count, json: Buffer.from(rows.slice(0, count).join(',')), more: nextOffset !== undefined }, nextOffset };
 }

@@ -6,6 +6,7 @@ import { compression } from './compression.js';
 import { crossOrigin } from './cors.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
+import { lingerAfterEarlyAnswers } from './linger.js';
 import { HttpProblem, problems } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
@@ -19,7 +20,8 @@ export interface AppSettings {
 }
 
 /**
- * The request flow, in order: request id and log line -> compression of the answer (gzip, br)
+ * The request flow, in order: request id and log line -> a lingering close for an answer sent
+ * before its body was read -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
@@ -29,6 +31,7 @@ export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, cor
   const app = new Koa();
 
   app.use(requestLog(logger));
+  app.use(lingerAfterEarlyAnswers());
   app.use(compression());
 
   app.use(async (ctx, next) => {

@@ -54,11 +54,9 @@ export const problems = {
       'Request Header Fields Too Large',
       `The request line and headers exceed ${limit} bytes.`,
     ),
-  /** The rest of the body is not read: the connection closes after the answer. */
+  /** The rest of the body is read and thrown away, within bounds (linger.ts), so that the answer arrives. */
   payloadTooLarge: (limit: number) =>
-    new HttpProblem(413, 'payload-too-large', 'Content Too Large', `The request body exceeds ${limit} bytes.`, undefined, {
-      Connection: 'close',
-    }),
+    new HttpProblem(413, 'payload-too-large', 'Content Too Large', `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () =>
     new HttpProblem(415, 'unsupported-media-type', 'Unsupported Media Type', 'The request body must be application/json.'),
   unprocessable: (errors: readonly ParamProblem[], detail: string) =>

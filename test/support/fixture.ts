@@ -79,22 +79,22 @@ export async function buildFixture(store: Store, spec: FixtureSpec): Promise<Fix
   const records = spec.records ?? 25;
   const deals = spec.deals ?? 7;
   await store.loadTenant(spec.tenant, {}, async (writer) => {
-    writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
-    writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i, spec.emailDomain)));
-    writer.addGroupAttributions([
+    await writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
+    await writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i, spec.emailDomain)));
+    await writer.addGroupAttributions([
       { user_id: 'u0', dimension: 'region', group: 'EMEA', start: 2026 * 12 + 2, end: 2026 * 12 + 4 },
       { user_id: 'u0', dimension: 'region', group: 'APAC', start: 2026 * 12 + 8, end: null },
     ]);
     const lines: ReportingLineInput[] = [];
     for (let i = 0; i < records; i += 1) lines.push(fixtureLine(spec.tenant, i, users));
-    writer.upsertReportingRecords(lines);
-    writer.defineDataTable('deals', 'Deals', [
+    await writer.upsertReportingRecords(lines);
+    await writer.defineDataTable('deals', 'Deals', [
       { key: 'name', type: 'string' },
       { key: 'owner_id', type: 'user' },
       { key: 'close_date', type: 'datetime' },
       { key: 'amount', type: 'amount' },
     ]);
-    writer.upsertTableRecords(
+    await writer.upsertTableRecords(
       'deals',
       Array.from({ length: deals }, (_, i) => ({
         id: `${spec.tenant}-d${i}`,
@@ -105,7 +105,7 @@ export async function buildFixture(store: Store, spec: FixtureSpec): Promise<Fix
         amount_currency: 'EUR',
       })),
     );
-    writer.finish();
+    await writer.finish();
   });
   const tenant = (await store.findTenant(spec.tenant))!;
   return { tenantId: tenant.id, key: (await store.createKey(spec.tenant)).key, users, records, deals };

@@ -15,10 +15,10 @@ describe('the SQLite TenantWriter', () => {
     ['a key ending in _currency', { metrics: ['arr_currency'], dimensions: [] }],
   ];
   for (const [name, { metrics, dimensions }] of collisions) {
-    test(`refuses ${name} (D3)`, (t) => {
+    test(`refuses ${name} (D3)`, async (t) => {
       const { db } = tempDatabase(t);
       const tenant = tenantStatements(db).ensure('acme');
-      assert.throws(() => new TenantWriter(db, tenant.id).defineMetricsAndDimensions(metrics, dimensions), DatasetError);
+      await assert.rejects(new TenantWriter(db, tenant.id).defineMetricsAndDimensions(metrics, dimensions), DatasetError);
     });
   }
 
@@ -26,8 +26,8 @@ describe('the SQLite TenantWriter', () => {
     const { db, store } = tempDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme', records: 10 });
     const writer = new TenantWriter(db, fixture.tenantId);
-    writer.upsertReportingRecords([fixtureLine('acme', 10, fixture.users), fixtureLine('acme', 11, fixture.users)]);
-    writer.finish();
+    await writer.upsertReportingRecords([fixtureLine('acme', 10, fixture.users), fixtureLine('acme', 11, fixture.users)]);
+    await writer.finish();
     const positions = db.prepare('SELECT pos, id FROM reporting_records WHERE tenant_id = ? ORDER BY pos').raw().all(fixture.tenantId);
     assert.deepEqual(positions, Array.from({ length: 12 }, (_, i) => [i, `acme-r${i}`]));
   });
@@ -45,7 +45,7 @@ describe('the SQLite TenantWriter', () => {
   test('a changed user is rewritten inside the stored records', async (t) => {
     const { db, store } = tempDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme', records: 6 });
-    new TenantWriter(db, fixture.tenantId).upsertUsers([{ ...fixtureUser('acme', 1), name: 'Renamed "One"' }]);
+    await new TenantWriter(db, fixture.tenantId).upsertUsers([{ ...fixtureUser('acme', 1), name: 'Renamed "One"' }]);
     const bodies = db.prepare('SELECT body FROM reporting_records WHERE id IN (?, ?)').pluck().all('acme-r1', 'acme-r4') as string[];
     for (const body of bodies) assert.equal(JSON.parse(`${body}}`).user.name, 'Renamed "One"');
   });
@@ -54,20 +54,20 @@ describe('the SQLite TenantWriter', () => {
     const { db, store } = tempDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme' });
     const writer = new TenantWriter(db, fixture.tenantId);
-    assert.throws(() => writer.upsertUsers([{ ...fixtureUser('acme', 7), email: 'USER1@acme.example' }]), DatasetError);
+    await assert.rejects(writer.upsertUsers([{ ...fixtureUser('acme', 7), email: 'USER1@acme.example' }]), DatasetError);
   });
 
   test('an upsert updates a stored record in place and appends a new one; an id given twice is refused', async (t) => {
     const { db, store } = tempDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme', records: 5 });
     const writer = new TenantWriter(db, fixture.tenantId);
-    writer.upsertReportingRecords([{ ...fixtureLine('acme', 2, fixture.users), payment: 7.25 }, fixtureLine('acme', 5, fixture.users)]);
+    await writer.upsertReportingRecords([{ ...fixtureLine('acme', 2, fixture.users), payment: 7.25 }, fixtureLine('acme', 5, fixture.users)]);
     assert.deepEqual(writer.reportingCounts, { total: 6, added: 1, updated: 1 });
     const rows = db.prepare('SELECT pos, id, body FROM reporting_records WHERE tenant_id = ? ORDER BY pos').raw().all(fixture.tenantId) as [number, string, string][];
     assert.deepEqual(rows.map(([pos, id]) => [pos, id]), Array.from({ length: 6 }, (_, i) => [i, `acme-r${i}`]));
     assert.equal(JSON.parse(`${rows[2]![2]}}`).payment, 7.25);
-    assert.throws(
-      () => writer.upsertReportingRecords([fixtureLine('acme', 2, fixture.users)], { path: '$.reporting', first: 40 }),
+    await assert.rejects(
+      writer.upsertReportingRecords([fixtureLine('acme', 2, fixture.users)], { path: '$.reporting', first: 40 }),
       (error: unknown) => error instanceof DatasetError && error.path === '$.reporting[40].id',
     );
   });
@@ -90,7 +90,7 @@ describe('the SQLite TenantWriter', () => {
     await importInto(store, 'globex', EXAMPLE_BYTES);
     const globexBefore = await exportOf(store, 'globex');
     const key = await store.createKey('acme');
-    await store.loadTenant('acme', { replace: true }, async (writer) => writer.finish());
+    await store.loadTenant('acme', { replace: true }, (writer) => writer.finish());
     const acme = tenantStatements(db).find('acme')!;
     const emptied = JSON.parse((await exportOf(store, 'acme'))!);
     for (const section of ['metrics', 'dimensions', 'users', 'group_attributions', 'manager_attributions', 'reporting', 'tables']) {

@@ -16,8 +16,9 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { datasetReads } from './datasetReads.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
-import { pagedReads, type PagedSource } from './pagedReads.js';
-import { readPage } from './pageReading.js';
+import type { PagedSource } from '../paging/pagedSource.js';
+import { readPage, scopeOf } from '../paging/pageReading.js';
+import { pagedReads } from './pagedReads.js';
 import { SqliteTenantWriter } from './tenantWriter.js';
 import { tenantStatements } from './tenants.js';
 import { startWriter, type Writer } from './writer.js';
@@ -129,12 +130,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       db.close();
     },
   };
-}
-
-/** The filters a `cursor` is bound to (a cursor of other filters is not used). */
-function scopeOf(source: Source): string {
-  const { kind: _kind, ...filters } = source;
-  return JSON.stringify(Object.entries(filters).filter(([, value]) => value !== undefined));
 }
 
 /**

@@ -43,7 +43,7 @@ export async function prepareBulkStore(workDir: string, users: number): Promise<
   mkdirSync(workDir, { recursive: true });
   const dbPath = `${workDir}/bulk-${attributionCount(users)}.db`;
   const fresh = !existsSync(dbPath);
-  const store = openStore(dbPath, { role: 'command' });
+  const store = await openStore(dbPath, { role: 'command' });
   try {
     if (fresh) await store.loadTenant('bench', {}, (writer) => fill(writer, users));
     return { dbPath, key: (await store.createKey('bench')).key };

@@ -21,6 +21,8 @@ export interface ServerOptions extends Partial<Limits> {
   trustProxy?: boolean;
   /** How long a write waits for another process's write lock before a 503 (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** PostgreSQL: connections at most (`--db-pool`, default 10). */
+  dbPool?: number;
   /** Where structured logs go (default: pino at `info` on standard output). */
   logger?: Logger;
   /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
@@ -42,9 +44,10 @@ export { DEFAULT_LIMITS } from './limits.js';
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const limits = resolveLimits(options);
   const logger = options.logger ?? createLogger('info');
-  const store = openStore(options.db, {
+  const store = await openStore(options.db, {
     role: 'server',
     busyTimeoutMs: options.busyTimeoutMs,
+    poolSize: options.dbPool,
     log: logger,
     writerExitsInFirstTransaction: options.writerExitsInFirstTransaction,
   });

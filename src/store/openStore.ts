@@ -1,29 +1,42 @@
 import { existsSync } from 'node:fs';
+import { isUnreachable } from './postgres/connection.js';
+import { openPostgresStore } from './postgres/postgresStore.js';
+import { DEFAULT_BUSY_TIMEOUT_MS } from './sqlite/db.js';
 import { openSqliteStore } from './sqlite/sqliteStore.js';
 import type { Store, StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */
   role: 'server' | 'command';
-  /** Refuse a database that does not exist yet instead of creating it. */
+  /** Refuse a database that does not exist yet instead of creating it (SQLite; a PostgreSQL database always exists). */
   mustExist?: boolean;
   /** How long a write waits for another writer before it is refused. */
   busyTimeoutMs?: number;
+  /** PostgreSQL: connections at most (`--db-pool`). */
+  poolSize?: number;
   log?: StoreLog;
-  /** For tests: the first writer thread dies inside its first transaction. */
+  /** For tests: the first writer thread dies inside its first transaction (SQLite). */
   writerExitsInFirstTransaction?: boolean;
 }
 
 /** The database named by `--db` cannot be opened: the message says which and why. */
 export class StoreOpenError extends Error {}
 
+/** The database server named by `--db` does not answer (a `StoreOpenError` the CLI reports with exit code 2). */
+export class StoreUnreachable extends StoreOpenError {}
+
 const SILENT: StoreLog = { warn() {}, error() {} };
 
+/** PostgreSQL connections of a server, unless told (`--db-pool`); a CLI command needs two at most. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /**
- * Builds the store named by `location` (the value of `--db`): a file path, or `sqlite:PATH`.
- * The one place where an engine is chosen.
+ * Builds the store named by `location` (the value of `--db`): `postgres://USER@HOST:PORT/DB`
+ * (or `postgresql://`) for PostgreSQL; a file path, or `sqlite:PATH`, for SQLite. The one
+ * place where an engine is chosen. Resolves once the database answers and its schema is up to date.
  */
-export function openStore(location: string, options: OpenStoreOptions): Store {
+export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
+  if (/^postgres(ql)?:\/\//.test(location)) return openPostgres(location, options);
   const path = location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location;
   if (path.length === 0) throw new StoreOpenError('no database path given');
   if (options.mustExist && !existsSync(path)) throw new StoreOpenError(`no database at ${path}`);
@@ -36,5 +49,31 @@ export function openStore(location: string, options: OpenStoreOptions): Store {
     });
   } catch (error) {
     throw new StoreOpenError(`cannot open database ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function openPostgres(location: string, options: OpenStoreOptions): Promise<Store> {
+  const shown = withoutPassword(location);
+  try {
+    return await openPostgresStore(location, {
+      poolSize: options.poolSize ?? (options.role === 'server' ? DEFAULT_POOL_SIZE : 2),
+      busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+      log: options.log ?? SILENT,
+    });
+  } catch (error) {
+    const message = `cannot open database ${shown}: ${(error as Error).message || String(error)}`;
+    if (isUnreachable(error)) throw new StoreUnreachable(message, { cause: error });
+    throw new StoreOpenError(message, { cause: error });
+  }
+}
+
+/** A connection string as it may be shown: a password in it is replaced by `***`. */
+function withoutPassword(location: string): string {
+  try {
+    const url = new URL(location);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://…';
   }
 }

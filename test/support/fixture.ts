@@ -63,9 +63,9 @@ export function fixtureLine(tenant: string, i: number, users: number): Reporting
   };
 }
 
-/** A database file at `path` holding the fixture's tenant (for tests of processes that open the file). */
+/** The database `path` (as `--db` names it) holding the fixture's tenant (for tests of processes that open it). */
 export async function fixtureFile(path: string, spec: FixtureSpec): Promise<Fixture> {
-  const store = openStore(path, { role: 'command' });
+  const store = await openStore(path, { role: 'command' });
   try {
     return await buildFixture(store, spec);
   } finally {

@@ -1,9 +1,9 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
-import { DatasetError } from '../../domain/datasetError.js';
-import { customKeyProblem } from '../../domain/fieldKeys.js';
+import type { DatasetError } from '../../domain/datasetError.js';
 import { applyOverride, overrideWrites, type Period } from '../../domain/periods.js';
 import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
+import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId } from '../loadChecks.js';
 import { attributionStatements, type AttributionStatements } from './attributions.js';
 import type { Db } from './db.js';
 import { dimensionValuesRefresher } from './dimensionValues.js';
@@ -71,18 +71,10 @@ export class SqliteTenantWriter implements TenantWriter {
    * groups their users hold.
    */
   async defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): Promise<void> {
-    const existingMetrics = new Set(this.records.metricKeys);
-    const taken = new Set([...existingMetrics, ...this.dimensionPks.keys()]);
-    const add = (keys: readonly string[], existing: ReadonlySet<string>, section: string) =>
-      keys.filter((key, index) => {
-        if (existing.has(key)) return false;
-        const problem = customKeyProblem(key, taken);
-        if (problem) throw new DatasetError(`$.${section}[${index}].key`, `${JSON.stringify(key)} ${problem}`);
-        taken.add(key);
-        return true;
-      });
-    const newMetrics = add(metrics, existingMetrics, 'metrics');
-    const newDimensions = add(dimensions, new Set(this.dimensionPks.keys()), 'dimensions');
+    const { metrics: newMetrics, dimensions: newDimensions } = newCustomKeys(
+      { metrics: this.records.metricKeys, dimensions: this.dimensionKeys },
+      { metrics, dimensions },
+    );
     for (const key of newMetrics) {
       this.statements.insertMetric.run(this.tenantId, key, this.records.metricKeys.length);
       this.statements.addMetricToBodies.run(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.tenantId);
@@ -101,7 +93,7 @@ export class SqliteTenantWriter implements TenantWriter {
     users.forEach((user, index) => {
       const owner = userByEmail.get(this.tenantId, user.email);
       if (owner !== undefined && owner !== user.id) {
-        throw new DatasetError(`${itemPath(origin, index)}.email`, `${user.email} is the e-mail address of user ${owner}`);
+        throw emailTaken(origin, index, user.email, owner);
       }
       const json = renderUser(user);
       const stored = userIdentity.get(this.tenantId, user.id);
@@ -133,7 +125,7 @@ export class SqliteTenantWriter implements TenantWriter {
       const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
       const dimensionPk = this.dimensionPks.get(item.dimension);
       if (dimensionPk === undefined) {
-        throw new DatasetError(`${itemPath(origin, index)}.group_dimension`, `no dimension ${item.dimension}`);
+        throw unknownDimensionKey(origin, index, item.dimension);
       }
       const period: Period = { start: item.start, end: item.end };
       a.writeGroupPeriods(overrideWrites(applyOverride(a.groupsOverlapping(userPk, dimensionPk, period), period).changed));
@@ -148,7 +140,7 @@ export class SqliteTenantWriter implements TenantWriter {
     items.forEach((item, index) => {
       const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
       const managerPk = this.userPk(item.manager_id, `${itemPath(origin, index)}.manager`);
-      if (userPk === managerPk) throw new DatasetError(`${itemPath(origin, index)}.manager`, 'a user cannot be their own manager');
+      if (userPk === managerPk) throw ownManagerError(origin, index);
       const period: Period = { start: item.start, end: item.end };
       a.writeManagerPeriods(overrideWrites(applyOverride(a.managersOverlapping(userPk, period), period).changed));
       a.insertManagerAttribution(userPk, managerPk, period);
@@ -188,7 +180,7 @@ export class SqliteTenantWriter implements TenantWriter {
 
   private userPk(userId: string, path: string): number {
     const pk = this.records.user(userId)?.pk;
-    if (pk === undefined) throw new DatasetError(path, `no user with id ${userId}`);
+    if (pk === undefined) throw unknownUserId(path, userId);
     return pk;
   }
 }

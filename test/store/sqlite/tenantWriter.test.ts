@@ -5,7 +5,7 @@ import { SqliteTenantWriter as TenantWriter } from '../../../src/store/sqlite/te
 import { tenantStatements } from '../../../src/store/sqlite/tenants.js';
 import { EXAMPLE_BYTES, exportOf, importInto } from '../../support/datasets.js';
 import { buildFixture, fixtureLine, fixtureUser } from '../../support/fixture.js';
-import { tempDatabase } from '../../support/harness.js';
+import { tempSqliteDatabase } from '../../support/harness.js';
 
 describe('the SQLite TenantWriter', () => {
   const collisions: [string, { metrics: string[]; dimensions: string[] }][] = [
@@ -16,14 +16,14 @@ describe('the SQLite TenantWriter', () => {
   ];
   for (const [name, { metrics, dimensions }] of collisions) {
     test(`refuses ${name} (D3)`, async (t) => {
-      const { db } = tempDatabase(t);
+      const { db } = await tempSqliteDatabase(t);
       const tenant = tenantStatements(db).ensure('acme');
       await assert.rejects(new TenantWriter(db, tenant.id).defineMetricsAndDimensions(metrics, dimensions), DatasetError);
     });
   }
 
   test('positions are dense and follow appends across writers', async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme', records: 10 });
     const writer = new TenantWriter(db, fixture.tenantId);
     await writer.upsertReportingRecords([fixtureLine('acme', 10, fixture.users), fixtureLine('acme', 11, fixture.users)]);
@@ -33,7 +33,7 @@ describe('the SQLite TenantWriter', () => {
   });
 
   test('every (user, month) of a record has its dimension fields', async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     await buildFixture(store, { tenant: 'acme', records: 40 });
     const missing = db
       .prepare('SELECT count(*) FROM reporting_records r LEFT JOIN dimension_values d USING (user_pk, month) WHERE d.fragment IS NULL')
@@ -43,7 +43,7 @@ describe('the SQLite TenantWriter', () => {
   });
 
   test('a changed user is rewritten inside the stored records', async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme', records: 6 });
     await new TenantWriter(db, fixture.tenantId).upsertUsers([{ ...fixtureUser('acme', 1), name: 'Renamed "One"' }]);
     const bodies = db.prepare('SELECT body FROM reporting_records WHERE id IN (?, ?)').pluck().all('acme-r1', 'acme-r4') as string[];
@@ -51,14 +51,14 @@ describe('the SQLite TenantWriter', () => {
   });
 
   test('an e-mail of another user is refused, whatever its case', async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme' });
     const writer = new TenantWriter(db, fixture.tenantId);
     await assert.rejects(writer.upsertUsers([{ ...fixtureUser('acme', 7), email: 'USER1@acme.example' }]), DatasetError);
   });
 
   test('an upsert updates a stored record in place and appends a new one; an id given twice is refused', async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     const fixture = await buildFixture(store, { tenant: 'acme', records: 5 });
     const writer = new TenantWriter(db, fixture.tenantId);
     await writer.upsertReportingRecords([{ ...fixtureLine('acme', 2, fixture.users), payment: 7.25 }, fixtureLine('acme', 5, fixture.users)]);
@@ -73,7 +73,7 @@ describe('the SQLite TenantWriter', () => {
   });
 
   test('after imports and upserts the read path invariants hold', async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     const positions = db.prepare('SELECT tenant_id, count(*), max(pos) FROM reporting_records GROUP BY tenant_id').raw().all() as number[][];
@@ -85,7 +85,7 @@ describe('the SQLite TenantWriter', () => {
   });
 
   test("replacing a tenant's data with nothing keeps its keys and the other tenants' data", async (t) => {
-    const { db, store } = tempDatabase(t);
+    const { db, store } = await tempSqliteDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     await importInto(store, 'globex', EXAMPLE_BYTES);
     const globexBefore = await exportOf(store, 'globex');

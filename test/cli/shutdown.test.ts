@@ -8,11 +8,11 @@ import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { openSocket, parseAnswers, readUntilClosed } from '../support/rawHttp.js';
 import { startServe } from '../support/serveProcess.js';
-import { temporaryDirectory } from './cliProcess.js';
+import { databaseFor, onlyOn } from '../support/testDatabases.js';
 
 /** A file with a tenant of 2500 records, served by `compdata serve` with `args`. */
 async function serveFixture(t: TestContext, args: string[] = []) {
-  const dbPath = join(temporaryDirectory(t), 'shutdown.db');
+  const dbPath = await databaseFor(t);
   const { key } = await fixtureFile(dbPath, { tenant: 'acme', users: 20, records: 2500 });
   return { dbPath, key, server: await startServe(t, dbPath, args) };
 }
@@ -63,7 +63,7 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     assert.ok(server.logs().some((line) => line.msg === 'request' && line.aborted), 'the stalled page was cut off');
   });
 
-  test('the WAL is checkpointed into the database file and truncated on the way out', async (t) => {
+  test('the WAL is checkpointed into the database file and truncated on the way out', { skip: onlyOn('sqlite') }, async (t) => {
     const { dbPath, key, server } = await serveFixture(t);
     const watcher = openDatabase(dbPath); // keeps the file open, so SQLite does not delete the WAL itself
     t.after(() => watcher.close());

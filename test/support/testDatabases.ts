@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startCluster } from './postgresCluster.js';
 
 /**
  * The engine the HTTP, CLI and dataset tests run on: SQLite unless `COMPDATA_TEST_ENGINE=postgres`
@@ -30,7 +29,7 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
     location = join(directory, 'compdata.db');
     remove = async () => rmSync(directory, { recursive: true, force: true });
   } else {
-    const admin = await postgresAdmin();
+    const admin = postgresAdmin();
     const name = `compdata_test_${randomBytes(6).toString('hex')}`;
     await admin.query(`CREATE DATABASE ${name}`);
     const url = new URL(admin.url);
@@ -45,21 +44,21 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
   return { location, beforeRemoval: (close: () => Promise<void>) => void closers.push(close) };
 }
 
-/** A connection to the test run's PostgreSQL server (COMPDATA_TEST_PG, or one started for this process). */
-let admin: Promise<{ url: string; query(sql: string): Promise<unknown> }> | undefined;
+/** A connection to the test run's PostgreSQL server (`COMPDATA_TEST_PG`). */
+let admin: { url: string; query(sql: string): Promise<unknown> } | undefined;
 
 function postgresAdmin() {
-  admin ??= (async () => {
-    let url = process.env.COMPDATA_TEST_PG;
-    if (!url) {
-      // A test file run alone: a server for this process, stopped when it exits.
-      const cluster = await startCluster();
-      url = cluster.adminUrl;
-      process.once('beforeExit', () => void cluster.stop());
-    }
-    // Idle connections do not keep the test process alive.
-    const pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
-    return { url, query: (sql: string) => pool.query(sql) };
-  })();
+  const url = process.env.COMPDATA_TEST_PG;
+  if (!url) {
+    throw new Error(
+      'COMPDATA_TEST_ENGINE=postgres needs a server: run the tests through test/support/withPostgres.ts (make test-postgres), or set COMPDATA_TEST_PG=postgres://...',
+    );
+  }
+  // Idle connections do not keep the test process alive.
+  admin ??= { url, query: (sql: string) => pool.query(sql) };
+  const pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
   return admin;
 }
+
+/** A new empty database for one test, as `--db` names it (see `newDatabase`). */
+export const databaseFor = async (t: { after(fn: () => Promise<void> | void): void }): Promise<string> => (await newDatabase(t)).location;

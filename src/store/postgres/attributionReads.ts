@@ -2,7 +2,7 @@ import { renderGroupItem, renderManagerItem } from '../../domain/attributionJson
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { EMPTY_LISTING, isGroupKey, isManagerKey, listingSource } from '../paging/attributionListing.js';
 import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
-import { firstRow, rowsOf, statement, type Queryable, type Statement } from './connection.js';
+import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
 
 /**
  * The read-back extensions as paged sources (paged as attributionListing.ts says). Rows are
@@ -72,17 +72,20 @@ const dimensionPk = statement<[number, string], { pk: number }>('SELECT pk FROM 
 /** The read-backs of a tenant, over a pool or a transaction's connection. */
 export const attributionReads = {
   async groups(db: Queryable, tenantId: number, filter: GroupFilter): Promise<PagedSource> {
-    const user = filter.user === undefined ? undefined : (await firstRow(db, userPk, tenantId, asciiLowerCase(filter.user)))?.pk;
-    const dimension = filter.dimension === undefined ? undefined : (await firstRow(db, dimensionPk, tenantId, filter.dimension))?.pk;
+    const user = filter.user === undefined ? undefined : await userOf(db, tenantId, filter.user);
+    const dimension = filter.dimension === undefined || !storable(filter.dimension) ? undefined : (await firstRow(db, dimensionPk, tenantId, filter.dimension))?.pk;
     if ((filter.user !== undefined && user === undefined) || (filter.dimension !== undefined && dimension === undefined)) return EMPTY_LISTING;
     return listing(db, GROUPS, tenantId, { user, dimension }, isGroupKey);
   },
   async managers(db: Queryable, tenantId: number, filter: ManagerFilter): Promise<PagedSource> {
-    const user = filter.user === undefined ? undefined : (await firstRow(db, userPk, tenantId, asciiLowerCase(filter.user)))?.pk;
+    const user = filter.user === undefined ? undefined : await userOf(db, tenantId, filter.user);
     if (filter.user !== undefined && user === undefined) return EMPTY_LISTING;
     return listing(db, MANAGERS, tenantId, { user }, isManagerKey);
   },
 };
+
+const userOf = async (db: Queryable, tenantId: number, email: string) =>
+  storable(email) ? (await firstRow(db, userPk, tenantId, asciiLowerCase(email)))?.pk : undefined;
 
 /** Statements of each listing and set of filters, written once. */
 const prepared = new Map<string, ReturnType<typeof listingStatements>>();

@@ -17,8 +17,15 @@ export interface Statement<Params extends readonly unknown[], Row> {
 }
 
 export function statement<Params extends readonly unknown[], Row = never>(text: string): Statement<Params, Row> {
-  return { name: `compdata_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+  const written = { name: `compdata_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+  texts.add(text);
+  return written;
 }
+
+const texts = new Set<string>();
+
+/** Every statement text written so far (for the test that holds each one to its tenant). */
+export const statementTexts = (): ReadonlySet<string> => texts;
 
 /** Every row of `s`. */
 export async function rowsOf<P extends readonly unknown[], R>(db: Queryable, s: Statement<P, R>, ...values: P): Promise<R[]> {
@@ -127,3 +134,9 @@ export function isUnreachable(error: unknown): boolean {
   const message = (error as Error | null)?.message ?? '';
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Connection ended/i.test(message);
 }
+
+/**
+ * Whether PostgreSQL can hold `text`: its `text` type has no U+0000 (SQLite's has). A name with
+ * one is no stored name, so a lookup by it finds nothing instead of failing.
+ */
+export const storable = (text: string): boolean => !text.includes('\u0000');

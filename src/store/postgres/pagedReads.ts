@@ -1,5 +1,5 @@
 import type { JoinedRows, PagedSource } from '../paging/pagedSource.js';
-import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
 
 /** A page as the database joins it: the number of records, their JSON comma-separated, whether more follow. */
 type JoinedRow = { count: number; json: string | null; more: boolean };
@@ -58,7 +58,7 @@ export const pagedReads = {
   },
   /** The records of a data table of a tenant, or `undefined` when the tenant has no such table. */
   async tableRecords(db: Queryable, tenantId: number, tableKey: string): Promise<PagedSource | undefined> {
-    const table = await firstRow(db, tableOf, tenantId, tableKey);
+    const table = storable(tableKey) ? await firstRow(db, tableOf, tenantId, tableKey) : undefined;
     if (!table) return undefined;
     return {
       rows: async (from, n) => records(await rowsOf(db, tableRows, tenantId, from, n, table.pk)),

@@ -35,7 +35,7 @@ for (let round = 0; round < rounds; round += 1) {
   const startedCpu = process.cpuUsage();
   const started = performance.now();
   for (const items of bodies.slice(round * perRound, (round + 1) * perRound)) {
-    const outcome = upsert(tenantId, items);
+    const outcome = await upsert(tenantId, items);
     if ('broken' in outcome) throw new Error(`a bench body broke a rule: ${outcome.broken.detail}`);
   }
   const used = process.cpuUsage(startedCpu);

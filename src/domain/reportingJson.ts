@@ -106,13 +106,30 @@ export function renderDimensionFragment(
   periods: readonly GroupPeriod[],
   month: MonthIndex,
 ): string {
-  let fragment = '';
-  for (const key of dimensionKeys) {
-    const names = periods
+  return fragmentOfNames(dimensionKeys, (key) =>
+    periods
       .filter((p) => p.dimensionKey === key && p.start <= month && (p.end === null || month <= p.end))
       .sort((a, b) => a.start - b.start)
-      .map((p) => p.group);
-    fragment += `,${JSON.stringify(key)}:${JSON.stringify(names)}`;
-  }
+      .map((p) => p.group),
+  );
+}
+
+/** Dimension fields rendered from the group names of each dimension (`dimensionKeys` order). */
+function fragmentOfNames(dimensionKeys: readonly string[], namesOf: (key: string) => readonly string[]): string {
+  let fragment = '';
+  for (const key of dimensionKeys) fragment += `,${JSON.stringify(key)}:${JSON.stringify(namesOf(key))}`;
   return `${fragment}}`;
+}
+
+/**
+ * Stored dimension fields (as {@link renderDimensionFragment} wrote them) with the groups of
+ * some dimensions replaced: `replaced` maps a dimension key to its one group in this month.
+ * The other dimensions keep the names they had.
+ */
+export function replaceDimensionGroups(dimensionKeys: readonly string[], fragment: string, replaced: ReadonlyMap<string, string>): string {
+  const stored = new Map(Object.entries(JSON.parse(`{${fragment.slice(1)}`) as Record<string, string[]>));
+  return fragmentOfNames(dimensionKeys, (key) => {
+    const group = replaced.get(key);
+    return group === undefined ? (stored.get(key) ?? []) : [group];
+  });
 }

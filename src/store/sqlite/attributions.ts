@@ -12,28 +12,26 @@ export interface StoredPeriod extends Period {
   readonly pk: number;
 }
 
+/** A stored group attribution: its primary key, its period and its group. */
+export interface StoredGroupPeriod extends StoredPeriod {
+  readonly start: number;
+  readonly groupPk: number;
+}
+
 /** A stored manager attribution, as the cycle check sees it. */
 export interface StoredManagerEdge extends ManagerEdge {
   readonly pk: number;
-}
-
-export interface UserRow {
-  readonly pk: number;
-  /** The e-mail address as stored. */
-  readonly email: string;
 }
 
 const lowest = (month: number | null) => month ?? Number.MIN_SAFE_INTEGER;
 const highest = (month: number | null) => month ?? Number.MAX_SAFE_INTEGER;
 
 export function attributionStatements(db: Db) {
-  const userByEmail = db.prepare<[number, string], UserRow>('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
   const emailOfUser = db.prepare<[number], string>('SELECT email FROM users WHERE pk = ?').pluck();
-  const dimensionByKey = db.prepare<[number, string], number>('SELECT pk FROM dimensions WHERE tenant_id = ? AND key = ?').pluck();
   const groupByName = db.prepare<[number, string], number>('SELECT pk FROM groups WHERE dimension_pk = ? AND name = ?').pluck();
   const insertGroup = db.prepare<[number, string], number>('INSERT INTO groups (dimension_pk, name) VALUES (?, ?) RETURNING pk').pluck();
-  const groupsOverlapping = db.prepare<[number, number, number, number], StoredPeriod>(
-    `SELECT pk, start_month AS start, end_month AS "end" FROM group_attributions
+  const groupsOverlapping = db.prepare<[number, number, number, number], StoredGroupPeriod>(
+    `SELECT pk, start_month AS start, end_month AS "end", group_pk AS groupPk FROM group_attributions
      WHERE user_pk = ? AND dimension_pk = ? AND start_month <= ? AND (end_month IS NULL OR end_month >= ?)`,
   );
   const insertGroupAttribution = db.prepare<[number, number, number, number | null, number | null]>(
@@ -51,10 +49,7 @@ export function attributionStatements(db: Db) {
   const managerWrites = periodWriter(db, 'manager_attributions', 'user_pk, manager_pk');
 
   return {
-    /** The user of the tenant with this e-mail address, compared without regard to case. */
-    userByEmail: (tenantId: number, email: string) => userByEmail.get(tenantId, email),
     emailOfUser: (userPk: number) => emailOfUser.get(userPk)!,
-    dimensionByKey: (tenantId: number, key: string) => dimensionByKey.get(tenantId, key),
     /** The group `name` of the dimension, created when it is not known yet (D4). */
     groupPk(dimensionPk: number, name: string): number {
       return groupByName.get(dimensionPk, name) ?? insertGroup.get(dimensionPk, name)!;

@@ -13,7 +13,7 @@ const ALL_MONTHS: Period = { start: null, end: null };
 export function dimensionValuesRefresher(db: Db) {
   const usersOfTenant = db.prepare<[number], number>('SELECT pk FROM users WHERE tenant_id = ?').pluck();
   const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
-  const fragments = fragmentRenderer(db);
+  const fragments = fragmentStatements(db);
 
   /** Re-renders every fragment of `userPks` (all users of the tenant when omitted). */
   return (tenantId: number, userPks?: Iterable<number>): void => {
@@ -23,21 +23,8 @@ export function dimensionValuesRefresher(db: Db) {
   };
 }
 
-/**
- * Re-renders, for each user of `monthsByUser`, the fragments of the months of its period only:
- * what a group upsert needs, since it changes no month outside the periods it writes. The
- * tenant's dimensions themselves are unchanged.
- */
-export function userMonthsRefresher(db: Db) {
-  const fragments = fragmentRenderer(db);
-  return (tenantId: number, monthsByUser: ReadonlyMap<number, Period>): void => {
-    if (monthsByUser.size === 0) return;
-    const keys = fragments.dimensionKeys(tenantId);
-    for (const [userPk, months] of monthsByUser) fragments.render(keys, userPk, months);
-  };
-}
-
-function fragmentRenderer(db: Db) {
+/** The statements behind the dimension fields of one user: its fields by month, its group periods. */
+export function fragmentStatements(db: Db) {
   const dimensionKeys = db.prepare<[number], string>('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck();
   const periodsOfUser = db.prepare<[number, number, number], GroupPeriod>(
     `SELECT d.key AS dimensionKey, g.name AS "group", a.start_month AS start, a.end_month AS "end"
@@ -51,20 +38,29 @@ function fragmentRenderer(db: Db) {
     .raw();
   const update = db.prepare<[string, number, number]>('UPDATE dimension_values SET fragment = ? WHERE user_pk = ? AND month = ?');
 
+  const fragments = (userPk: number, months: Period) => monthsOfUser.all(userPk, lowest(months.start), highest(months.end));
+  const periods = (userPk: number, months: Period) => periodsOfUser.all(userPk, highest(months.end), lowest(months.start));
+  const setFragment = (userPk: number, month: number, fragment: string) => update.run(fragment, userPk, month);
   return {
     /** The tenant's dimension keys, in the order of the record fields. */
     dimensionKeys: (tenantId: number) => dimensionKeys.all(tenantId),
+    /** The stored dimension fields of `userPk` in the months of `months`, as [month, fields]. */
+    fragments,
+    /** The group attributions of `userPk` that share a month with `months`. */
+    periods,
+    setFragment,
     /** Re-renders the fragments of `userPk` in the months of `months` that have records. */
     render(keys: readonly string[], userPk: number, months: Period): void {
-      const from = months.start ?? Number.MIN_SAFE_INTEGER;
-      const to = months.end ?? Number.MAX_SAFE_INTEGER;
-      const stored = monthsOfUser.all(userPk, from, to);
+      const stored = fragments(userPk, months);
       if (stored.length === 0) return;
-      const periods = periodsOfUser.all(userPk, to, from);
+      const held = periods(userPk, months);
       for (const [month, fragment] of stored) {
-        const rendered = renderDimensionFragment(keys, periods, month);
-        if (rendered !== fragment) update.run(rendered, userPk, month);
+        const rendered = renderDimensionFragment(keys, held, month);
+        if (rendered !== fragment) setFragment(userPk, month, rendered);
       }
     },
   };
 }
+
+const lowest = (month: number | null) => month ?? Number.MIN_SAFE_INTEGER;
+const highest = (month: number | null) => month ?? Number.MAX_SAFE_INTEGER;

@@ -29,7 +29,13 @@ if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
 let busyTimeout = busyTimeoutMs;
 const upsert = bulkUpserter(db, exitInFirstTransaction ? () => process.exit(70) : undefined);
 
+// Requests are taken one after the other: a write's transaction spans its awaits (bulkUpsert.ts).
+let queue = Promise.resolve();
 parentPort!.on('message', (request: WriterMessage) => {
+  queue = queue.then(() => handle(request));
+});
+
+async function handle(request: WriterMessage): Promise<void> {
   if (request === STOP) {
     db.close();
     process.exit(0);
@@ -44,10 +50,10 @@ parentPort!.on('message', (request: WriterMessage) => {
     // queued behind a lock, it would otherwise wait once per request ahead of it.
     const remaining = Math.max(0, Math.round(request.deadline - Date.now()));
     if (remaining !== busyTimeout) db.pragma(`busy_timeout = ${(busyTimeout = remaining)}`);
-    reply = { id: request.id, outcome: upsert(request.tenantId, request.items) };
+    reply = { id: request.id, outcome: await upsert(request.tenantId, request.items) };
   } catch (error) {
     const { message, code } = error as { message?: unknown; code?: unknown };
     reply = { id: request.id, error: { message: String(message), code: typeof code === 'string' ? code : undefined } };
   }
   parentPort!.postMessage(reply);
-});
+}

@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { RUNS, UNIVERSES, covers } from '../support/monthModel.js';
+import { changedFragments, slotWrites, type NewRow, type SlotRow } from '../../src/domain/bulkPlan.js';
+import { renderDimensionFragment } from '../../src/domain/reportingJson.js';
+import { periodsOverlap, type Period } from '../../src/domain/periods.js';
+
+/**
+ * `slotWrites` plans a whole request at once. Its meaning is writing the items one after the
+ * other, each overriding its slot's months (D4): so, month by month, a table after its writes
+ * must hold what the items written in turn leave, for every request whose items of one slot
+ * share no month (the others are refused before planning).
+ */
+
+const SLOTS = ['a', 'b', 'c'];
+
+/** Rows without a shared month in a slot: later candidates that collide with kept ones are dropped. */
+function apart<T extends Period & { slot: string }>(candidates: readonly T[]): T[] {
+  const kept: T[] = [];
+  for (const candidate of candidates) {
+    if (!kept.some((row) => row.slot === candidate.slot && periodsOverlap(row, candidate))) kept.push(candidate);
+  }
+  return kept;
+}
+
+/** Each month of each slot: the payload held, one at most (`undefined`: none). */
+function monthByMonth(rows: readonly (Period & { slot: string; payload: string })[], months: readonly number[]): string[] {
+  return SLOTS.flatMap((slot) =>
+    months.map((m) => {
+      const held = rows.filter((row) => row.slot === slot && covers(row, m)).map((row) => row.payload);
+      assert.ok(held.length <= 1, `slot ${slot} holds ${held.length} rows in month ${m}`);
+      return `${slot}@${m}=${held[0]}`;
+    }),
+  );
+}
+
+/** The items written one after the other, the reference. */
+function oneAfterTheOther(stored: readonly SlotRow<string, number>[], items: readonly NewRow<string>[]): (Period & { slot: string; payload: string })[] {
+  let rows: (Period & { slot: string; payload: string })[] = [...stored];
+  for (const item of items) {
+    const cut = (row: Period & { slot: string }) => row.slot === item.slot && periodsOverlap(row, item);
+    const remains = rows.filter(cut).flatMap((row) => {
+      const pieces: Period[] = [];
+      if (item.start !== null && (row.start === null || row.start < item.start)) pieces.push({ start: row.start, end: item.start - 1 });
+      if (item.end !== null && (row.end === null || row.end > item.end)) pieces.push({ start: item.end + 1, end: row.end });
+      return pieces.map((piece) => ({ ...row, ...piece }));
+    });
+    rows = [...rows.filter((row) => !cut(row)), ...remains, item];
+  }
+  return rows;
+}
+
+for (const { name: universe, periodArb, monthsFor } of UNIVERSES) {
+  const rowArb = fc.record({ slot: fc.constantFrom(...SLOTS), period: periodArb });
+  const requestArb = fc
+    .record({ stored: fc.array(rowArb, { maxLength: 8 }), items: fc.array(rowArb, { maxLength: 6 }) })
+    .map(({ stored, items }) => ({
+      stored: apart(stored.map(({ slot, period }, i) => ({ key: i, slot, payload: `stored ${i}`, ...period }))),
+      items: apart(items.map(({ slot, period }, i) => ({ slot, payload: `item ${i}`, ...period }))),
+    }));
+
+  test(`slotWrites (${universe}): a table after the writes holds what the items written in turn leave`, () => {
+    fc.assert(
+      fc.property(requestArb, ({ stored, items }) => {
+        const writes = slotWrites(stored, items);
+        const table = new Map<number, Period & { slot: string; payload: string }>(stored.map((row) => [row.key, row]));
+        for (const key of writes.deletes) assert.ok(table.delete(key), `deletes ${key}, which is not there`);
+        for (const { key, period } of writes.updates) table.set(key, { ...table.get(key)!, ...period });
+        const after = [...table.values(), ...writes.inserts];
+        const months = monthsFor([...stored, ...items]);
+        assert.deepEqual(monthByMonth(after, months), monthByMonth(oneAfterTheOther(stored, items), months));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test(`slotWrites (${universe}): only rows sharing a month with an item of their slot are written, each once`, () => {
+    fc.assert(
+      fc.property(requestArb, ({ stored, items }) => {
+        const writes = slotWrites(stored, items);
+        const written = [...writes.deletes, ...writes.updates.map(({ key }) => key)];
+        assert.equal(new Set(written).size, written.length, 'a row written twice');
+        for (const row of stored) {
+          const touched = items.some((item) => item.slot === row.slot && periodsOverlap(item, row));
+          if (!touched) assert.ok(!written.includes(row.key), `row ${row.key} shares no month with an item of its slot`);
+        }
+        const pieces = writes.inserts.length - items.length;
+        assert.ok(pieces >= 0 && pieces <= writes.updates.length * items.length, 'pieces of split rows');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+}
+
+test('changedFragments: a stored fragment with the items written equals one rendered from the periods after them', () => {
+  const KEYS = ['region', 'segment', '__proto__'];
+  const NAMES = ['EMEA', 'NA', 'Mid "Market"', 'é'];
+  const groupArb = fc.record({ dimension: fc.constantFrom(...KEYS), group: fc.constantFrom(...NAMES), start: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 0, max: 8 }), open: fc.boolean() });
+  type Drawn = { dimension: string; group: string; start: number; length: number; open: boolean };
+  const asPeriod = ({ dimension, group, start, length, open }: Drawn) => ({ slot: dimension, payload: group, start, end: open ? null : start + length });
+  fc.assert(
+    fc.property(fc.array(groupArb, { maxLength: 8 }), fc.array(groupArb, { minLength: 1, maxLength: 4 }), (storedDrawn, itemsDrawn) => {
+      const stored = apart(storedDrawn.map(asPeriod));
+      const items = apart(itemsDrawn.map(asPeriod));
+      const toGroupPeriods = (rows: readonly (Period & { slot: string; payload: string })[]) =>
+        rows.map((row) => ({ dimensionKey: row.slot, group: row.payload, start: row.start!, end: row.end }));
+      const months = Array.from({ length: 32 }, (_, m) => m);
+      const before = months.map((month) => ({ userPk: 1, month, fragment: renderDimensionFragment(KEYS, toGroupPeriods(stored), month) }));
+      const after = oneAfterTheOther(stored.map((row, key) => ({ ...row, key })), items);
+      const resolved = items.map((item, index) => ({ kind: 'group' as const, user: 'u@x.example', dimension: item.slot, group: item.payload, start: item.start!, end: item.end, index, userRow: { pk: 1, email: 'u@x.example' }, dimensionPk: KEYS.indexOf(item.slot) }));
+      const changed = new Map(changedFragments(KEYS, before, resolved).map((f) => [f.month, f.fragment]));
+      for (const { month, fragment } of before) {
+        const want = renderDimensionFragment(KEYS, toGroupPeriods(after), month);
+        assert.equal(changed.get(month) ?? fragment, want, `month ${month}`);
+        if (want === fragment) assert.ok(!changed.has(month), `month ${month} did not change but is returned`);
+      }
+    }),
+    { numRuns: RUNS },
+  );
+});

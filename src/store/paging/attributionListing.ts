@@ -21,6 +21,22 @@ export interface ListingReads {
   total(): Promise<number> | number;
 }
 
+/** The filters of `GET /v1/users/groups`. */
+export interface GroupFilter {
+  /** E-mail address of the user, compared without regard to ASCII case. */
+  user?: string;
+  /** Dimension key. */
+  dimension?: string;
+}
+
+/** The filter of `GET /v1/users/managers`. */
+export interface ManagerFilter {
+  user?: string;
+}
+
+/** The earliest month: stands for "since always" in the order and in keys (never in rows). */
+export const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
+
 /**
  * Rows a raw `offset` skips one by one; past that, the server counts each user's rows (from an
  * index only, like `limit=0`) to find the user the offset falls in, and skips only within that

@@ -1,6 +1,14 @@
 import { renderGroupItem, renderManagerItem } from '../../domain/attributionJson.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { EMPTY_LISTING, isGroupKey, isManagerKey, listingSource } from '../paging/attributionListing.js';
+import {
+  EMPTY_LISTING,
+  isGroupKey,
+  isManagerKey,
+  listingSource,
+  SINCE_ALWAYS,
+  type GroupFilter,
+  type ManagerFilter,
+} from '../paging/attributionListing.js';
 import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
 
@@ -11,20 +19,6 @@ import { firstRow, rowsOf, statement, storable, type Queryable, type Statement }
  * code point order (SQLite's NOCASE); unique per tenant, so no two users tie. Keys hold that
  * `email_key`.
  */
-
-export interface GroupFilter {
-  /** E-mail address of the user, compared without regard to ASCII case. */
-  user?: string;
-  /** Dimension key. */
-  dimension?: string;
-}
-
-export interface ManagerFilter {
-  user?: string;
-}
-
-/** The earliest month: stands for "since always" in the order and in keys (never in rows). */
-const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
 
 interface Listing<Row> {
   /** The attribution table, aliased `a`, joined to its user `u` and what the row shows. */

@@ -60,12 +60,7 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     },
     dimensions: async () => new Map((await rowsOf(db, dimensions, tenantId)).map((row) => [row.key, row.pk])),
     emails: async (userPks) => new Map((await rowsOf(db, w.emailsOfUsers, tenantId, [...userPks])).map((row) => [row.pk, row.email])),
-    async groupPks(wanted) {
-      const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
-      await run(db, w.insertGroups, tenantId, dimensionPks, names);
-      const found = new Map((await rowsOf(db, w.groupsByName, tenantId, dimensionPks, names)).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
-      return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
-    },
+    groupPks: (wanted) => groupPks(db, tenantId, wanted),
     async storedGroups(wanted) {
       const rows = await rowsOf(db, groupsOverlapping, tenantId, wanted.map((x) => x.userPk), wanted.map((x) => x.dimensionPk), ...bounds(wanted.map((x) => x.period)));
       return rows.map((row): SlotRow<Columns, number> => ({
@@ -123,15 +118,23 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   };
 }
 
+/** The key of each group (dimension, name), in order; groups not known yet are created (D4). */
+export async function groupPks(db: Queryable, tenantId: number, wanted: readonly (readonly [number, string])[]): Promise<number[]> {
+  const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
+  await run(db, w.insertGroups, tenantId, dimensionPks, names);
+  const found = new Map((await rowsOf(db, w.groupsByName, tenantId, dimensionPks, names)).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
+  return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
+}
+
 /** The statements of one attribution table: a row's payload columns come before its months. */
-interface SlotStatements {
+export interface SlotStatements {
   remove: typeof w.deleteGroupRows;
   update: typeof w.updateGroupRows;
   insert: ReturnType<typeof statement<[number, ...unknown[][]]>>;
 }
 
 /** Carries out {@link SlotWrites} on one attribution table in at most three statements. */
-async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, s: SlotStatements): Promise<void> {
+export async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, s: SlotStatements): Promise<void> {
   if (writes.deletes.length > 0) await run(db, s.remove, tenantId, [...writes.deletes]);
   if (writes.updates.length > 0) {
     await run(db, s.update, tenantId, writes.updates.map((u) => u.key), writes.updates.map((u) => u.period.start), writes.updates.map((u) => u.period.end));

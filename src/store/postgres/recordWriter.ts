@@ -11,27 +11,11 @@ import {
   unknownTable,
   unknownUserId,
 } from '../loadChecks.js';
+import { UserMonthsSeen, type KnownUser, type OpenTable } from '../loadState.js';
 import { itemPath, type Origin, type ReportingLineInput } from '../tenantWriting.js';
 import { firstRow, rowsOf, run, type Queryable } from './connection.js';
 import { writerStatements as s } from './writerStatements.js';
 
-export interface KnownUser {
-  pk: number;
-  /** The user object as stored and rendered into record bodies. */
-  json: string;
-  user: ReportingUser;
-}
-
-interface OpenTable {
-  pk: number;
-  fields: TableField[];
-  /** Keys of the fields of type `user`: their values must be user ids of the tenant. */
-  userFields: string[];
-  placement: RecordPlacement;
-}
-
-/** Distinct (user, month) pairs remembered before the memory is cleared (a cache, not a rule). */
-const MAX_REMEMBERED_USER_MONTHS = 1_000_000;
 
 /** A batch checked and rendered up to its first problem, which is thrown once what comes before it is known. */
 interface Prepared<T> {
@@ -52,7 +36,7 @@ export class RecordWriter {
   private readonly users = new Map<string, KnownUser | null>();
   private readonly tables = new Map<string, OpenTable>();
   private reporting = new RecordPlacement(0);
-  private readonly userMonthsWithRow = new Set<number>();
+  private readonly userMonthsWithRow = new UserMonthsSeen();
   private added = 0;
   private updated = 0;
 
@@ -210,10 +194,7 @@ export class RecordWriter {
   private async ensureDimensionValues(userMonths: readonly [number, number][]): Promise<void> {
     const missing: [number[], number[]] = [[], []];
     for (const [pk, month] of userMonths) {
-      const userMonth = pk * 131_072 + month;
-      if (this.userMonthsWithRow.has(userMonth)) continue;
-      if (this.userMonthsWithRow.size >= MAX_REMEMBERED_USER_MONTHS) this.userMonthsWithRow.clear();
-      this.userMonthsWithRow.add(userMonth);
+      if (!this.userMonthsWithRow.add(pk, month)) continue;
       missing[0].push(pk);
       missing[1].push(month);
       this.touchedUsers.add(pk);

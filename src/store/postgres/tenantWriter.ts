@@ -1,6 +1,6 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
+import { groupSlot, managerSlot, slotWrites } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { applyUpserts, type Period } from '../../domain/periods.js';
 import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId } from '../loadChecks.js';
@@ -14,6 +14,7 @@ import {
   type TenantWriter,
 } from '../tenantWriting.js';
 import { firstRow, rowsOf, run, type Queryable } from './connection.js';
+import { groupPks, writeSlots } from './bulkSteps.js';
 import { refreshUsers } from './dimensionValues.js';
 import { RecordWriter } from './recordWriter.js';
 import { writerStatements as s } from './writerStatements.js';
@@ -132,16 +133,18 @@ export class PostgresTenantWriter implements TenantWriter {
       if (dimensionPk === undefined) throw unknownDimensionKey(origin, index, item.dimension);
       return { userPk, dimensionPk, group: item.group, start: item.start, end: item.end };
     });
-    const groupPks = await this.groupPks(rows.map((row) => [row.dimensionPk, row.group]));
+    const groups = await groupPks(this.db, this.tenantId, rows.map((row) => [row.dimensionPk, row.group] as const));
     const stored = await rowsOf(this.db, s.groupRowsOfSlots, this.tenantId, rows.map((row) => row.userPk), rows.map((row) => row.dimensionPk));
-    const writes = slotChanges(
-      stored.map((row) => ({ pk: row.pk, user: row.user_pk, payload: [row.dimension_pk, row.group_pk], start: row.start, end: row.end })),
-      rows.map((row) => ({ user: row.userPk, payload: [row.dimensionPk, groupPks.get(`${row.dimensionPk}:${row.group}`)!], start: row.start, end: row.end })),
-      (row) => `${row.user}:${row.payload[0]}`,
+    const writes = slotWrites(
+      stored.map((row) => ({ key: row.pk, slot: groupSlot(row.user_pk, row.dimension_pk), payload: [row.user_pk, row.dimension_pk, row.group_pk], start: row.start, end: row.end })),
+      rows.map((row, i) => ({
+        slot: groupSlot(row.userPk, row.dimensionPk),
+        payload: [row.userPk, row.dimensionPk, groups[i]!],
+        start: row.start,
+        end: row.end,
+      })),
     );
-    if (writes.deletes.length > 0) await run(this.db, s.deleteGroupRows, this.tenantId, writes.deletes);
-    if (writes.updates.length > 0) await run(this.db, s.updateGroupRows, this.tenantId, ...columns(writes.updates, (u) => [u.pk, u.start, u.end]));
-    await run(this.db, s.insertGroupRows, this.tenantId, ...columns(writes.inserts, (row) => [row.user, row.payload[0], row.payload[1], row.start, row.end]));
+    await writeSlots(this.db, this.tenantId, writes, { remove: s.deleteGroupRows, update: s.updateGroupRows, insert: s.insertGroupRows });
     for (const row of rows) this.records.touchedUsers.add(row.userPk);
   }
 
@@ -152,17 +155,14 @@ export class PostgresTenantWriter implements TenantWriter {
       const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
       const managerPk = this.userPk(item.manager_id, `${itemPath(origin, index)}.manager`);
       if (userPk === managerPk) throw ownManagerError(origin, index);
-      return { user: userPk, payload: [managerPk], start: item.start, end: item.end };
+      return { slot: managerSlot(userPk), payload: [userPk, managerPk], start: item.start, end: item.end };
     });
-    const stored = await rowsOf(this.db, s.managerRowsOfUsers, this.tenantId, rows.map((row) => row.user));
-    const writes = slotChanges(
-      stored.map((row) => ({ pk: row.pk, user: row.user, payload: [row.manager], start: row.start, end: row.end })),
+    const stored = await rowsOf(this.db, s.managerRowsOfUsers, this.tenantId, rows.map((row) => row.payload[0]!));
+    const writes = slotWrites(
+      stored.map((row) => ({ key: row.pk, slot: managerSlot(row.user), payload: [row.user, row.manager], start: row.start, end: row.end })),
       rows,
-      (row) => String(row.user),
     );
-    if (writes.deletes.length > 0) await run(this.db, s.deleteManagerRows, this.tenantId, writes.deletes);
-    if (writes.updates.length > 0) await run(this.db, s.updateManagerRows, this.tenantId, ...columns(writes.updates, (u) => [u.pk, u.start, u.end]));
-    await run(this.db, s.insertManagerRows, this.tenantId, ...columns(writes.inserts, (row) => [row.user, row.payload[0], row.start, row.end]));
+    await writeSlots(this.db, this.tenantId, writes, { remove: s.deleteManagerRows, update: s.updateManagerRows, insert: s.insertManagerRows });
   }
 
   async managerChain(): Promise<ManagerChain | undefined> {
@@ -199,51 +199,4 @@ export class PostgresTenantWriter implements TenantWriter {
     if (pk === undefined) throw unknownUserId(path, userId);
     return pk;
   }
-
-  /** The pk of each (dimension, group name), keyed `dimension:name`; groups not known yet are created (D4). */
-  private async groupPks(names: readonly [number, string][]): Promise<Map<string, number>> {
-    const [dimensionPks, groupNames] = columns(names, (pair) => pair);
-    await run(this.db, s.insertGroups, this.tenantId, dimensionPks, groupNames);
-    const found = await rowsOf(this.db, s.groupsByName, this.tenantId, dimensionPks, groupNames);
-    return new Map(found.map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
-  }
-}
-
-/** An attribution of one user: its payload (what it attributes) over a period; `pk` when stored. */
-interface SlotRow<P> extends Period {
-  pk?: number;
-  user: number;
-  payload: P;
-}
-
-/**
- * The writes that turn the stored rows of the items' slots into what writing the items one
- * after the other leaves (see `applyUpserts`): a stored row left whole stays, one cut back is
- * updated (its first piece) and its other pieces inserted, one without a piece is deleted;
- * every item is inserted.
- */
-function slotChanges<P>(stored: SlotRow<P>[], items: SlotRow<P>[], slotOf: (row: SlotRow<P>) => string) {
-  const after = applyUpserts(stored, items, slotOf);
-  const piecesOf = new Map<number, SlotRow<P>[]>();
-  const inserts: SlotRow<P>[] = [];
-  for (const row of after) {
-    if (row.pk === undefined) inserts.push(row);
-    else piecesOf.set(row.pk, [...(piecesOf.get(row.pk) ?? []), row]);
-  }
-  const deletes: number[] = [];
-  const updates: { pk: number; start: number | null; end: number | null }[] = [];
-  for (const row of stored) {
-    const [first, ...rest] = piecesOf.get(row.pk!) ?? [];
-    if (!first) deletes.push(row.pk!);
-    else if (first.start !== row.start || first.end !== row.end) updates.push({ pk: row.pk!, start: first.start, end: first.end });
-    inserts.push(...rest.map(({ pk: _pk, ...piece }) => piece));
-  }
-  return { deletes, updates, inserts };
-}
-
-/** Rows as columns (what `unnest` takes). */
-function columns<T, C extends unknown[]>(rows: readonly T[], columnsOf: (row: T) => C): { [K in keyof C]: C[K][] } {
-  const result = (rows.length > 0 ? columnsOf(rows[0]!).map(() => []) : []) as unknown[][];
-  for (const row of rows) columnsOf(row).forEach((value, i) => result[i]!.push(value));
-  return result as { [K in keyof C]: C[K][] };
 }

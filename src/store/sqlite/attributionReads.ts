@@ -1,4 +1,12 @@
-import { EMPTY_LISTING, isGroupKey, isManagerKey, listingSource } from '../paging/attributionListing.js';
+import {
+  EMPTY_LISTING,
+  isGroupKey,
+  isManagerKey,
+  listingSource,
+  SINCE_ALWAYS,
+  type GroupFilter,
+  type ManagerFilter,
+} from '../paging/attributionListing.js';
 import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
 import type { Db } from './db.js';
 
@@ -8,20 +16,6 @@ import type { Db } from './db.js';
  * the bulk response. The e-mail order is SQLite's NOCASE, the collation of the unique index on
  * e-mails, so no two users tie.
  */
-
-export interface GroupFilter {
-  /** E-mail address of the user, compared without regard to case. */
-  user?: string;
-  /** Dimension key. */
-  dimension?: string;
-}
-
-export interface ManagerFilter {
-  user?: string;
-}
-
-/** The earliest month: stands for "since always" in the order and in keys (never in rows). */
-const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
 
 /** A month index as `YYYY-MM`: right for 0000-01..9999-12, the only months stored (migrations.ts). */
 const monthJson = (column: string) =>

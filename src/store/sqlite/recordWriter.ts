@@ -2,27 +2,11 @@ import { RecordPlacement, type Placement } from '../../domain/recordPlacement.js
 import type { ReportingUser, StatementLine } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { assertSameFields, assertValidFields, duplicateId, fieldsJsonOf, renderedLine, renderedTableRecord, unknownTable, unknownUserId } from '../loadChecks.js';
+import { UserMonthsSeen, type KnownUser, type OpenTable } from '../loadState.js';
 import { itemPath, type Origin } from '../tenantWriting.js';
 import { isUniqueViolation, type TenantWriterStatements } from './tenantWriterStatements.js';
 
 
-interface KnownUser {
-  pk: number;
-  /** The user object as stored and rendered into record bodies. */
-  json: string;
-  user: ReportingUser;
-}
-
-interface OpenTable {
-  pk: number;
-  fields: TableField[];
-  /** Keys of the fields of type `user`: their values must be user ids of the tenant. */
-  userFields: string[];
-  placement: RecordPlacement;
-}
-
-/** Distinct (user, month) pairs remembered before the memory is cleared (a cache, not a rule). */
-const MAX_REMEMBERED_USER_MONTHS = 1_000_000;
 
 /**
  * The record half of a {@link TenantWriter}: reporting records and table records, upserted by
@@ -35,7 +19,7 @@ export class RecordWriter {
   private readonly users = new Map<string, KnownUser | null>();
   private readonly tables = new Map<string, OpenTable>();
   private readonly reporting: RecordPlacement;
-  private readonly userMonthsWithRow = new Set<number>();
+  private readonly userMonthsWithRow = new UserMonthsSeen();
   private added = 0;
   private updated = 0;
 
@@ -81,11 +65,8 @@ export class RecordWriter {
         updateRecord.run(user.pk, month, body, this.tenantId, placement.pos);
         this.updated += 1;
       }
-      const userMonth = user.pk * 131_072 + month;
-      if (!this.userMonthsWithRow.has(userMonth)) {
-        if (this.userMonthsWithRow.size >= MAX_REMEMBERED_USER_MONTHS) this.userMonthsWithRow.clear();
+      if (this.userMonthsWithRow.add(user.pk, month)) {
         ensureDimensionValue.run(user.pk, month);
-        this.userMonthsWithRow.add(userMonth);
         this.touchedUsers.add(user.pk);
       }
     }

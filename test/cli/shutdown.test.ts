@@ -53,7 +53,7 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     t.after(() => stalled.destroy());
     stalled.pause();
     stalled.write(pageRequest(key).repeat(6));
-    await sleep(300);
+    await sleep(1000); // the first page is being written and held (a loaded machine takes its time)
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     const { code } = await server.exited;

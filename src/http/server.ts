@@ -92,6 +92,9 @@ async function shutDown(server: Server, timeoutMs: number, closeStore: () => Pro
   const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
   const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
   await closed;
+  // The server is closed once its last socket is; the close events of the responses on it (and
+  // their log lines) come in the turns after: let them run before the store goes.
+  await new Promise((resolve) => setImmediate(resolve));
   clearInterval(idleSweep);
   clearTimeout(deadline);
   await closeStore();

@@ -18,8 +18,13 @@ const ODD = 'Zoë "Q" \\ \u0001\u001f\u007f \u2028 😀 <b>&amp;';
 
 function trickyDataset() {
   const dataset = example();
-  dataset.users[0].name = ODD;
-  dataset.users[1].email = 'Grace.HOPPER@example.com';
+  const [ada, grace] = dataset.users;
+  ada.name = ODD;
+  grace.email = 'Grace.HOPPER@example.com';
+  for (const record of dataset.reporting) {
+    if (record.user.id === ada.id) record.user.name = ada.name;
+    if (record.user.id === grace.id) record.user.email = grace.email;
+  }
   for (const item of dataset.group_attributions) item.group = `${item.group} ${ODD}`;
   dataset.tables[0].name = ODD;
   return dataset;

@@ -11,6 +11,7 @@
  * | BENCH_CONNECTIONS | 1,8,64 | 1,8,64 | connection counts of every scenario |
  * | BENCH_DEPTHS | 4 | 2 | extra page depths (between the first and the last page) for the depth chart |
  * | BENCH_SERVER_BIN | bin/compdata.js | | the CLI whose `serve` is measured (another build's, to measure it) |
+ * | BENCH_ENCODINGS | none | none | `gzip`, `br` or `gzip,br`: adds the first page asked for with that `Accept-Encoding` (records/s; MB/s is bytes on the wire, so compressed against `reporting-first`'s uncompressed) |
  */
 export interface BenchConfig {
   quick: boolean;
@@ -32,6 +33,8 @@ export interface BenchConfig {
   /** The server's --max-concurrent: above the largest connection count, so no run meets a 503. */
   maxConcurrent: number;
   serverBin: string;
+  /** Content codings of the compressed first-page scenarios (none by default). */
+  encodings: ('gzip' | 'br')[];
   workDir: string;
   resultsDir: string;
 }
@@ -63,7 +66,14 @@ export function benchConfig(): BenchConfig {
     bulkItems: 200,
     maxConcurrent: 4 * Math.max(...connections),
     serverBin: process.env.BENCH_SERVER_BIN || 'bin/compdata.js',
+    encodings: encodingsFrom(process.env.BENCH_ENCODINGS ?? ''),
     workDir: 'bench/.work',
     resultsDir: 'bench/results',
   };
+}
+
+function encodingsFrom(raw: string): ('gzip' | 'br')[] {
+  const encodings = raw.split(',').filter((encoding) => encoding !== '');
+  if (encodings.some((encoding) => encoding !== 'gzip' && encoding !== 'br')) throw new Error(`BENCH_ENCODINGS: gzip, br or gzip,br, not ${raw}`);
+  return encodings as ('gzip' | 'br')[];
 }

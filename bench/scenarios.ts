@@ -8,6 +8,8 @@ import type { BenchConfig } from './config.js';
 
 export type ScenarioKind =
   | 'reporting-first'
+  | 'reporting-first-gzip'
+  | 'reporting-first-br'
   | 'reporting-deep-offset'
   | 'reporting-deep-next'
   | 'reporting-walk'
@@ -62,6 +64,17 @@ function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): Sc
   const deep = records - limit;
   return [
     (connections) => ({ ...readPage(connections, 0, limit), kind: 'reporting-first', title: 'reporting, first page (offset 0)', ceiling: 'first' }),
+    // BENCH_ENCODINGS=gzip,br: the same page compressed (records/s, and bytes on the wire in MB/s).
+    ...config.encodings.map(
+      (encoding): ScenarioMaker =>
+        (connections) => ({
+          ...readPage(connections, 0, limit),
+          kind: `reporting-first-${encoding}`,
+          title: `reporting, first page (offset 0), Accept-Encoding: ${encoding}`,
+          ceiling: 'first',
+          requests: () => ({ requests: [{ method: 'GET', path: `${READ_PATH}?limit=${limit}&offset=0`, headers: { 'Accept-Encoding': encoding } }] }),
+        }),
+    ),
     (connections) => ({ ...readPage(connections, deep, limit), kind: 'reporting-deep-offset', title: `reporting, deep page by raw offset (${deep})`, ceiling: 'deep' }),
     (connections) => ({
       ...readPage(connections, deep, limit),

@@ -13,8 +13,8 @@ export interface paths {
         };
         /**
          * Read statement reporting records, page by page
-         * @description One record per statement line, in storage order. See the paged-read rules (D2) and the
-         *     custom metric and dimension fields (D3) in the document's description.
+         * @description One record per statement line, in storage order. See "Paged reads" and "Custom metrics
+         *     and dimensions" in the document's description.
          */
         get: operations["getReportingRecords"];
         put?: never;
@@ -97,7 +97,7 @@ export interface paths {
          *     ASCII case; then by dimension key (binary order); then by `start_date`. Filters narrow
          *     the list; a `user` or `group_dimension` that matches nothing gives an empty page.
          *
-         *     Paging follows D2 (`count`, `next`, `limit`=0 for the total). Attributions have no
+         *     Paging as described under "Paged reads" (`count`, `next`, `limit`=0 for the total). Attributions have no
          *     stored positions: `next` carries an opaque `cursor` besides `limit` and `offset`, and a
          *     request with that cursor seeks by key, so following `next` costs the same on every page.
          *     A request without a cursor (or with one issued for another `offset` or other filters,
@@ -172,7 +172,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document, as JSON */
+        /**
+         * This document, as JSON
+         * @description The contract of this server, for client tools and code generators. Its `servers` names
+         *     this server: its public URL (`--public-url`) when one is configured, else the address the
+         *     request reached it at (the same base as the `next` URLs of paged reads). Integers are
+         *     exact, the offset bound 9223372036854775807 included. No key needed.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -189,8 +195,58 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database reachability */
+        /**
+         * Liveness and database reachability
+         * @description `200` when the server is up and its database answers a read; `503` when it cannot serve
+         *     now (too many requests at once). For load balancers and probes: no key needed, nothing
+         *     about the data is shown.
+         */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The interactive API reference of this document
+         * @description An HTML page showing this document (Swagger UI): every operation, its parameters,
+         *     schemas and examples. "Try it out" sends requests to this server; type a key under
+         *     "Authorize" first, and it goes out as `X-API-Key`. Every file of the page is served by
+         *     this server (`/docs/{asset}`), so it works without any other network access. `/`
+         *     redirects here. No key needed.
+         */
+        get: operations["getDocsPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the interactive API reference
+         * @description The scripts, style sheet and icon of the page at `/docs`, from this server (never from
+         *     elsewhere). Browsers may keep them for an hour. No key needed.
+         */
+        get: operations["getDocsAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -222,7 +278,14 @@ export interface components {
         StartMonthOrAlways: string | null;
         /**
          * Format: email
-         * @example ada.lovelace@example.com
+         * @description An e-mail address, as the server checks it (stricter than `format: email` alone): a
+         *     local part of ASCII letters, digits and ``!#$%&'*+/=?^_`{|}~-``, in pieces joined by
+         *     single dots; `@`; and a domain of at least two labels joined by dots, each of ASCII
+         *     letters, digits and hyphens, neither starting nor ending with a hyphen. At most 320
+         *     characters. So `ada@localhost` (no dot in the domain), quoted local parts, IP-address
+         *     domains and non-ASCII addresses are refused with `400`. Users are matched without
+         *     regard to case.
+         * @example jack.wong@example.com
          */
         Email: string;
         /**
@@ -375,6 +438,42 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The page (or count) is unchanged since the answer whose `ETag` the request sent in
+         *     `If-None-Match`: no body.
+         */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) from an
+         *     origin the operator allowed (`--cors-origin`): the request may be sent. No body.
+         */
+        CorsPreflight: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Allow-Methods": components["headers"]["AccessControlAllowMethods"];
+                "Access-Control-Allow-Headers": components["headers"]["AccessControlAllowHeaders"];
+                "Access-Control-Max-Age": components["headers"]["AccessControlMaxAge"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `GET /` (or `HEAD /`): the interactive API reference is at `/docs` (under the public base, as `next` URLs are). */
+        RedirectToDocs: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /**
          * @description Malformed request: bad JSON, a schema violation, a bad or unknown query parameter. `errors` points
          *     at each offending part of the request. Also the answer to what is not HTTP/1.1 at all
@@ -630,29 +729,51 @@ export interface components {
         Offset: number;
         /**
          * @description Page size, at most 2000; 0 returns the total count only.
-         * @example 2000
+         * @example 10
          */
         Limit: number;
         /**
+         * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+         *     unchanged, the answer is `304` with no body (see "Conditional reads").
+         */
+        IfNoneMatch: string;
+        /**
          * @description Only the attributions of the user with this e-mail address (compared without regard to case).
-         * @example ada.lovelace@example.com
+         * @example aiko.lefevre@example.com
          */
         UserFilter: components["schemas"]["Email"];
         /**
          * @description Only the attributions of the dimension with this key.
-         * @example region
+         * @example segment
          */
         DimensionFilter: string;
         /**
          * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
          *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
          *     found by `offset`); one this server did not issue is a `400`.
-         * @example WyIyIiwiW10iLCJbXCJhZGEubG92ZWxhY2VAZXhhbXBsZS5jb21cIixcInJlZ2lvblwiLDI0MzE4LDJdIl0
+         * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
          */
         Cursor: string;
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description A weak entity tag of this answer: it changes whenever the tenant's data may have changed.
+         *     Send it back in `If-None-Match` to get `304` while nothing changed.
+         */
+        ETag: string;
+        /** @description `private, no-cache`: a browser may keep the answer but asks again (with `If-None-Match`) each time; shared caches keep nothing. */
+        CacheControlPrivate: "private, no-cache";
+        /** @description Where the resource is. */
+        Location: string;
+        /** @description The requesting origin when it is allowed, or `*` when every origin is. */
+        AccessControlAllowOrigin: string;
+        /** @description The methods a cross-origin request may use. */
+        AccessControlAllowMethods: "GET,HEAD,PUT";
+        /** @description The request headers a cross-origin request may send. */
+        AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id";
+        /** @description Seconds a browser may keep this preflight's answer. */
+        AccessControlMaxAge: 600;
         /**
          * @description The id of this request in the server's logs: the request's own `X-Request-Id` when it is
          *     1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = @ -`, otherwise one the server made.
@@ -678,11 +799,17 @@ export interface operations {
                 offset?: components["parameters"]["Offset"];
                 /**
                  * @description Page size, at most 2000; 0 returns the total count only.
-                 * @example 2000
+                 * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+                 *     unchanged, the answer is `304` with no body (see "Conditional reads").
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -692,12 +819,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatementReportingRecordPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
@@ -746,12 +876,12 @@ export interface operations {
             query?: {
                 /**
                  * @description Only the attributions of the user with this e-mail address (compared without regard to case).
-                 * @example ada.lovelace@example.com
+                 * @example aiko.lefevre@example.com
                  */
                 user?: components["parameters"]["UserFilter"];
                 /**
                  * @description Only the attributions of the dimension with this key.
-                 * @example region
+                 * @example segment
                  */
                 group_dimension?: components["parameters"]["DimensionFilter"];
                 /**
@@ -762,18 +892,24 @@ export interface operations {
                 offset?: components["parameters"]["Offset"];
                 /**
                  * @description Page size, at most 2000; 0 returns the total count only.
-                 * @example 2000
+                 * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
                  *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
                  *     found by `offset`); one this server did not issue is a `400`.
-                 * @example WyIyIiwiW10iLCJbXCJhZGEubG92ZWxhY2VAZXhhbXBsZS5jb21cIixcInJlZ2lvblwiLDI0MzE4LDJdIl0
+                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+                 *     unchanged, the answer is `304` with no body (see "Conditional reads").
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -783,12 +919,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GroupAttributionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
@@ -802,7 +941,7 @@ export interface operations {
             query?: {
                 /**
                  * @description Only the attributions of the user with this e-mail address (compared without regard to case).
-                 * @example ada.lovelace@example.com
+                 * @example aiko.lefevre@example.com
                  */
                 user?: components["parameters"]["UserFilter"];
                 /**
@@ -813,18 +952,24 @@ export interface operations {
                 offset?: components["parameters"]["Offset"];
                 /**
                  * @description Page size, at most 2000; 0 returns the total count only.
-                 * @example 2000
+                 * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
                  *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
                  *     found by `offset`); one this server did not issue is a `400`.
-                 * @example WyIyIiwiW10iLCJbXCJhZGEubG92ZWxhY2VAZXhhbXBsZS5jb21cIixcInJlZ2lvblwiLDI0MzE4LDJdIl0
+                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+                 *     unchanged, the answer is `304` with no body (see "Conditional reads").
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -834,12 +979,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ManagerAttributionPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
@@ -859,11 +1007,17 @@ export interface operations {
                 offset?: components["parameters"]["Offset"];
                 /**
                  * @description Page size, at most 2000; 0 returns the total count only.
-                 * @example 2000
+                 * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+                 *     unchanged, the answer is `304` with no body (see "Conditional reads").
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Key of the data table.
@@ -879,12 +1033,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DataTableRecordPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -959,6 +1116,67 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocsPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocsAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The file's name.
+                 * @example swagger-ui.css
+                 */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -52,3 +52,22 @@ export function parsePublicUrl(text: string): string {
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
+
+/**
+ * One `--cors-origin` (repeatable): `*`, or a browser origin `scheme://host[:port]` as browsers
+ * send it in `Origin` (no path, no trailing slash), added to the ones given before.
+ */
+export function parseCorsOrigin(text: string, previous: readonly string[] = []): string[] {
+  if (text !== '*') {
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text) {
+      throw new InvalidArgumentError('must be * or an origin such as https://app.example.com (scheme, host and port only).');
+    }
+  }
+  return [...previous, text];
+}

@@ -1,19 +1,24 @@
-import { openStore, StoreOpenError, StoreUnreachable } from '../store/openStore.js';
+import { assertStoreExists, openStore, StoreMissing, StoreOpenError, StoreUnreachable } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
-import { CommandFailure, EXIT_USAGE } from './errors.js';
+import { CommandFailure, UsageFailure } from './errors.js';
 
 /** What `--db` takes, for the help of every command. */
 export const DB_HELP = 'the database: a SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DB';
 
+/** How a missing database is told: where it was looked for, and what creates one. */
+export function missingDatabase(error: StoreMissing): UsageFailure {
+  return new UsageFailure(`${error.message}; create one with 'compdata seed' or 'compdata import'`);
+}
+
 /**
- * Runs `work` on the store `--db` names, closed afterwards. With `mustExist`, a database that is
- * not there is an error instead of a new empty one (reading keys of a file that is not there is
- * a typo).
+ * Runs `work` on the store `--db` names, closed afterwards. Only `seed` and `import` pass
+ * `create`: every other command refuses a database that is not there (exit 2, naming the
+ * commands that create one) instead of making a new empty one of a typo.
  */
-export async function withStore<T>(location: string, mustExist: boolean, work: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(location: string, create: 'create' | 'mustExist', work: (store: Store) => Promise<T>): Promise<T> {
   let store: Store;
   try {
-    store = await openStore(location, { role: 'command', mustExist });
+    store = await openStore(location, { role: 'command', mustExist: create === 'mustExist' });
   } catch (error) {
     throw commandFailureOf(error);
   }
@@ -24,9 +29,22 @@ export async function withStore<T>(location: string, mustExist: boolean, work: (
   }
 }
 
-/** A database that cannot be opened, as the CLI reports it: exit 2 when its server does not answer, else 1. */
+/** Refuses (exit 2) a `--db` that names no database, before a server (or its workers) starts. */
+export function requireDatabase(location: string): void {
+  try {
+    assertStoreExists(location);
+  } catch (error) {
+    throw commandFailureOf(error);
+  }
+}
+
+/**
+ * A database that cannot be opened, as the CLI reports it: exit 2 when it is not there or its
+ * server does not answer (the command line names it), 1 when it cannot be opened otherwise.
+ */
 export function commandFailureOf(error: unknown): unknown {
-  if (error instanceof StoreUnreachable) return new CommandFailure(error.message, EXIT_USAGE);
+  if (error instanceof StoreMissing) return missingDatabase(error);
+  if (error instanceof StoreUnreachable) return new UsageFailure(error.message);
   if (error instanceof StoreOpenError) return new CommandFailure(error.message);
   return error;
 }

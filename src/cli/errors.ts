@@ -5,25 +5,19 @@ import { CommanderError } from 'commander';
  * - 0: done (and `--help`);
  * - 1: the command line was fine but the work could not be done (database cannot be opened,
  *   unknown key, tenant already seeded, server cannot listen);
- * - 2: the command line is wrong (unknown command or option, missing or invalid value), or the
- *   database server it names does not answer.
+ * - 2: the command line is wrong (unknown command or option, missing or invalid value, a
+ *   `--db` that names no database where one must exist, or a database server that does not
+ *   answer when the command starts).
  */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-/**
- * The command line was understood but the work cannot be done: exit 1 (or `exitCode`: 2 for a
- * database server that does not answer at start, which is as much the command line's doing).
- */
-export class CommandFailure extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT_FAILURE,
-  ) {
-    super(message);
-  }
-}
+/** The command line was understood but the work cannot be done: exit 1. */
+export class CommandFailure extends Error {}
+
+/** The command line names something that is not there (a `--db` with no database, a server that does not answer): exit 2. */
+export class UsageFailure extends Error {}
 
 /** Commander's messages may carry a second line (a suggestion): errors are one line on stderr. */
 export function oneLine(message: string): string {
@@ -38,5 +32,5 @@ export function exitCodeOf(error: unknown, writeError: (line: string) => void): 
   if (error instanceof CommanderError) return error.exitCode === EXIT_OK ? EXIT_OK : EXIT_USAGE;
   const message = error instanceof Error ? error.message : String(error);
   writeError(`error: ${oneLine(message)}`);
-  return error instanceof CommandFailure ? error.exitCode : EXIT_FAILURE;
+  return error instanceof UsageFailure ? EXIT_USAGE : EXIT_FAILURE;
 }

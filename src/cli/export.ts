@@ -30,7 +30,7 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
       const toFile = file !== undefined && file !== '-';
       const started = performance.now();
       let count = 0;
-      await withStore(options.db, true, async (store) => {
+      await withStore(options.db, 'mustExist', async (store) => {
         const partial = `${file}.partial`;
         const out = toFile ? createWriteStream(partial) : process.stdout;
         const bar = progressBar(process.stderr, 'exporting {value} elements | {rate} elements/s | {duration}s', 0);

@@ -37,7 +37,7 @@ A progress bar is shown on stderr when it is a terminal; a one-line summary is p
       const input = openInput(file);
       const started = performance.now();
       const format = input.size === undefined ? '' : '[{bar}] {percentage}% | ';
-      const { counts, reporting } = await withStore(options.db, false, async (store) => {
+      const { counts, reporting } = await withStore(options.db, 'create', async (store) => {
         const bar = progressBar(process.stderr, `importing ${format}{elements} elements | {rate} elements/s | {duration}s`, input.size ?? 0);
         try {
           return await importDataset(store, options.tenant, input.stream, {

@@ -15,7 +15,7 @@ export function keysCommand(): Command {
 function createCommand(): Command {
   return new Command('create')
     .description('create an API key for a tenant (the tenant is created when missing)')
-    .requiredOption('--db <path>', `${DB_HELP} (created when missing)`, parseText)
+    .requiredOption('--db <path>', `${DB_HELP} (must exist: seed or import create one)`, parseText)
     .requiredOption('--tenant <name>', 'tenant whose data the key reads and writes', parseTenantName)
     .addHelpText(
       'after',
@@ -23,7 +23,7 @@ function createCommand(): Command {
         "  KEY=$(compdata keys create --db data.db --tenant acme | tail -n 1)",
     )
     .action(async (options: { db: string; tenant: string }) => {
-      const { id, key } = await withStore(options.db, false, (store) => store.createKey(options.tenant));
+      const { id, key } = await withStore(options.db, 'mustExist', (store) => store.createKey(options.tenant));
       process.stdout.write(`created key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
     });
 }
@@ -35,7 +35,7 @@ function revokeCommand(): Command {
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
     .addHelpText('after', '\nExits 1 when no active key matches (unknown, or already revoked).')
     .action(async (keyOrId: string, options: { db: string }) => {
-      const revoked = await withStore(options.db, true, (store) => store.revokeKey(keyOrId));
+      const revoked = await withStore(options.db, 'mustExist', (store) => store.revokeKey(keyOrId));
       // The argument may be a secret: it is never echoed.
       if (!revoked) throw new CommandFailure('no active key matches (unknown, or already revoked)');
       process.stdout.write('key revoked\n');
@@ -49,7 +49,7 @@ function listCommand(): Command {
     .option('--tenant <name>', 'only the keys of this tenant (which must exist)', parseTenantName)
     .option('--json', 'print a JSON array instead of a table')
     .action(async (options: { db: string; tenant?: string; json?: boolean }) => {
-      const keys = await withStore(options.db, true, async (store) => {
+      const keys = await withStore(options.db, 'mustExist', async (store) => {
         if (options.tenant !== undefined && !(await store.findTenant(options.tenant))) {
           throw new CommandFailure(`no tenant named ${JSON.stringify(options.tenant)}`);
         }

@@ -41,7 +41,7 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
     .action(async (options: SeedCommandOptions) => {
       const dataset = generateSeed(options);
       const started = performance.now();
-      await withStore(options.db, false, async (store) => {
+      await withStore(options.db, 'create', async (store) => {
         try {
           await store.loadTenant(options.tenant, { mustBeEmpty: true }, (writer) => writeDataset(writer, dataset));
         } catch (error) {

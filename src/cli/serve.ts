@@ -3,9 +3,9 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
-import { DEFAULT_POOL_SIZE } from '../store/openStore.js';
-import { integerIn, parsePort, parsePublicUrl, parseText } from './arguments.js';
-import { commandFailureOf, DB_HELP } from './database.js';
+import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable } from '../store/openStore.js';
+import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
+import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
@@ -50,7 +50,7 @@ export function serveCommand(): Command {
   const d = DEFAULT_LIMITS;
   return new Command('serve')
     .description('serve the HTTP API over a database file')
-    .requiredOption('--db <path>', DB_HELP, parseText)
+    .requiredOption('--db <path>', `${DB_HELP} (must exist: seed or import create one)`, parseText)
     .option('--port <n>', 'TCP port; 0 picks a free one', parsePort, 8080)
     .option('--host <host>', 'interface to listen on', parseText, '127.0.0.1')
     .option(
@@ -59,6 +59,7 @@ export function serveCommand(): Command {
       parsePublicUrl,
     )
     .option('--trust-proxy', 'build "next" links from X-Forwarded-Proto and X-Forwarded-Host')
+    .option('--cors-origin <origin>', 'let browser applications of this origin call the API (repeatable; * for any); default: CORS off', parseCorsOrigin)
     .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), d.maxConcurrent)
     .option('--body-limit <bytes>', 'largest request body; larger are answered 413', bytes(1 << 30), d.bodyLimit)
     .option('--max-url-length <bytes>', 'longest request target (path and query); longer are answered 414', bytes(1 << 20), d.maxUrlLength)
@@ -82,6 +83,7 @@ export function serveCommand(): Command {
       if (options.headersTimeout > options.requestTimeout) {
         command.error('error: --headers-timeout must not exceed --request-timeout');
       }
+      requireDatabase(options.db);
       const serverOptions = toServerOptions(options);
       if (options.workers > 1 && !isServeWorker()) {
         process.exitCode = await runServeWorkers(options.workers, serverOptions.logger);
@@ -97,6 +99,7 @@ interface CliServeOptions {
   host: string;
   publicUrl?: string;
   trustProxy?: boolean;
+  corsOrigin?: string[];
   maxConcurrent: number;
   bodyLimit: number;
   maxUrlLength: number;
@@ -120,6 +123,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     host: options.host,
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     trustProxy: options.trustProxy === true,
+    corsOrigins: options.corsOrigin ?? [],
     maxConcurrent: options.maxConcurrent,
     bodyLimit: options.bodyLimit,
     maxUrlLength: options.maxUrlLength,
@@ -143,8 +147,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     server = await startServer(options);
   } catch (error) {
-    const failure = commandFailureOf(error);
-    if (failure instanceof CommandFailure) throw failure;
+    if (error instanceof StoreMissing || error instanceof StoreUnreachable) throw commandFailureOf(error);
     const where = `${options.db} on ${options.host}:${options.port}`;
     throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
   }

@@ -21,7 +21,7 @@ type TableModel = Schemas['DataTableRecord'];
 
 /** ISO 4217 code, as the contract types it. */
 export type CurrencyCode = Schemas['CurrencyCode'];
-/** A custom metric's value: a number, or `null` when the statement line has none (D3). */
+/** A custom metric's value: a number, or `null` when the statement line has none. */
 export type MetricValue = Extract<ExtraProperty<ReportingModel>, number | null>;
 /** A custom dimension's value: the group names of the record's user in the record's month. */
 export type DimensionValue = Extract<ExtraProperty<ReportingModel>, string[]>;
@@ -76,5 +76,5 @@ export type BulkItem = Schemas['GroupsBulkPutBody']['data'][number];
 /** The answer to a bulk upsert: `count` items written, echoed in request order, normalised. */
 export type BulkResult = Schemas['GroupsBulkSuccessModelResponse'];
 
-/** A page of the paged envelope (D2) whose `data` holds `R`: `count`, `data`, and `next` when more follow. */
+/** A page of the paged envelope whose `data` holds `R`: `count`, `data`, and `next` when more follow. */
 export type Page<R> = Flat<Omit<Schemas['StatementReportingRecordPage'], 'data'> & { data: R[] }>;

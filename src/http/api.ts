@@ -5,6 +5,8 @@ import type { Principal } from '../store/store.js';
 import { ContractRouter } from './contractRouter.js';
 import { fairQueue } from './fairQueue.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
+import { getDocsAsset } from './handlers/getDocsAsset.js';
+import { getDocsPage } from './handlers/getDocsPage.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
 import { getManagerAttributions } from './handlers/getManagerAttributions.js';
@@ -59,6 +61,8 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
     getTableRecords: getTableRecords(deps),
     getOpenApiDocument: getOpenApiDocument(deps),
     getHealth: getHealth(deps),
+    getDocsPage: getDocsPage(deps),
+    getDocsAsset: getDocsAsset(deps),
   });
   const api = new OpenApi31Backend({
     definition: definition as unknown as Document,

@@ -2,20 +2,34 @@ import Koa from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { StoreUnavailable } from '../store/store.js';
 import { admission } from './admission.js';
+import { compression } from './compression.js';
+import { crossOrigin } from './cors.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
 import { HttpProblem, problems } from './problems.js';
+import type { PublicBaseConfig } from './publicBase.js';
+import { redirectRootToDocs } from './rootRedirect.js';
+
+export interface AppSettings {
+  limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>;
+  logger: Logger;
+  publicBase: PublicBaseConfig;
+  /** Origins allowed to call from a browser (`*`: any); none: CORS off. */
+  corsOrigins: readonly string[];
+}
 
 /**
- * The request flow, in order: request id and log line -> problem rendering for anything thrown
- * -> request target length (414) -> admission (one request at a time per connection, 503 past
- * the concurrency limit) -> openapi-backend (route 404/405 -> key 401 -> body 413/415 -> schema
- * 400 -> operation handler, in its turn: see fairQueue.ts).
+ * The request flow, in order: request id and log line -> compression of the answer (gzip, br)
+ * -> problem rendering for anything thrown -> CORS (preflight 204, headers on every answer)
+ * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
+ * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
+ * key 401 -> body 413/415 -> schema 400 -> operation handler, in its turn: see fairQueue.ts).
  */
-export function createApp(api: OpenAPIBackend, limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>, logger: Logger): Koa {
+export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
+  app.use(compression());
 
   app.use(async (ctx, next) => {
     try {
@@ -32,11 +46,15 @@ export function createApp(api: OpenAPIBackend, limits: Pick<Limits, 'maxConcurre
     }
   });
 
+  const cors = crossOrigin(corsOrigins);
+  if (cors) app.use(cors);
+
   app.use(async (ctx, next) => {
     if (ctx.url.length > limits.maxUrlLength) throw problems.uriTooLong(limits.maxUrlLength);
     await next();
   });
 
+  app.use(redirectRootToDocs(publicBase));
   app.use(admission(limits.maxConcurrent));
 
   app.use(async (ctx) => {

@@ -2,29 +2,43 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-/** Where the contract lives, from `src/http` or from `dist/src/http`. */
-function documentPath(): string {
+/** A file of the repository, from `src/http` or from `dist/src/http`. */
+export function repositoryPath(relative: string): string {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const fromRoot = here.includes('/dist/') ? '../../../openapi/openapi.yaml' : '../../openapi/openapi.yaml';
-  return fileURLToPath(new URL(fromRoot, import.meta.url));
+  const root = here.includes('/dist/') ? '../../../' : '../../';
+  return fileURLToPath(new URL(`${root}${relative}`, import.meta.url));
 }
 
 export interface LoadedDocument {
   /** The document as an object, for openapi-backend (integers as JS numbers). */
   definition: Record<string, unknown>;
-  /** The document as JSON text with every integer exact (`9223372036854775807`, not `...6000`). */
-  json: string;
+  /**
+   * The document as JSON text with every integer exact (`9223372036854775807`, not `...6000`), as served by a server whose public base is `base` (`--public-url`, else what
+   * `next` is built from for the request): `servers` names that base, so that
+   * "try it" tools and code generators call the server that served it.
+   */
+  servedJson(base: string): string;
 }
+
+/** What the served document says of its one server. */
+const SERVED_SERVER_DESCRIPTION = 'This server, as it was reached (its public URL when one is configured)';
 
 /**
  * Loads `openapi/openapi.yaml` once. Integers are read as bigints so that the served JSON keeps
  * the offset bound exact; openapi-backend gets ordinary numbers.
  */
-export function loadDocument(path = documentPath()): LoadedDocument {
+export function loadDocument(path = repositoryPath('openapi/openapi.yaml')): LoadedDocument {
   const text = readFileSync(path, 'utf8');
-  const exact = parse(text, { intAsBigInt: true }) as unknown;
-  const json = JSON.stringify(exact, (_key, value: unknown) =>
-    typeof value === 'bigint' ? (Number.isSafeInteger(Number(value)) ? Number(value) : `\u0000${value}\u0000`) : value,
+  const exact = parse(text, { intAsBigInt: true }) as Record<string, unknown>;
+  // The served text is the same but for `servers`, spliced in per request around a marker.
+  const marker = '\u0000servers\u0000';
+  const [before, after] = exactJson({ ...exact, servers: marker }).split(JSON.stringify(marker)) as [string, string];
+  const servedJson = (base: string) => `${before}${JSON.stringify([{ url: base, description: SERVED_SERVER_DESCRIPTION }])}${after}`;
+  return { definition: parse(text) as Record<string, unknown>, servedJson };
+}
+
+function exactJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'bigint' ? (Number.isSafeInteger(Number(item)) ? Number(item) : `\u0000${item}\u0000`) : item,
   ).replace(/"\\u0000(-?\d+)\\u0000"/g, '$1');
-  return { definition: parse(text) as Record<string, unknown>, json };
 }

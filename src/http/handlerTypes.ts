@@ -2,14 +2,18 @@ import type { Context as KoaContext } from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import type { Principal, Store } from '../store/store.js';
+import type { DocsAssets } from './docsAssets.js';
+import type { LoadedDocument } from './document.js';
 import type { PublicBaseConfig } from './publicBase.js';
 
 /** What handlers are given once, at start-up. */
 export interface HandlerDeps {
   store: Store;
   publicBase: PublicBaseConfig;
-  /** The contract as JSON text, served by `GET /openapi.json`. */
-  documentJson: string;
+  /** The contract, served by `GET /openapi.json`. */
+  document: Pick<LoadedDocument, 'servedJson'>;
+  /** The API reference page and its files (`GET /docs`). */
+  docs: DocsAssets;
 }
 
 /** Koa state set before a handler runs: the key's principal on operations that need a key. */

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { parsePageRequest, type PageRequest } from '../domain/paging.js';
 import type { Page, Source } from '../store/store.js';
+import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
 import { problems } from './problems.js';
 import { publicBase } from './publicBase.js';
@@ -20,7 +21,8 @@ export interface PageTarget {
  * The one paged-read path (D2) of every list operation, on the wire side: parses `offset` and
  * `limit` exactly, asks the store for the page (or, with `limit=0`, the total), builds `next`
  * (with the store's `cursor` when it gives one) and streams the envelope to the socket in
- * chunks, respecting backpressure. How a page is read is the store's business.
+ * chunks, respecting backpressure; or answers `304` when the client holds the page already
+ * (conditionalRead.ts). How a page is read is the store's business.
  */
 export async function respondWithPage(
   ctx: Context & { state: RequestState },
@@ -31,11 +33,13 @@ export async function respondWithPage(
   const request = parsePageRequest(ctx.query.offset, ctx.query.limit);
   if (Array.isArray(request)) throw problems.badRequest(request);
   const { principal } = ctx.state;
+  const base = publicBase(ctx, config);
   if (request.limit === 0) {
     const total = await store.total(principal, source);
     if (total === undefined) throw unknownTable(source);
+    if (answeredNotModified(ctx, total.version, base)) return;
     ctx.type = 'application/json';
-    ctx.body = `{"count":${total},"data":[]}`;
+    ctx.body = `{"count":${total.count},"data":[]}`;
     return;
   }
   const cursor = ctx.query.cursor;
@@ -43,7 +47,8 @@ export async function respondWithPage(
   const page = await store.page(principal, source, { offset: request.offset, limit: request.limit, cursor });
   if (page === 'unknownTable') throw unknownTable(source);
   if (page === 'badCursor') throw badCursor();
-  const next = page.more ? nextUrl(ctx, config, target, request, request.offset + BigInt(page.count), page.cursor) : undefined;
+  if (answeredNotModified(ctx, page.version, base)) return;
+  const next = page.more ? nextUrl(base, target, request, request.offset + BigInt(page.count), page.cursor) : undefined;
   writeEnvelope(ctx, page, next);
 }
 
@@ -69,8 +74,7 @@ const unknownTable = (source: Source) =>
   problems.notFound(`No data table ${JSON.stringify(source.kind === 'tableRecords' ? source.table : '')} exists.`);
 
 function nextUrl(
-  ctx: Context,
-  config: HandlerDeps['publicBase'],
+  base: string,
   target: PageTarget,
   request: PageRequest,
   offset: bigint,
@@ -81,5 +85,5 @@ function nextUrl(
   query.set('limit', String(request.limit));
   query.set('offset', String(offset));
   if (cursor !== undefined) query.set('cursor', cursor);
-  return `${publicBase(ctx, config)}${target.path}?${query}`;
+  return `${base}${target.path}?${query}`;
 }

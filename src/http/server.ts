@@ -5,13 +5,14 @@ import { openStore } from '../store/openStore.js';
 import { createApi } from './api.js';
 import { createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
+import { loadDocsAssets } from './docsAssets.js';
 import { loadDocument } from './document.js';
 import { readJsonBody } from './jsonBody.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 
 export interface ServerOptions extends Partial<Limits> {
-  /** The database, as `--db` names it (see `openStore`). */
+  /** The database, as `--db` names it (see `openStore`); it must exist (`StoreMissing` otherwise). */
   db: string;
   port: number;
   host: string;
@@ -19,6 +20,8 @@ export interface ServerOptions extends Partial<Limits> {
   publicUrl?: string;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host when building `next`. */
   trustProxy?: boolean;
+  /** Origins whose browser applications may call the API (`*`: any); none or absent: CORS off. */
+  corsOrigins?: readonly string[];
   /** How long a write waits for another process's write lock before a 503 (default 5000 ms). */
   busyTimeoutMs?: number;
   /** PostgreSQL: connections at most (`--db-pool`, default 10). */
@@ -46,6 +49,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logger = options.logger ?? createLogger('info');
   const store = await openStore(options.db, {
     role: 'server',
+    mustExist: true,
     busyTimeoutMs: options.busyTimeoutMs,
     poolSize: options.dbPool,
     log: logger,
@@ -53,17 +57,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   try {
     const document = loadDocument();
+    const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
     const api = await createApi({
       definition: document.definition,
       deps: {
         store,
-        publicBase: { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false },
-        documentJson: document.json,
+        publicBase,
+        document,
+        docs: loadDocsAssets(),
       },
       authenticate: (key) => store.authenticate(key),
       readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     });
-    const app = createApp(api, limits, logger);
+    const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [] });
     const server = createServer(httpServerOptions(limits), app.callback());
     server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
     answerClientErrors(server, logger, limits.maxHeaderSize);

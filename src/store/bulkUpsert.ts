@@ -62,6 +62,8 @@ export interface BulkSteps<K> {
   /** The stored dimension fields of each user in the months of its period. */
   fragments(months: ReadonlyMap<number, Period>): Awaitable<readonly UserMonthFragment[]>;
   updateFragments(changed: readonly UserMonthFragment[]): Awaitable<void>;
+  /** The tenant's data changed: a new data version (what a paged read's ETag is made of). */
+  dataChanged(): Awaitable<void>;
 }
 
 /**
@@ -84,6 +86,7 @@ export async function bulkUpsertWith<K>(steps: BulkSteps<K>, items: readonly Ups
   if (groups.length > 0) await writeGroups(steps, groups);
   if (managers.length > 0) await writeManagers(steps, managers);
   await refreshFragments(steps, groups);
+  await steps.dataChanged();
   return { written: resolved.map(writtenItem) };
 }
 

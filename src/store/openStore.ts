@@ -8,7 +8,10 @@ import type { Store, StoreLog } from './store.js';
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */
   role: 'server' | 'command';
-  /** Refuse a database that does not exist yet instead of creating it (SQLite; a PostgreSQL database always exists). */
+  /**
+   * Refuse a database that does not exist yet ({@link StoreMissing}) instead of creating it
+   * (SQLite: a PostgreSQL database is made by its server's administrator, never by compdata).
+   */
   mustExist?: boolean;
   /** How long a write waits for another writer before it is refused. */
   busyTimeoutMs?: number;
@@ -25,6 +28,36 @@ export class StoreOpenError extends Error {}
 /** The database server named by `--db` does not answer (a `StoreOpenError` the CLI reports with exit code 2). */
 export class StoreUnreachable extends StoreOpenError {}
 
+/**
+ * The database named by `--db` does not exist (and the caller did not ask to create it): only
+ * the commands that load data (`seed`, `import`) create one, so that a typo in `--db` is never
+ * served or given keys as an empty database.
+ */
+export class StoreMissing extends StoreOpenError {
+  constructor(readonly path: string) {
+    super(`no database at ${path}`);
+  }
+}
+
+/** The SQLite file that `location` names. */
+function sqlitePath(location: string): string {
+  const path = location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location;
+  if (path.length === 0) throw new StoreOpenError('no database path given');
+  return path;
+}
+
+const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//.test(location);
+
+/**
+ * Throws {@link StoreMissing} when the SQLite file `location` names does not exist (a
+ * PostgreSQL database is found, or not, when it is connected to).
+ */
+export function assertStoreExists(location: string): void {
+  if (isPostgres(location)) return;
+  const path = sqlitePath(location);
+  if (!existsSync(path)) throw new StoreMissing(path);
+}
+
 const SILENT: StoreLog = { warn() {}, error() {} };
 
 /** PostgreSQL connections of a server, unless told (`--db-pool`); a CLI command needs two at most. */
@@ -36,10 +69,9 @@ export const DEFAULT_POOL_SIZE = 10;
  * place where an engine is chosen. Resolves once the database answers and its schema is up to date.
  */
 export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(location)) return openPostgres(location, options);
-  const path = location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location;
-  if (path.length === 0) throw new StoreOpenError('no database path given');
-  if (options.mustExist && !existsSync(path)) throw new StoreOpenError(`no database at ${path}`);
+  if (isPostgres(location)) return openPostgres(location, options);
+  const path = sqlitePath(location);
+  if (options.mustExist) assertStoreExists(location);
   try {
     return openSqliteStore(path, {
       role: options.role,

@@ -15,7 +15,7 @@ export interface Store {
   /** Up to `query.limit` records of `source` from `query.offset` (or after the key in `query.cursor`). */
   page(principal: Principal, source: Source, query: PageQuery): Promise<PageOutcome>;
   /** How many records `source` holds (`limit=0`); `undefined` when the tenant has no such table. */
-  total(principal: Principal, source: Source): Promise<number | undefined>;
+  total(principal: Principal, source: Source): Promise<Total | undefined>;
   /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
   /** Resolves when the database answers a read. */
@@ -87,6 +87,19 @@ export interface Page {
   readonly more: boolean;
   /** The `cursor` for the `next` URL, from sources that seek by key. */
   readonly cursor?: string;
+  /** The version of the tenant's data this page was read at (see {@link Total.version}). */
+  readonly version: string;
+}
+
+export interface Total {
+  readonly count: number;
+  /**
+   * The version of the tenant's data: opaque text that differs whenever the tenant's data may
+   * differ (any write of the tenant's data gives a new one), and differs between tenants. The
+   * engine may hand out a version older than the data read (never a newer one): a client that
+   * compares versions is then at worst sent unchanged data again. Paged reads put it in their ETag.
+   */
+  readonly version: string;
 }
 
 /** A page, or why there is none: the tenant has no such table (404), or the cursor is not one this server issued (400). */

@@ -86,15 +86,15 @@ describe('compdata import and export', { concurrency: true }, () => {
     assert.equal((await compdata(['export', '--db', db, '--tenant', 'acme'])).stdout, before);
   });
 
-  test('a missing file, database or tenant is one line and exit 1', { skip: onlyOn('sqlite') }, async (t) => {
+  test('a missing file or tenant is one line and exit 1, a missing database exit 2', { skip: onlyOn('sqlite') }, async (t) => {
     const directory = temporaryDirectory(t);
     const db = join(directory, 'x.db');
     const missingFile = await runCli(['import', '--db', db, '--tenant', 'acme', join(directory, 'nope.json')]);
     assert.equal(missingFile.code, 1);
     assert.match(missingFile.stderr, /^error: cannot read .*nope\.json: no such file\n$/);
     const missingDb = await runCli(['export', '--db', db, '--tenant', 'acme']);
-    assert.equal(missingDb.code, 1);
-    assert.match(missingDb.stderr, /^error: no database at [^\n]+\n$/);
+    assert.equal(missingDb.code, 2);
+    assert.match(missingDb.stderr, /^error: no database at [^\n]+; create one with 'compdata seed' or 'compdata import'\n$/);
     await compdata(['import', '--db', db, '--tenant', 'acme', EXAMPLE_PATH]);
     const missingTenant = await runCli(['export', '--db', db, '--tenant', 'globex', join(directory, 'out.json')]);
     assert.equal(missingTenant.code, 1);

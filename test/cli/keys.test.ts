@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { withOtherStore } from '../support/harness.js';
-import { runCli, temporaryDirectory } from './cliProcess.js';
+import { runCli } from './cliProcess.js';
 import { databaseFor } from '../support/testDatabases.js';
 
 const KEY_LINE = /^cdk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
@@ -16,6 +15,7 @@ async function createKey(path: string, tenant: string): Promise<{ id: string; ke
   return { id: match[1]!, key };
 }
 
+/** A new database file (keys go into a database that `seed` or `import` made). */
 async function listKeys(path: string, ...more: string[]) {
   const result = await runCli(['keys', 'list', '--db', path, '--json', ...more]);
   assert.equal(result.code, 0, result.stderr);

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
-import { fixtureFile } from '../support/fixture.js';
+import { emptyDatabaseFile, fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
@@ -51,8 +51,14 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     return { url, key, child, exited };
   }
 
-  test('--public-url, --body-limit and --max-concurrent reach the server', async (t) => {
-    const { url, key } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64']);
+  test('--public-url, --body-limit, --cors-origin and --max-concurrent reach the server', async (t) => {
+    const cors = ['--cors-origin', 'https://a.example', '--cors-origin', 'https://b.example:8443'];
+    const { url, key } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64', ...cors]);
+    for (const origin of ['https://a.example', 'https://b.example:8443']) {
+      const preflight = await fetch(`${url}/v1/reporting`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+    }
     const page = (await (await fetch(`${url}/v1/reporting?limit=1`, { headers: { 'X-API-Key': key } })).json()) as { next: string };
     assert.equal(page.next, 'https://api.example.com/compdata/v1/reporting?limit=1&offset=1');
     const large = await fetch(`${url}/v1/users/groups/bulk`, {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli, temporaryDirectory } from './cliProcess.js';
@@ -38,6 +38,8 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
     ['serve relative public URL', { args: ['serve', '--db', 'x.db', '--public-url', '/api'], error: /--public-url/ }],
     ['serve ftp public URL', { args: ['serve', '--db', 'x.db', '--public-url', 'ftp://h/'], error: /--public-url/ }],
     ['serve public URL with a query', { args: ['serve', '--db', 'x.db', '--public-url', 'https://h/?a=1'], error: /--public-url/ }],
+    ['serve --cors-origin with a path', { args: ['serve', '--db', 'x.db', '--cors-origin', 'https://app.example.com/ui'], error: /--cors-origin/ }],
+    ['serve --cors-origin not a URL', { args: ['serve', '--db', 'x.db', '--cors-origin', 'app.example.com'], error: /--cors-origin/ }],
     ['serve zero --max-concurrent', { args: ['serve', '--db', 'x.db', '--max-concurrent', '0'], error: /--max-concurrent/ }],
     ['import without its file', { args: ['import', '--db', 'x.db', '--tenant', 't'], error: /missing required argument 'file'/ }],
     ['import without --tenant', { args: ['import', '--db', 'x.db', 'data.json'], error: /--tenant/ }],
@@ -76,16 +78,36 @@ test('--version prints the version of package.json and exits 0', async () => {
 describe('a database that cannot be opened is one line on stderr and exit 1', { concurrency: true }, () => {
   const cases: [string, { args: (missing: string) => string[]; error: RegExp }][] = [
     ['seed into a missing directory', { args: (m) => ['seed', '--db', m, '--tenant', 't'], error: /cannot open database/ }],
-    ['keys create in a missing directory', { args: (m) => ['keys', 'create', '--db', m, '--tenant', 't'], error: /cannot open database/ }],
-    ['keys list of a missing file', { args: (m) => ['keys', 'list', '--db', m], error: /no database at/ }],
-    ['keys revoke in a missing file', { args: (m) => ['keys', 'revoke', '--db', m, 'abc'], error: /no database at/ }],
+    ['import into a missing directory', { args: (m) => ['import', '--db', m, '--tenant', 't', '-'], error: /cannot open database/ }],
   ];
   for (const [name, { args, error }] of cases) {
     test(name, async (t) => {
       const missing = join(temporaryDirectory(t), 'no-such-directory', 'x.db');
-      const result = await runCli(args(missing));
+      const result = await runCli(args(missing), '{"format":"compdata-dataset/1"}');
       assert.equal(result.code, 1, result.stderr);
       assertOneLineError(result, error);
+    });
+  }
+});
+
+describe('only seed and import create a database: the others refuse a missing one, exit 2', { concurrency: true }, () => {
+  const cases: [string, (missing: string) => string[]][] = [
+    ['serve', (m) => ['serve', '--db', m, '--port', '0']],
+    ['serve --workers 2', (m) => ['serve', '--db', m, '--port', '0', '--workers', '2']],
+    ['keys create', (m) => ['keys', 'create', '--db', m, '--tenant', 't']],
+    ['keys list', (m) => ['keys', 'list', '--db', m]],
+    ['keys revoke', (m) => ['keys', 'revoke', '--db', m, 'abc']],
+    ['export', (m) => ['export', '--db', m, '--tenant', 't']],
+  ];
+  for (const [name, args] of cases) {
+    test(name, async (t) => {
+      const directory = temporaryDirectory(t);
+      const missing = join(directory, 'typo.db');
+      const result = await runCli(args(missing));
+      assert.equal(result.code, 2, result.stderr);
+      const named = missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      assertOneLineError(result, new RegExp(`^error: no database at ${named}; create one with 'compdata seed' or 'compdata import'\n$`));
+      assert.deepEqual(readdirSync(directory), [], 'a file was created');
     });
   }
 });

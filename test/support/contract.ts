@@ -6,8 +6,9 @@ import { loadDocument } from '../../src/http/document.js';
 /**
  * Checks a response against the OpenAPI document: the status must be declared for the path and
  * method (or, for requests that match no operation, in `x-compdata-unmatched-responses`), the
- * content type must be the declared one, declared headers must be present, and the body must
- * validate against the declared schema (JSON Schema 2020-12, as OpenAPI 3.1 says).
+ * content type must be the declared one, headers declared `required` must be present and every
+ * declared header that is present must match its schema, and a JSON body must validate against
+ * the declared schema (JSON Schema 2020-12, as OpenAPI 3.1 says).
  */
 type Json = Record<string, unknown>;
 const { definition } = loadDocument();
@@ -60,22 +61,41 @@ export function assertConforms(
   text: string,
 ): unknown {
   const response = resolve(declaredResponse(method, path, status));
-  for (const name of Object.keys((response.value.headers as Json | undefined) ?? {})) {
-    assert.ok(headers.has(name), `${status} response lacks the declared ${name} header`);
+  for (const [name, declared] of Object.entries((response.value.headers as Json | undefined) ?? {})) {
+    const header = resolve(`${response.pointer}/headers/${escapeToken(name)}`).value;
+    const value = headers.get(name);
+    if (value === null) {
+      assert.ok(header.required !== true, `${status} response lacks the required ${name} header`);
+      continue;
+    }
+    const schema = header.schema as Json;
+    const typed = schema.type === 'integer' ? Number(value) : value;
+    const validate = compiledSchema(`${response.pointer}/headers/${escapeToken(name)}/schema`, (declared as Json).$ref);
+    assert.ok(validate(typed), `${status} response: header ${name}: ${JSON.stringify(value)} breaks the contract: ${ajv.errorsText(validate.errors)}`);
   }
   const content = response.value.content as Json | undefined;
-  if (!content || method.toUpperCase() === 'HEAD') return undefined;
+  if (!content || method.toUpperCase() === 'HEAD') {
+    assert.equal(text, '', `${status} response has a body the contract does not declare`);
+    return undefined;
+  }
   const contentType = (headers.get('content-type') ?? '').split(';')[0]!.trim();
   assert.ok(contentType in content, `content type ${contentType} is not declared (${Object.keys(content).join(', ')})`);
+  if (!/^application\/(?:.+\+)?json$/.test(contentType)) return undefined;
   const body = JSON.parse(text) as unknown;
-  const schemaPointer = `${response.pointer}/content/${escapeToken(contentType)}/schema`;
-  let validate = compiled.get(schemaPointer);
-  if (!validate) {
-    validate = ajv.compile({ $ref: `${DOC_ID}${schemaPointer}` });
-    compiled.set(schemaPointer, validate);
-  }
+  const validate = compiledSchema(`${response.pointer}/content/${escapeToken(contentType)}/schema`);
   if (!validate(body)) {
     assert.fail(`${method} ${path} -> ${status}: body breaks the contract: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
   }
   return body;
+}
+
+/** The schema at `pointer` (or at the header `ref` it was reached through), compiled once. */
+function compiledSchema(pointer: string, ref?: unknown): ReturnType<typeof ajv.compile> {
+  const at = typeof ref === 'string' ? `${ref.slice(1)}/schema` : pointer.slice(1);
+  let validate = compiled.get(at);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${DOC_ID}#${at}` });
+    compiled.set(at, validate);
+  }
+  return validate;
 }

@@ -63,6 +63,11 @@ export function fixtureLine(tenant: string, i: number, users: number): Reporting
   };
 }
 
+/** A new database at `path` with no tenant, made as `seed` and `import` make one (through the store). */
+export async function emptyDatabaseFile(path: string): Promise<void> {
+  await (await openStore(path, { role: 'command' })).close();
+}
+
 /** The database `path` (as `--db` names it) holding the fixture's tenant (for tests of processes that open it). */
 export async function fixtureFile(path: string, spec: FixtureSpec): Promise<Fixture> {
   const store = await openStore(path, { role: 'command' });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { emptyDatabaseFile } from './fixture.js';
 
 /**
  * The engine the HTTP, CLI and dataset tests run on: SQLite unless `COMPDATA_TEST_ENGINE=postgres`
@@ -60,5 +61,12 @@ function postgresAdmin() {
   return admin;
 }
 
-/** A new empty database for one test, as `--db` names it (see `newDatabase`). */
-export const databaseFor = async (t: { after(fn: () => Promise<void> | void): void }): Promise<string> => (await newDatabase(t)).location;
+/**
+ * A new database for one test, as `--db` names it (see `newDatabase`), made as `seed` and
+ * `import` make one: it exists, without tenants, for the commands that refuse a missing one.
+ */
+export async function databaseFor(t: { after(fn: () => Promise<void> | void): void }): Promise<string> {
+  const { location } = await newDatabase(t);
+  await emptyDatabaseFile(location);
+  return location;
+}

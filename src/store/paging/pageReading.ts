@@ -1,9 +1,13 @@
 import { encodeCursor, readCursor } from '../../domain/cursor.js';
 import { firstPosition, pageOutcome } from '../../domain/paging.js';
-import type { Page, PageOutcome, PageQuery, Source } from '../store.js';
+import type { Page, PageQuery, Source } from '../store.js';
 import type { PagedSource } from './pagedSource.js';
 
-const EMPTY_PAGE: Page = { count: 0, json: Buffer.alloc(0), more: false };
+/** A page as read from a source; the store adds the version of the data. */
+export type PageRead = Omit<Page, 'version'>;
+export type PageReadOutcome = PageRead | 'badCursor';
+
+const EMPTY_PAGE: PageRead = { count: 0, json: Buffer.alloc(0), more: false };
 
 /**
  * A page of `source` (D2), whatever the engine: up to `limit` records and whether more follow,
@@ -13,7 +17,7 @@ const EMPTY_PAGE: Page = { count: 0, json: Buffer.alloc(0), more: false };
  * (`scope`), by position otherwise, and puts the key of its last record into the `cursor` of
  * the page (`scope`: the filters a cursor is bound to, asked for only by such sources).
  */
-export async function readPage(source: PagedSource, query: PageQuery, scope: () => string): Promise<PageOutcome> {
+export async function readPage(source: PagedSource, query: PageQuery, scope: () => string): Promise<PageReadOutcome> {
   const { limit } = query;
   const from = firstPosition(query.offset);
   if (from === undefined) return EMPTY_PAGE;
@@ -35,7 +39,7 @@ export function scopeOf(source: Source): string {
 }
 
 /** A page from up to `limit + 1` separately read rows (the extra one says whether more follow). */
-function joinRows(rows: readonly string[], query: PageQuery): { page: Page; nextOffset?: bigint } {
+function joinRows(rows: readonly string[], query: PageQuery): { page: PageRead; nextOffset?: bigint } {
   const { count, nextOffset } = pageOutcome(query, rows.length);
   return { page: { count, json: Buffer.from(rows.slice(0, count).join(',')), more: nextOffset !== undefined }, nextOffset };
 }

@@ -4,6 +4,7 @@ import { asciiLowerCase } from '../../domain/emailKey.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { BulkSteps, Columns } from '../bulkUpsert.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
+import { tenantStatements as tenants } from './tenantStatements.js';
 import { writerStatements as w } from './writerStatements.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */
@@ -115,6 +116,7 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     async updateFragments(changed) {
       await run(db, updateFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment));
     },
+    dataChanged: () => tenants.dataChanged(db, tenantId),
   };
 }
 

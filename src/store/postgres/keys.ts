@@ -1,4 +1,5 @@
 import { keyIdOf, newKey, parseKey, secretMatches } from '../apiKeys.js';
+import { versionText } from '../sqlite/dataVersion.js';
 import type { KeyInfo, Tenant } from '../store.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
@@ -7,6 +8,8 @@ export interface PostgresPrincipal {
   readonly tenantId: number;
   /** The dimension fields of a record whose user has no group (see migrations.ts). */
   readonly emptyFragment: string;
+  /** The version of the tenant's data when the key was looked up. */
+  readonly dataVersion: string;
 }
 
 const insert = statement<[string, number, Buffer, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at) VALUES ($1, $2, $3, $4)');
@@ -19,8 +22,8 @@ const list = statement<[string | null], KeyInfo>(
    ORDER BY k.created_at, k.id`,
 );
 // Read on every request, so that a revocation by another process counts at once (D1, D7).
-const lookup = statement<[string], { secret_hash: Buffer; revoked_at: string | null; tenant_id: number; empty_fragment: string }>(
-  `SELECT k.secret_hash, k.revoked_at, t.id AS tenant_id, t.empty_fragment
+const lookup = statement<[string], { secret_hash: Buffer; revoked_at: string | null; tenant_id: number; empty_fragment: string; data_version: string }>(
+  `SELECT k.secret_hash, k.revoked_at, t.id AS tenant_id, t.empty_fragment, t.data_version::text AS data_version
    FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
 );
 
@@ -38,6 +41,6 @@ export const keyStatements = {
     if (!parsed) return undefined;
     const row = await firstRow(db, lookup, parsed.id);
     if (!secretMatches(parsed.secret, row?.secret_hash) || !row || row.revoked_at !== null) return undefined;
-    return { tenantId: row.tenant_id, emptyFragment: row.empty_fragment };
+    return { tenantId: row.tenant_id, emptyFragment: row.empty_fragment, dataVersion: versionText(row.tenant_id, row.data_version) };
   },
 };

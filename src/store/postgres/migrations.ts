@@ -15,6 +15,8 @@ import { firstRow, inTransaction, run, statement } from './connection.js';
  *   touches one tenant's shard. `tenants`, `api_keys` and `schema_version` are the directory
  *   (reference tables there): a key is looked up before its tenant is known.
  *   test/store/postgres/catalog.test.ts reads the catalog and holds every table to this.
+ * - `tenants.data_version` changes in every transaction that writes the tenant's data, as on
+ *   SQLite (see ../sqlite/dataVersion.ts): paged reads carry it in their ETag.
  * - Keys, names and e-mails are `COLLATE "C"`: they sort and compare by code point, as SQLite's
  *   BINARY does, whatever the database's locale. `users.email_key` is the e-mail with ASCII
  *   letters lowered: SQLite's NOCASE, by which e-mails are matched and listed.
@@ -26,7 +28,9 @@ export const MIGRATIONS: readonly string[] = [
     name text COLLATE "C" NOT NULL UNIQUE,
     created_at text NOT NULL,
     -- dimension fields of a user with no group in any dimension, with the closing brace
-    empty_fragment text NOT NULL DEFAULT '}'
+    empty_fragment text NOT NULL DEFAULT '}',
+    -- the version of the tenant's data: a new random value in every transaction that writes it
+    data_version bigint NOT NULL DEFAULT (random() * 9007199254740991)::bigint
   );
   CREATE TABLE api_keys (
     id text COLLATE "C" PRIMARY KEY,

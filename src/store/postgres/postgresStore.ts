@@ -73,9 +73,14 @@ export async function openPostgresStore(connectionString: string, options: Postg
     authenticate: (presented) => keyStatements.authenticate(pool, presented),
     async page(principal, source, query: PageQuery): Promise<PageOutcome> {
       const paged = await sourceOf(principal, source);
-      return paged ? readPage(paged, query, () => scopeOf(source)) : 'unknownTable';
+      if (!paged) return 'unknownTable';
+      const page = await readPage(paged, query, () => scopeOf(source));
+      return typeof page === 'string' ? page : { ...page, version: (principal as PostgresPrincipal).dataVersion };
     },
-    total: async (principal, source) => (await sourceOf(principal, source))?.total(),
+    async total(principal, source) {
+      const paged = await sourceOf(principal, source);
+      return paged && { count: await paged.total(), version: (principal as PostgresPrincipal).dataVersion };
+    },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => bulkUpsert(pool, principal.tenantId, items, options.busyTimeoutMs),
     async health() {
       await pool.query('SELECT 1');
@@ -92,6 +97,7 @@ export async function openPostgresStore(connectionString: string, options: Postg
           throw new TenantNotEmpty(`tenant ${JSON.stringify(tenantName)} already has data; seed another tenant or database`);
         }
         if (load.replace) await tenants.deleteData(client, tenant);
+        await tenants.dataChanged(client, tenant.id);
         return work(await PostgresTenantWriter.open(client, tenant.id));
       });
     },

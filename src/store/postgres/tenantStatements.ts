@@ -9,6 +9,7 @@ const hasData = statement<[number], { found: boolean }>(
        OR EXISTS (SELECT 1 FROM data_tables WHERE tenant_id = $1) AS found`,
 );
 const lockTenant = statement<[number, number]>('SELECT pg_advisory_xact_lock($1, $2)');
+const bumpDataVersion = statement<[number]>('UPDATE tenants SET data_version = (random() * 9007199254740991)::bigint WHERE id = $1');
 // Records go first: they reference users without a cascade.
 const deletions = [
   'DELETE FROM reporting_records WHERE tenant_id = $1',
@@ -33,6 +34,8 @@ export const tenantStatements = {
    * side by side.
    */
   lockForWriting: async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, lockTenant, LOCK_NAMESPACE, tenantId)),
+  /** The tenant's data changes in this transaction: a new version of it (what the ETag of a paged read is made of). */
+  dataChanged: async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, bumpDataVersion, tenantId)),
   /** Whether the tenant already holds users or data tables (keys alone do not count). */
   hasData: async (db: Queryable, tenant: Tenant): Promise<boolean> => (await firstRow(db, hasData, tenant.id))!.found,
   /** Deletes the tenant's data, keeping the tenant and its API keys (`import --replace`). */

@@ -3,36 +3,39 @@ import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { BulkSteps, Columns } from '../bulkUpsert.js';
 import { attributionStatements } from './attributions.js';
+import { dataVersionBumper } from './dataVersion.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
+import type { WriterCache } from './writerCache.js';
 
 /**
  * The steps of the bulk upsert (../bulkUpsert.ts) on SQLite: each takes every row the request
  * needs and runs a prepared statement per row. SQLite is in this process, so a statement costs
  * its B-tree seeks and no round trip: measured side by side against one `json_each` statement
  * per step (issue 10's note), the statements per row were as fast or faster. A stored
- * attribution's key is its primary key.
+ * attribution's key is its primary key. Users, groups and manager attributions are read
+ * through the writer's cache (writerCache.ts).
  */
-export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
-  const userByEmail = db.prepare<[number, string], UserRef>('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
+export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => BulkSteps<number> {
   const dimensions = db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ?').raw();
   const a = attributionStatements(db);
   const f = fragmentStatements(db);
   const groupWrites = tableWriter(db, 'group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
   const managerWrites = tableWriter(db, 'manager_attributions', ['user_pk', 'manager_pk']);
+  const bumpDataVersion = dataVersionBumper(db);
 
   return (tenantId) => ({
     users(sent) {
       const found = new Map<string, UserRef>();
       for (const email of sent) {
-        const user = userByEmail.get(tenantId, email);
+        const user = cache.user(tenantId, email);
         if (user) found.set(email, user);
       }
       return found;
     },
     dimensions: () => new Map(dimensions.all(tenantId)),
     emails: (userPks) => new Map(userPks.map((pk) => [pk, a.emailOfUser(pk)])),
-    groupPks: (wanted) => wanted.map(([dimensionPk, name]) => a.groupPk(dimensionPk, name)),
+    groupPks: (wanted) => wanted.map(([dimensionPk, name]) => cache.group(dimensionPk, name, () => a.groupPk(dimensionPk, name))),
     storedGroups: (wanted) =>
       distinctRows(
         wanted.flatMap(({ userPk, dimensionPk, period }) =>
@@ -48,7 +51,7 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
     storedManagers: (wanted) =>
       distinctRows(
         wanted.flatMap(({ userPk, period }) =>
-          a.managersOverlapping(userPk, period).map((row) => ({
+          cache.managersOverlapping(userPk, period).map((row) => ({
             key: row.pk,
             slot: managerSlot(userPk),
             payload: [userPk, row.manager],
@@ -66,7 +69,7 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
         const step = `${user}:${months.start}:${months.end}`;
         if (walked.has(step)) continue;
         walked.add(step);
-        for (const edge of a.managersOverlapping(user, months)) {
+        for (const edge of cache.managersOverlapping(user, months)) {
           found.set(edge.pk, edge);
           pending.push([edge.manager, periodIntersection(months, edge)!]);
         }
@@ -74,13 +77,17 @@ export function bulkSteps(db: Db): (tenantId: number) => BulkSteps<number> {
       return [...found.values()];
     },
     writeGroups: groupWrites,
-    writeManagers: managerWrites,
+    writeManagers(writes) {
+      managerWrites(writes);
+      cache.managersChanged(new Set(writes.inserts.map((row) => row.payload[0]!)));
+    },
     dimensionKeys: () => f.dimensionKeys(tenantId),
     fragments: (months) =>
       [...months].flatMap(([userPk, period]) => f.fragments(userPk, period).map(([month, fragment]) => ({ userPk, month, fragment }))),
     updateFragments(changed) {
       for (const { userPk, month, fragment } of changed) f.setFragment(userPk, month, fragment);
     },
+    dataChanged: () => bumpDataVersion(tenantId),
   });
 }
 

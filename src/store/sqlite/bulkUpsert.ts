@@ -3,6 +3,7 @@ import { bulkUpsertWith } from '../bulkUpsert.js';
 import type { BulkOutcome } from '../store.js';
 import { bulkSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
+import { writerCache } from './writerCache.js';
 
 /**
  * `PUT /v1/users/groups/bulk` on SQLite: the engine-neutral upsert (../bulkUpsert.ts) in one
@@ -15,16 +16,18 @@ import type { Db } from './db.js';
  * there).
  */
 export function bulkUpserter(db: Db, beforeCommit?: () => void): (tenantId: number, items: readonly Upsert[]) => Promise<BulkOutcome> {
-  const stepsFor = bulkSteps(db);
+  const cache = writerCache(db);
+  const stepsFor = bulkSteps(db, cache);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
   return async (tenantId, items) => {
     begin.run();
     try {
+      cache.check();
       const outcome = await bulkUpsertWith(stepsFor(tenantId), items);
       if ('broken' in outcome) {
-        rollback.run();
+        rollback.run(); // nothing was written: what the cache learnt holds
         return outcome;
       }
       beforeCommit?.();
@@ -32,6 +35,7 @@ export function bulkUpserter(db: Db, beforeCommit?: () => void): (tenantId: numb
       return outcome;
     } catch (error) {
       if (db.inTransaction) rollback.run();
+      cache.forget();
       throw error;
     }
   };

@@ -1,6 +1,6 @@
 /**
  * The WAL checkpoints of a server process, in a thread of their own (started by
- * checkpointer.ts): a PASSIVE checkpoint every few milliseconds, a RESTART one when the WAL has
+ * checkpointer.ts): a PASSIVE checkpoint four times a second, a RESTART one when the WAL has
  * grown long. This connection waits for no lock (busy_timeout 0): when a writer or an old
  * reader is busy, the checkpoint gives up at once and is tried again on the next tick, so
  * writers are never held up.

@@ -1,5 +1,6 @@
 import { keyIdOf, newKey, parseKey, secretMatches } from '../apiKeys.js';
 import type { KeyInfo, Tenant } from '../store.js';
+import { versionText } from './dataVersion.js';
 import type { Db } from './db.js';
 
 /** What a key grants on this engine: the tenant, and what the read path needs of it. */
@@ -7,6 +8,8 @@ export interface SqlitePrincipal {
   readonly tenantId: number;
   /** The dimension fields of a record whose user has no group (see migrations.ts). */
   readonly emptyFragment: string;
+  /** The version of the tenant's data when the key was looked up (dataVersion.ts). */
+  readonly dataVersion: string;
 }
 
 /** The statements of the API keys (D1), prepared once per connection. */
@@ -24,8 +27,8 @@ export function keyStatements(db: Db) {
   );
   // Read on every request, so that a revocation by another process counts at once (D1, D7).
   const lookup = db
-    .prepare<[string], [Buffer, string | null, number, string]>(
-      `SELECT k.secret_hash, k.revoked_at, t.id, t.empty_fragment
+    .prepare<[string], [Buffer, string | null, number, string, string]>(
+      `SELECT k.secret_hash, k.revoked_at, t.id, t.empty_fragment, CAST(t.data_version AS TEXT)
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`,
     )
     .raw();
@@ -43,7 +46,7 @@ export function keyStatements(db: Db) {
       if (!parsed) return undefined;
       const row = lookup.get(parsed.id);
       if (!secretMatches(parsed.secret, row?.[0]) || !row || row[1] !== null) return undefined;
-      return { tenantId: row[2], emptyFragment: row[3] };
+      return { tenantId: row[2], emptyFragment: row[3], dataVersion: versionText(row[2], row[4]) };
     },
   };
 }

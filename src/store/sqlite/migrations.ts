@@ -9,6 +9,9 @@
  * - `reporting_records.body` is the record's JSON without its dimension fields and closing
  *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
+ * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
+ *   dataVersion.ts); a read of it that precedes a read of the data is a version the data has
+ *   or had since.
  * - Every month stored is a month the wire form can write, `0000-01`..`9999-12` (indexes
  *   0..119999; see months.ts): the read-backs print them with `printf('%04d-%02d')`, which
  *   gives `0000-00` or `10000-01` past either end.
@@ -124,5 +127,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   DELETE FROM manager_attributions WHERE end_month < 0 OR start_month > 119999;
   DELETE FROM group_attributions WHERE end_month < 0 OR start_month > 119999;
+  `,
+  // 4: a version of each tenant's data, set to a new random value by every transaction that
+  // writes the tenant's data (a bulk upsert, a load): paged reads carry it in their ETag.
+  // Random rather than counted, so that a database file made again from scratch never gives a
+  // tenant a version it had before with other data.
+  `
+  ALTER TABLE tenants ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
+  UPDATE tenants SET data_version = random();
   `,
 ];

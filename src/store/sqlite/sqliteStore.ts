@@ -14,6 +14,7 @@ import type { TenantWriter } from '../tenantWriting.js';
 import { attributionReads } from './attributionReads.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { datasetReads } from './datasetReads.js';
+import { dataVersionBumper } from './dataVersion.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
 import type { PagedSource } from '../paging/pagedSource.js';
@@ -91,9 +92,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     authenticate: async (presented) => keys.authenticate(presented),
     async page(principal, source, query: PageQuery): Promise<PageOutcome> {
       const paged = sourceOf(principal, source);
-      return paged ? readPage(paged, query, () => scopeOf(source)) : 'unknownTable';
+      if (!paged) return 'unknownTable';
+      const page = await readPage(paged, query, () => scopeOf(source));
+      return typeof page === 'string' ? page : { ...page, version: (principal as SqlitePrincipal).dataVersion };
     },
-    total: async (principal, source) => sourceOf(principal, source)?.total(),
+    async total(principal, source) {
+      const paged = sourceOf(principal, source);
+      return paged && { count: await paged.total(), version: (principal as SqlitePrincipal).dataVersion };
+    },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),
     async health() {
       ping.get();
@@ -111,6 +117,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
             throw new TenantNotEmpty(`tenant ${JSON.stringify(tenantName)} already has data; seed another tenant or database`);
           }
           if (load.replace) own.deleteData(tenant);
+          dataVersionBumper(connection)(tenant.id);
           return work(new SqliteTenantWriter(connection, tenant.id));
         }),
       );

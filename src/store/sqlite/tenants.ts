@@ -4,7 +4,9 @@ import type { Db } from './db.js';
 /** The statements over tenants, prepared once per connection. */
 export function tenantStatements(db: Db) {
   const find = db.prepare<[string], Tenant>('SELECT id, name FROM tenants WHERE name = ?');
-  const insert = db.prepare<[string, string]>('INSERT INTO tenants (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+  const insert = db.prepare<[string, string]>(
+    'INSERT INTO tenants (name, created_at, data_version) VALUES (?, ?, random()) ON CONFLICT (name) DO NOTHING',
+  );
   const hasData = db
     .prepare<{ id: number }, number>(
       `SELECT EXISTS (SELECT 1 FROM users WHERE tenant_id = @id)

@@ -29,6 +29,7 @@ test('migration 3 deletes the attributions that hold no month of 0000-01..9999-1
   groupRow.run(u1, region, group, 120_000, null);
   groupRow.run(u1, region, group, 119_999, null);
   const before = rowsOf(db);
+  db.exec('ALTER TABLE tenants DROP COLUMN data_version'); // what migration 4 adds again
   db.pragma('user_version = 2');
   db.close();
 
@@ -38,4 +39,21 @@ test('migration 3 deletes the attributions that hold no month of 0000-01..9999-1
   const outside = ([, start, end]: [number, number | null, number | null]) => (end !== null && end < 0) || (start !== null && start > 119_999);
   assert.equal(before.filter(outside).length, 3, 'the bad rows were there');
   assert.deepEqual(rowsOf(migrated), before.filter((row) => !outside(row)));
+});
+
+test('migration 4 gives every existing tenant a data version, each its own', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  await buildFixture(store, { tenant: 'acme' });
+  await buildFixture(store, { tenant: 'globex' });
+  db.exec('ALTER TABLE tenants DROP COLUMN data_version');
+  db.pragma('user_version = 3');
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const versions = migrated.prepare('SELECT data_version FROM tenants').pluck().safeIntegers().all() as bigint[];
+  assert.equal(versions.length, 2);
+  assert.equal(new Set(versions).size, 2, 'two tenants, two versions');
+  assert.ok(!versions.includes(0n), 'random, not the column default');
 });

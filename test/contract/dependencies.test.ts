@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import semver from 'semver';
+
+const json = (path: string) => JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')) as Record<string, any>;
+
+test('every dependency runs on the Node versions the README promises (npm ci does not warn about engines)', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const promised = /only Node \((\d+\.\d+)\+ or (\d+\.\d+)\+\)/.exec(readme);
+  assert.ok(promised, 'the README states the Node versions');
+  const lowest = [`${promised[1]}.0`, `${promised[2]}.0`];
+  const engines = json('package.json').engines.node as string;
+  for (const version of lowest) assert.ok(semver.satisfies(version, engines), `package.json engines ${engines} excludes ${version}`);
+  const lock = json('package-lock.json').packages as Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+  const refused = Object.entries(lock).flatMap(([path, { version, engines: wanted }]) => {
+    const range = Array.isArray(wanted) ? undefined : wanted?.node;
+    if (path === '' || range === undefined) return [];
+    return lowest.filter((node) => !semver.satisfies(node, range)).map((node) => `${path}@${version} wants node ${range}, not ${node}`);
+  });
+  assert.deepEqual(refused, []);
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { loadDocument } from '../../src/http/document.js';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { startTestServer } from '../support/harness.js';
+
+/**
+ * The API reference in a real browser: Debian's Chromium, driven by playwright-core (which never
+ * downloads a browser of its own). Skipped, saying why, where that Chromium is not installed;
+ * `.ci/run` installs it, so CI always runs this.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium) to run the browser test`;
+
+const operationIds = Object.values(loadDocument().definition.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+  (methods) => Object.values(methods).map((operation) => operation.operationId),
+);
+
+test('the API reference in Chromium: every operation listed, and "try it" with a typed key returns records', { skip, timeout: 180_000 }, async (t) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, {}, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', records: 25 });
+  });
+  const profile = mkdtempSync(join(tmpdir(), 'compdata-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  t.after(async () => {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  // Everything the page asks for must come from the server: anything else is refused and noted.
+  const elsewhere: string[] = [];
+  await browser.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${server.url}/`)) return route.continue();
+    elsewhere.push(url);
+    return route.abort();
+  });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+
+  await page.goto(`${server.url}/`);
+  assert.equal(page.url(), `${server.url}/docs`, '/ redirects to /docs');
+  await page.waitForSelector('.opblock', { timeout: 60_000 });
+  for (const operationId of operationIds) {
+    assert.equal(await page.locator(`[id$="-${operationId}"].opblock`).count(), 1, `${operationId} is listed`);
+  }
+
+  await page.click('.auth-wrapper .authorize');
+  await page.fill('.auth-container input', fixture.key);
+  await page.click('.auth-btn-wrapper .authorize');
+  await page.click('.auth-btn-wrapper .btn-done');
+
+  const operation = page.locator('[id$="-getReportingRecords"].opblock');
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('.try-out__btn').click();
+  await operation.locator('tr[data-param-name="limit"] input').fill('3');
+  await operation.locator('tr[data-param-name="offset"] input').fill('2');
+  await operation.locator('.execute').click();
+  const body = operation.locator('.live-responses-table .response-col_description pre').first();
+  await body.waitFor({ timeout: 60_000 });
+  const status = (await operation.locator('.live-responses-table tr.response .response-col_status').first().innerText()).trim();
+  const page3 = JSON.parse(await body.innerText()) as { count: number; data: { id: string }[]; next: string };
+  assert.equal(status, '200');
+  assert.equal(page3.count, 3);
+  assert.deepEqual(page3.data.map((record) => record.id), ['acme-r2', 'acme-r3', 'acme-r4']);
+  assert.equal(page3.next, `${server.url}/v1/reporting?limit=3&offset=5`);
+  assert.deepEqual(elsewhere, [], 'the page asked for something from elsewhere');
+});

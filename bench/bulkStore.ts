@@ -43,18 +43,18 @@ export async function prepareBulkStore(workDir: string, users: number): Promise<
   mkdirSync(workDir, { recursive: true });
   const dbPath = `${workDir}/bulk-${attributionCount(users)}.db`;
   const fresh = !existsSync(dbPath);
-  const store = openStore(dbPath, { role: 'command' });
+  const store = await openStore(dbPath, { role: 'command' });
   try {
-    if (fresh) await store.loadTenant('bench', {}, async (writer) => fill(writer, users));
+    if (fresh) await store.loadTenant('bench', {}, (writer) => fill(writer, users));
     return { dbPath, key: (await store.createKey('bench')).key };
   } finally {
     await store.close();
   }
 }
 
-function fill(writer: TenantWriter, users: number): void {
-  writer.defineMetricsAndDimensions(['new_arr'], Object.keys(DIMENSIONS));
-  writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser('bench', i)));
+async function fill(writer: TenantWriter, users: number): Promise<void> {
+  await writer.defineMetricsAndDimensions(['new_arr'], Object.keys(DIMENSIONS));
+  await writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser('bench', i)));
   const groups: GroupAttributionInput[] = [];
   const managers: ManagerAttributionInput[] = [];
   for (let i = 0; i < users; i += 1) {
@@ -69,10 +69,10 @@ function fill(writer: TenantWriter, users: number): void {
       managers.push({ user_id: `u${i}`, manager_id: `u${managerOf(i, p)}`, start, end: start + MANAGER_MONTHS - 1 });
     }
   }
-  writer.addGroupAttributions(groups);
-  writer.addManagerAttributions(managers);
+  await writer.addGroupAttributions(groups);
+  await writer.addManagerAttributions(managers);
   for (let month = 0; month < 12; month += 1) {
-    writer.upsertReportingRecords(
+    await writer.upsertReportingRecords(
       Array.from({ length: users }, (_, i) => ({
         ...fixtureLine('bench', i, users),
         id: `r${month}-${i}`,
@@ -80,7 +80,7 @@ function fill(writer: TenantWriter, users: number): void {
       })),
     );
   }
-  writer.finish();
+  await writer.finish();
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { openDatabase } from '../src/store/sqlite/db.js';
 import { keyStatements } from '../src/store/sqlite/keys.js';
-import { pagedReads, type PagedSource } from '../src/store/sqlite/pagedReads.js';
+import { pagedReads, type SqlitePagedSource } from '../src/store/sqlite/pagedReads.js';
 import type { BenchConfig } from './config.js';
 import type { CeilingKind } from './scenarios.js';
 
@@ -45,8 +45,7 @@ export function measureCeilings(dbPath: string, key: string, config: BenchConfig
 }
 
 /** Records read per second by `joined(from, n)` calls, repeated for `measureMs`, with the pages `nextPage` gives. */
-function recordsPerSecond(source: PagedSource, measureMs: number, nextPage: () => [from: number, n: number]): number {
-  if (!source.joined) throw new Error('the source has no joined read');
+function recordsPerSecond(source: SqlitePagedSource, measureMs: number, nextPage: () => [from: number, n: number]): number {
   const started = performance.now();
   let records = 0;
   while (performance.now() - started < measureMs) {

@@ -1,9 +1,9 @@
-import { assertStoreExists, openStore, StoreMissing, StoreOpenError } from '../store/openStore.js';
+import { assertStoreExists, openStore, StoreMissing, StoreOpenError, StoreUnreachable } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
 import { CommandFailure, UsageFailure } from './errors.js';
 
 /** What `--db` takes, for the help of every command. */
-export const DB_HELP = 'the database: a SQLite file path (or sqlite:PATH)';
+export const DB_HELP = 'the database: a SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DB';
 
 /** How a missing database is told: where it was looked for, and what creates one. */
 export function missingDatabase(error: StoreMissing): UsageFailure {
@@ -18,11 +18,9 @@ export function missingDatabase(error: StoreMissing): UsageFailure {
 export async function withStore<T>(location: string, create: 'create' | 'mustExist', work: (store: Store) => Promise<T>): Promise<T> {
   let store: Store;
   try {
-    store = openStore(location, { role: 'command', mustExist: create === 'mustExist' });
+    store = await openStore(location, { role: 'command', mustExist: create === 'mustExist' });
   } catch (error) {
-    if (error instanceof StoreMissing) throw missingDatabase(error);
-    if (error instanceof StoreOpenError) throw new CommandFailure(error.message);
-    throw error;
+    throw commandFailureOf(error);
   }
   try {
     return await work(store);
@@ -36,8 +34,17 @@ export function requireDatabase(location: string): void {
   try {
     assertStoreExists(location);
   } catch (error) {
-    if (error instanceof StoreMissing) throw missingDatabase(error);
-    if (error instanceof StoreOpenError) throw new CommandFailure(error.message);
-    throw error;
+    throw commandFailureOf(error);
   }
+}
+
+/**
+ * A database that cannot be opened, as the CLI reports it: exit 2 when it is not there or its
+ * server does not answer (the command line names it), 1 when it cannot be opened otherwise.
+ */
+export function commandFailureOf(error: unknown): unknown {
+  if (error instanceof StoreMissing) return missingDatabase(error);
+  if (error instanceof StoreUnreachable) return new UsageFailure(error.message);
+  if (error instanceof StoreOpenError) return new CommandFailure(error.message);
+  return error;
 }

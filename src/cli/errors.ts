@@ -6,7 +6,8 @@ import { CommanderError } from 'commander';
  * - 1: the command line was fine but the work could not be done (database cannot be opened,
  *   unknown key, tenant already seeded, server cannot listen);
  * - 2: the command line is wrong (unknown command or option, missing or invalid value, a
- *   `--db` that names no database where one must exist).
+ *   `--db` that names no database where one must exist, or a database server that does not
+ *   answer when the command starts).
  */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -15,7 +16,7 @@ export const EXIT_USAGE = 2;
 /** The command line was understood but the work cannot be done: exit 1. */
 export class CommandFailure extends Error {}
 
-/** The command line names something that is not there (a `--db` with no database): exit 2. */
+/** The command line names something that is not there (a `--db` with no database, a server that does not answer): exit 2. */
 export class UsageFailure extends Error {}
 
 /** Commander's messages may carry a second line (a suggestion): errors are one line on stderr. */

@@ -43,7 +43,7 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
       const started = performance.now();
       await withStore(options.db, 'create', async (store) => {
         try {
-          await store.loadTenant(options.tenant, { mustBeEmpty: true }, async (writer) => writeDataset(writer, dataset));
+          await store.loadTenant(options.tenant, { mustBeEmpty: true }, (writer) => writeDataset(writer, dataset));
         } catch (error) {
           if (error instanceof TenantNotEmpty) throw new CommandFailure(error.message);
           throw error;
@@ -64,7 +64,7 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
  * Writes the whole dataset through the element writer (the path of `import`); the caller holds
  * the transaction.
  */
-function writeDataset(writer: TenantWriter, dataset: SeedDataset): void {
+async function writeDataset(writer: TenantWriter, dataset: SeedDataset): Promise<void> {
   const elements = new ElementWriter(writer);
   const total =
     dataset.metrics.length + dataset.dimensions.length + dataset.users.length + dataset.groupAttributions.length +
@@ -73,11 +73,11 @@ function writeDataset(writer: TenantWriter, dataset: SeedDataset): void {
   try {
     let written = 0;
     for (const element of seedElements(dataset)) {
-      elements.write(element);
+      await elements.write(element);
       written += 1;
       if (written % PROGRESS_EVERY === 0) progress?.update(written);
     }
-    elements.finish();
+    await elements.finish();
   } finally {
     progress?.stop();
   }

@@ -3,9 +3,9 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
+import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable } from '../store/openStore.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
-import { StoreMissing } from '../store/openStore.js';
-import { DB_HELP, missingDatabase, requireDatabase } from './database.js';
+import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
@@ -70,6 +70,7 @@ export function serveCommand(): Command {
     .option('--idle-timeout <ms>', 'a connection moving no byte for this long mid-request is closed', milliseconds, d.idleTimeoutMs)
     .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
     .option('--workers <n>', 'server processes on the one port (auto: one per core); limits apply to each', parseWorkers, 1)
+    .option('--db-pool <n>', 'PostgreSQL: connections to the database per server process', integerIn(1, 1000), DEFAULT_POOL_SIZE)
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
@@ -110,6 +111,7 @@ interface CliServeOptions {
   shutdownTimeout: number;
   logLevel: LogLevel;
   workers: number;
+  dbPool: number;
 }
 
 type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
@@ -131,6 +133,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     keepAliveTimeoutMs: options.keepAliveTimeout,
     idleTimeoutMs: options.idleTimeout,
     shutdownTimeoutMs: options.shutdownTimeout,
+    dbPool: options.dbPool,
     logger: createLogger(options.logLevel),
   };
 }
@@ -144,7 +147,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     server = await startServer(options);
   } catch (error) {
-    if (error instanceof StoreMissing) throw missingDatabase(error);
+    if (error instanceof StoreMissing || error instanceof StoreUnreachable) throw commandFailureOf(error);
     const where = `${options.db} on ${options.host}:${options.port}`;
     throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
   }

@@ -25,7 +25,7 @@ const MAX_PAUSE_MS = 5_000;
  * command line as cluster workers, each a whole server (its own store, writer thread and limits)
  * on the one port the primary holds; connections are handed out in turn. The first line of
  * stdout, `listening on <url>`, is written once every worker listens; a worker that fails to
- * start fails the command (exit 1, its error on stderr). Afterwards a worker that dies is logged
+ * start fails the command (with its exit code, its error on stderr). Afterwards a worker that dies is logged
  * and replaced. The first SIGTERM or SIGINT is passed on to every worker, which finishes its
  * requests in flight; the primary exits 0 once all have ended. A second signal ends them at once.
  */
@@ -46,19 +46,19 @@ export async function runServeWorkers(count: number, logger: Logger): Promise<nu
   };
 
   const starting = Array.from({ length: count }, fork);
-  const url = await new Promise<string | undefined>((resolve) => {
+  const url = await new Promise<string | { exitCode: number | null }>((resolve) => {
     let listening = 0;
     for (const worker of starting) {
       worker.on('message', (message: unknown) => {
         if (isListening(message) && (listening += 1) === count) resolve(message.listening);
       });
-      worker.once('exit', () => resolve(undefined));
+      worker.once('exit', (exitCode) => resolve({ exitCode }));
     }
   });
-  if (url === undefined) {
+  if (typeof url !== 'string') {
     phase = 'stopping';
     for (const worker of starting) worker.process.kill('SIGKILL');
-    return 1;
+    return url.exitCode || 1;
   }
   phase = 'serving';
   process.stdout.write(`listening on ${url}\n`);

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import type { DatasetElement } from './datasetFormat.js';
 import { readDataset } from './datasetReader.js';
 import { ElementWriter, type ElementCounts } from './elementWriter.js';
 
@@ -24,8 +25,24 @@ export interface ImportResult {
 export function importDataset(store: Store, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
   return store.loadTenant(tenantName, { replace: options.replace }, async (writer) => {
     const elements = new ElementWriter(writer);
-    await readDataset(input, (element) => elements.write(element), (bytes) => options.onProgress?.(bytes, elementTotal(elements.counts)));
-    elements.finish();
+    // The reader hands elements over as it parses a chunk; they are written (awaiting the
+    // store) once the chunk is parsed, so at most one chunk's elements wait here.
+    const read: DatasetElement[] = [];
+    const writeRead = async () => {
+      for (const element of read.splice(0)) await elements.write(element);
+    };
+    try {
+      await readDataset(input, (element) => void read.push(element), async (bytes) => {
+        await writeRead();
+        options.onProgress?.(bytes, elementTotal(elements.counts));
+      });
+    } catch (error) {
+      // The elements read before a problem of the text come first: one of them may break a rule.
+      await writeRead();
+      throw error;
+    }
+    await writeRead();
+    await elements.finish();
     return { counts: elements.counts, reporting: writer.reportingCounts };
   });
 }

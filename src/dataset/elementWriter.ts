@@ -23,7 +23,7 @@ const BATCH_SIZE = 500;
 
 export type ElementCounts = Record<ElementKind, number>;
 
-type Flush = (items: unknown[], origin: Origin) => void;
+type Flush = (items: unknown[], origin: Origin) => Promise<void>;
 
 /**
  * The one way data enters a tenant (import and seed alike): each element of a dataset is
@@ -32,6 +32,7 @@ type Flush = (items: unknown[], origin: Origin) => void;
  * elements are checked here: ids and keys given twice, references to users and dimensions,
  * attributions of one slot that share a month, cycles of managers. Every error is a
  * `DatasetError` at the element's JSON path; the caller's transaction then undoes everything.
+ * Elements are written one at a time: await each `write` before the next.
  */
 export class ElementWriter {
   readonly counts = Object.fromEntries([...SECTIONS, 'table_records'].map((kind) => [kind, 0])) as ElementCounts;
@@ -51,9 +52,9 @@ export class ElementWriter {
   constructor(private readonly writer: TenantWriter) {}
 
   /** Checks and writes one element (elements come in dataset order). */
-  write(element: DatasetElement): void {
+  async write(element: DatasetElement): Promise<void> {
     assertValidElement(element);
-    if (element.kind !== this.kind) this.enter(element.kind);
+    if (element.kind !== this.kind) await this.enter(element.kind);
     this.counts[element.kind] += 1;
     switch (element.kind) {
       case 'format':
@@ -70,7 +71,7 @@ export class ElementWriter {
       case 'reporting': {
         // The element's path is built only for an error: this is the hot path of a load.
         const record = element.value as ReportingRecordElement;
-        assertSameUser(record.user, this.writer.storedUser(record.user.id), element);
+        assertSameUser(record.user, await this.writer.storedUser(record.user.id), element);
         return this.add(statementLineOf(record, this.custom!, element), element.index);
       }
       case 'tables':
@@ -81,18 +82,18 @@ export class ElementWriter {
   }
 
   /** Writes what is pending and checks what spans a section; call after the last element. */
-  finish(): void {
-    this.enter(undefined);
-    this.writer.finish();
+  async finish(): Promise<void> {
+    await this.enter(undefined);
+    await this.writer.finish();
   }
 
   /** Moves to another kind of element: what the previous kind left pending is written and checked. */
-  private enter(kind: ElementKind | undefined): void {
-    this.flush();
+  private async enter(kind: ElementKind | undefined): Promise<void> {
+    await this.flush();
     if (this.kind === 'group_attributions') this.assertNoOverlap('group_attributions', 'the same user and group_dimension');
     if (this.kind === 'manager_attributions') {
       this.assertNoOverlap('manager_attributions', "the same user's manager");
-      const chain = this.writer.managerChain();
+      const chain = await this.writer.managerChain();
       if (chain) {
         const when = chain.month === null ? 'in every month' : `in ${formatMonth(chain.month)}`;
         const emails = [...chain.emails, chain.emails[0]!].join(' -> ');
@@ -101,7 +102,7 @@ export class ElementWriter {
     }
     const rank = kind === undefined ? SECTIONS.length : SECTIONS.indexOf(kind === 'table_records' ? 'tables' : kind);
     if (!this.keysDefined && rank > SECTIONS.indexOf('dimensions')) {
-      this.writer.defineMetricsAndDimensions(this.keys.metrics, this.keys.dimensions);
+      await this.writer.defineMetricsAndDimensions(this.keys.metrics, this.keys.dimensions);
       this.keysDefined = true;
     }
     this.kind = kind;
@@ -127,17 +128,17 @@ export class ElementWriter {
     }
   }
 
-  private add(item: unknown, index: number): void {
+  private async add(item: unknown, index: number): Promise<void> {
     if (this.batch.length === 0) this.batchOrigin = { path: this.sectionPath(), first: index };
     this.batch.push(item);
-    if (this.batch.length >= BATCH_SIZE) this.flush();
+    if (this.batch.length >= BATCH_SIZE) await this.flush();
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     if (this.batch.length === 0) return;
     const items = this.batch;
     this.batch = [];
-    this.flushTo!(items, this.batchOrigin);
+    await this.flushTo!(items, this.batchOrigin);
   }
 
   private sectionPath(): string {
@@ -150,41 +151,41 @@ export class ElementWriter {
     this.keys[section].push(element.key);
   }
 
-  private addUser(user: ReportingUser, index: number, path: string): void {
+  private addUser(user: ReportingUser, index: number, path: string): Promise<void> {
     if (this.userIds.has(user.id)) throw new DatasetError(`${path}.id`, `${JSON.stringify(user.id)} is given twice (ids are unique)`);
     this.userIds.add(user.id);
-    this.add(user, index);
+    return this.add(user, index);
   }
 
-  private addGroupAttribution(element: GroupAttributionElement, index: number, path: string): void {
-    const userId = this.userIdOf(element.user, `${path}.user`);
+  private async addGroupAttribution(element: GroupAttributionElement, index: number, path: string): Promise<void> {
+    const userId = await this.userIdOf(element.user, `${path}.user`);
     if (!this.writer.hasDimension(element.group_dimension)) {
       throw new DatasetError(`${path}.group_dimension`, `no dimension ${element.group_dimension}`);
     }
     const start = parseMonth(element.start_date)!;
     const end = this.endMonth(element.end_date, start, path);
     this.slots.push({ slot: JSON.stringify([userId, element.group_dimension]), start, end });
-    this.add({ user_id: userId, dimension: element.group_dimension, group: element.group, start, end }, index);
+    await this.add({ user_id: userId, dimension: element.group_dimension, group: element.group, start, end }, index);
   }
 
-  private addManagerAttribution(element: ManagerAttributionElement, index: number, path: string): void {
-    const userId = this.userIdOf(element.user, `${path}.user`);
-    const managerId = this.userIdOf(element.manager, `${path}.manager`);
+  private async addManagerAttribution(element: ManagerAttributionElement, index: number, path: string): Promise<void> {
+    const userId = await this.userIdOf(element.user, `${path}.user`);
+    const managerId = await this.userIdOf(element.manager, `${path}.manager`);
     const start = element.start_date == null ? null : parseMonth(element.start_date)!;
     const end = this.endMonth(element.end_date, start, path);
     this.slots.push({ slot: userId, start, end });
-    this.add({ user_id: userId, manager_id: managerId, start, end }, index);
+    await this.add({ user_id: userId, manager_id: managerId, start, end }, index);
   }
 
-  private defineTable(table: TableElement, path: string): void {
+  private async defineTable(table: TableElement, path: string): Promise<void> {
     if (this.tableKeys.has(table.key)) throw new DatasetError(`${path}.key`, `table ${table.key} is given twice`);
     this.tableKeys.add(table.key);
-    this.writer.defineDataTable(table.key, table.name, table.fields as TableField[], path);
+    await this.writer.defineDataTable(table.key, table.name, table.fields as TableField[], path);
     this.tableKey = table.key;
   }
 
-  private userIdOf(email: string, path: string): string {
-    const id = this.writer.userIdByEmail(email);
+  private async userIdOf(email: string, path: string): Promise<string> {
+    const id = await this.writer.userIdByEmail(email);
     if (id === undefined) throw new DatasetError(path, `no user with e-mail address ${email}`);
     return id;
   }

@@ -84,7 +84,9 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
         if (allow.includes('get')) allow.push('head' as never);
         throw problems.methodNotAllowed(ctx.method, ctx.path, allow.map((m) => m.toUpperCase()));
       },
-      unauthorizedHandler: () => {
+      unauthorizedHandler: (_api: ApiContext, ctx: KoaCtx) => {
+        // The store could not say (the database is away): that is its answer, not a 401.
+        if (ctx.state.authenticationFailure !== undefined) throw ctx.state.authenticationFailure;
         throw problems.unauthorized();
       },
       postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
@@ -100,9 +102,15 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
     },
     securityHandlers: {
       ApiKey: async (_api: ApiContext, ctx: KoaCtx) => {
-        const principal = await authenticate(ctx.get('X-API-Key') || undefined);
-        if (principal) ctx.state.principal = principal;
-        return principal !== undefined;
+        try {
+          const principal = await authenticate(ctx.get('X-API-Key') || undefined);
+          if (principal) ctx.state.principal = principal;
+          return principal !== undefined;
+        } catch (error) {
+          // openapi-backend takes a throwing security handler for a refusal: kept for unauthorizedHandler.
+          ctx.state.authenticationFailure = error;
+          return false;
+        }
       },
     },
   });

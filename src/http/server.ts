@@ -24,6 +24,8 @@ export interface ServerOptions extends Partial<Limits> {
   corsOrigins?: readonly string[];
   /** How long a write waits for another process's write lock before a 503 (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** PostgreSQL: connections at most (`--db-pool`, default 10). */
+  dbPool?: number;
   /** Where structured logs go (default: pino at `info` on standard output). */
   logger?: Logger;
   /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
@@ -45,10 +47,11 @@ export { DEFAULT_LIMITS } from './limits.js';
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const limits = resolveLimits(options);
   const logger = options.logger ?? createLogger('info');
-  const store = openStore(options.db, {
+  const store = await openStore(options.db, {
     role: 'server',
     mustExist: true,
     busyTimeoutMs: options.busyTimeoutMs,
+    poolSize: options.dbPool,
     log: logger,
     writerExitsInFirstTransaction: options.writerExitsInFirstTransaction,
   });
@@ -95,6 +98,9 @@ async function shutDown(server: Server, timeoutMs: number, closeStore: () => Pro
   const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
   const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
   await closed;
+  // The server is closed once its last socket is; the close events of the responses on it (and
+  // their log lines) come in the turns after: let them run before the store goes.
+  await new Promise((resolve) => setImmediate(resolve));
   clearInterval(idleSweep);
   clearTimeout(deadline);
   await closeStore();

@@ -1,21 +1,32 @@
 import { existsSync } from 'node:fs';
+import { isUnreachable } from './postgres/connection.js';
+import { openPostgresStore } from './postgres/postgresStore.js';
+import { DEFAULT_BUSY_TIMEOUT_MS } from './sqlite/db.js';
 import { openSqliteStore } from './sqlite/sqliteStore.js';
 import type { Store, StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */
   role: 'server' | 'command';
-  /** Refuse a database that does not exist yet ({@link StoreMissing}) instead of creating it. */
+  /**
+   * Refuse a database that does not exist yet ({@link StoreMissing}) instead of creating it
+   * (SQLite: a PostgreSQL database is made by its server's administrator, never by compdata).
+   */
   mustExist?: boolean;
   /** How long a write waits for another writer before it is refused. */
   busyTimeoutMs?: number;
+  /** PostgreSQL: connections at most (`--db-pool`). */
+  poolSize?: number;
   log?: StoreLog;
-  /** For tests: the first writer thread dies inside its first transaction. */
+  /** For tests: the first writer thread dies inside its first transaction (SQLite). */
   writerExitsInFirstTransaction?: boolean;
 }
 
 /** The database named by `--db` cannot be opened: the message says which and why. */
 export class StoreOpenError extends Error {}
+
+/** The database server named by `--db` does not answer (a `StoreOpenError` the CLI reports with exit code 2). */
+export class StoreUnreachable extends StoreOpenError {}
 
 /**
  * The database named by `--db` does not exist (and the caller did not ask to create it): only
@@ -35,19 +46,30 @@ function sqlitePath(location: string): string {
   return path;
 }
 
-/** Throws {@link StoreMissing} when the database `location` names does not exist. */
+const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//.test(location);
+
+/**
+ * Throws {@link StoreMissing} when the SQLite file `location` names does not exist (a
+ * PostgreSQL database is found, or not, when it is connected to).
+ */
 export function assertStoreExists(location: string): void {
+  if (isPostgres(location)) return;
   const path = sqlitePath(location);
   if (!existsSync(path)) throw new StoreMissing(path);
 }
 
 const SILENT: StoreLog = { warn() {}, error() {} };
 
+/** PostgreSQL connections of a server, unless told (`--db-pool`); a CLI command needs two at most. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /**
- * Builds the store named by `location` (the value of `--db`): a file path, or `sqlite:PATH`.
- * The one place where an engine is chosen.
+ * Builds the store named by `location` (the value of `--db`): `postgres://USER@HOST:PORT/DB`
+ * (or `postgresql://`) for PostgreSQL; a file path, or `sqlite:PATH`, for SQLite. The one
+ * place where an engine is chosen. Resolves once the database answers and its schema is up to date.
  */
-export function openStore(location: string, options: OpenStoreOptions): Store {
+export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
+  if (isPostgres(location)) return openPostgres(location, options);
   const path = sqlitePath(location);
   if (options.mustExist) assertStoreExists(location);
   try {
@@ -59,5 +81,31 @@ export function openStore(location: string, options: OpenStoreOptions): Store {
     });
   } catch (error) {
     throw new StoreOpenError(`cannot open database ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function openPostgres(location: string, options: OpenStoreOptions): Promise<Store> {
+  const shown = withoutPassword(location);
+  try {
+    return await openPostgresStore(location, {
+      poolSize: options.poolSize ?? (options.role === 'server' ? DEFAULT_POOL_SIZE : 2),
+      busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+      log: options.log ?? SILENT,
+    });
+  } catch (error) {
+    const message = `cannot open database ${shown}: ${(error as Error).message || String(error)}`;
+    if (isUnreachable(error)) throw new StoreUnreachable(message, { cause: error });
+    throw new StoreOpenError(message, { cause: error });
+  }
+}
+
+/** A connection string as it may be shown: a password in it is replaced by `***`. */
+function withoutPassword(location: string): string {
+  try {
+    const url = new URL(location);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://…';
   }
 }

@@ -22,26 +22,26 @@ export interface TenantWriter {
    * get a new metric as `null` (in their payment currency) and a new dimension as `[]` or the
    * groups their users hold.
    */
-  defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): void;
-  upsertUsers(users: readonly ReportingUser[], origin?: Origin): void;
+  defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): Promise<void>;
+  upsertUsers(users: readonly ReportingUser[], origin?: Origin): Promise<void>;
   /** The id of the tenant's user with this e-mail address (without regard to case). */
-  userIdByEmail(email: string): string | undefined;
+  userIdByEmail(email: string): Promise<string | undefined>;
   /** The tenant's user with this id, as stored. */
-  storedUser(id: string): ReportingUser | undefined;
+  storedUser(id: string): Promise<ReportingUser | undefined>;
   hasDimension(key: string): boolean;
   /** Writes group attributions, each overriding the stored ones of its user and dimension in its months. */
-  addGroupAttributions(items: readonly GroupAttributionInput[], origin?: Origin): void;
+  addGroupAttributions(items: readonly GroupAttributionInput[], origin?: Origin): Promise<void>;
   /** Writes manager attributions, each overriding the stored ones of its user in its months. */
-  addManagerAttributions(items: readonly ManagerAttributionInput[], origin?: Origin): void;
+  addManagerAttributions(items: readonly ManagerAttributionInput[], origin?: Origin): Promise<void>;
   /** The first chain of managers of the tenant that comes back to its start, if any. */
-  managerChain(): ManagerChain | undefined;
+  managerChain(): Promise<ManagerChain | undefined>;
   /** Upserts reporting records by id: a stored one is updated in place, a new one appended. */
-  upsertReportingRecords(lines: readonly ReportingLineInput[], origin?: Origin): void;
+  upsertReportingRecords(lines: readonly ReportingLineInput[], origin?: Origin): Promise<void>;
   /** Creates the data table, or checks that the stored one has these fields (and renames it). */
-  defineDataTable(key: string, name: string, fields: readonly TableField[], path?: string): void;
-  upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): void;
+  defineDataTable(key: string, name: string, fields: readonly TableField[], path?: string): Promise<void>;
+  upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): Promise<void>;
   /** Brings the dimension fields of every user touched by this writer up to date; call last. */
-  finish(): void;
+  finish(): Promise<void>;
 }
 
 /** Where a batch of items stands in the dataset: item `i` is at `${path}[${first + i}]`. */

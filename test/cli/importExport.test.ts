@@ -8,6 +8,7 @@ import { DATASET_SCHEMA } from '../../src/dataset/datasetSchema.js';
 import { generateSeed } from '../../src/dataset/generateSeed.js';
 import { EXAMPLE_BYTES } from '../support/datasets.js';
 import { runCli, temporaryDirectory } from './cliProcess.js';
+import { databaseFor, onlyOn } from '../support/testDatabases.js';
 
 const EXAMPLE_PATH = new URL('../fixtures/dataset.example.json', import.meta.url).pathname;
 
@@ -28,7 +29,7 @@ function assertRefused(result: { code: number | null; stdout: string; stderr: st
 describe('compdata import and export', { concurrency: true }, () => {
   test('seed -> export -> import into a fresh file -> export again: the same bytes', async (t) => {
     const directory = temporaryDirectory(t);
-    const [seeded, loaded] = ['seeded.db', 'loaded.db'].map((name) => join(directory, name));
+    const [seeded, loaded] = await Promise.all([databaseFor(t), databaseFor(t)]);
     const [first, second] = ['first.json', 'second.json'].map((name) => join(directory, name));
     await compdata(['seed', '--db', seeded!, '--tenant', 'acme', '--users', '40', '--records', '3000', '--seed', 'trip']);
     const exported = await compdata(['export', '--db', seeded!, '--tenant', 'acme', first!]);
@@ -53,7 +54,7 @@ describe('compdata import and export', { concurrency: true }, () => {
   });
 
   test('import reads standard input; export writes standard output', async (t) => {
-    const path = join(temporaryDirectory(t), 'stdin.db');
+    const path = await databaseFor(t);
     const imported = await compdata(['import', '--db', path, '--tenant', 'acme', '-'], EXAMPLE_BYTES);
     assert.match(imported.stdout, /^imported standard input into tenant acme of .*: 2 metrics, 2 dimensions, 3 users, 4 group and 2 manager attributions, 5 reporting records \(5 new, 0 updated\), 2 tables with 3 records, in [\d.]+s \(\d+ elements\/s\)\n$/);
     const exported = await compdata(['export', '--db', path, '--tenant', 'acme']);
@@ -73,7 +74,7 @@ describe('compdata import and export', { concurrency: true }, () => {
   ];
   test('bad files and input: exit 1, one line naming where, the database unchanged', async (t) => {
     const directory = temporaryDirectory(t);
-    const db = join(directory, 'bad.db');
+    const db = await databaseFor(t);
     await compdata(['import', '--db', db, '--tenant', 'acme', EXAMPLE_PATH]);
     const before = (await compdata(['export', '--db', db, '--tenant', 'acme'])).stdout;
     for (const [name, { edit, path }] of bad) {
@@ -85,7 +86,7 @@ describe('compdata import and export', { concurrency: true }, () => {
     assert.equal((await compdata(['export', '--db', db, '--tenant', 'acme'])).stdout, before);
   });
 
-  test('a missing file or tenant is one line and exit 1, a missing database exit 2', async (t) => {
+  test('a missing file or tenant is one line and exit 1, a missing database exit 2', { skip: onlyOn('sqlite') }, async (t) => {
     const directory = temporaryDirectory(t);
     const db = join(directory, 'x.db');
     const missingFile = await runCli(['import', '--db', db, '--tenant', 'acme', join(directory, 'nope.json')]);

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { emptyDatabaseFile } from '../support/fixture.js';
 import { withOtherStore } from '../support/harness.js';
-import { runCli, temporaryDirectory } from './cliProcess.js';
+import { runCli } from './cliProcess.js';
+import { databaseFor } from '../support/testDatabases.js';
 
 const KEY_LINE = /^cdk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
 
@@ -17,12 +16,6 @@ async function createKey(path: string, tenant: string): Promise<{ id: string; ke
 }
 
 /** A new database file (keys go into a database that `seed` or `import` made). */
-async function keysDatabase(t: { after(fn: () => void): void }): Promise<string> {
-  const path = join(temporaryDirectory(t), 'keys.db');
-  await emptyDatabaseFile(path);
-  return path;
-}
-
 async function listKeys(path: string, ...more: string[]) {
   const result = await runCli(['keys', 'list', '--db', path, '--json', ...more]);
   assert.equal(result.code, 0, result.stderr);
@@ -35,7 +28,7 @@ async function authenticates(path: string, key: string): Promise<boolean> {
 
 describe('compdata keys', { concurrency: true }, () => {
   test('create prints a working key as the last line, creating the tenant when missing', async (t) => {
-    const path = await keysDatabase(t);
+    const path = await databaseFor(t);
     const { id, key } = await createKey(path, 'acme');
     assert.ok(await authenticates(path, key));
     const keys = await listKeys(path);
@@ -47,7 +40,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('list shows ids, tenants and states in aligned columns, never a key', async (t) => {
-    const path = await keysDatabase(t);
+    const path = await databaseFor(t);
     const acme = await createKey(path, 'acme');
     const globex = await createKey(path, 'globex corp');
     const table = await runCli(['keys', 'list', '--db', path]);
@@ -64,7 +57,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('list of an unknown tenant is refused with exit 1', async (t) => {
-    const path = await keysDatabase(t);
+    const path = await databaseFor(t);
     await createKey(path, 'acme');
     const result = await runCli(['keys', 'list', '--db', path, '--tenant', 'nobody']);
     assert.equal(result.code, 1);
@@ -72,7 +65,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('revoke takes the id or the full key; the key stops working', async (t) => {
-    const path = await keysDatabase(t);
+    const path = await databaseFor(t);
     const byId = await createKey(path, 'acme');
     const byKey = await createKey(path, 'acme');
     for (const [given, key] of [[byId.id, byId.key], [byKey.key, byKey.key]] as const) {
@@ -84,7 +77,7 @@ describe('compdata keys', { concurrency: true }, () => {
   });
 
   test('revoking an unknown or revoked key is one line, exit 1, never echoing the key', async (t) => {
-    const path = await keysDatabase(t);
+    const path = await databaseFor(t);
     const { key } = await createKey(path, 'acme');
     assert.equal((await runCli(['keys', 'revoke', '--db', path, key])).code, 0);
     const unknown = `cdk_000000000000_${'A'.repeat(43)}`;

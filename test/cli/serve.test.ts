@@ -8,12 +8,12 @@ import { emptyDatabaseFile, fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
+import { databaseFor } from '../support/testDatabases.js';
 
 describe('compdata serve, as a process', { concurrency: true }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`listens on a free port with --port 0 and exits 0 on ${signal}`, async (t) => {
-      const path = join(temporaryDirectory(t), 'serve.db');
-      await emptyDatabaseFile(path);
+      const path = await databaseFor(t);
       const child = startCli(['serve', '--db', path, '--port', '0']);
       const exited = once(child, 'exit');
       const [firstLine] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
@@ -33,8 +33,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     await once(blocker, 'listening');
     t.after(() => blocker.close());
     const port = (blocker.address() as { port: number }).port;
-    const path = join(temporaryDirectory(t), 'busy.db');
-    await emptyDatabaseFile(path);
+    const path = await databaseFor(t);
     const result = await runCli(['serve', '--db', path, '--port', String(port)]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /^error: cannot serve [^\n]*EADDRINUSE[^\n]*\n$/);
@@ -42,7 +41,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
 
   /** Seeds a small tenant into a fresh file and serves it with `args`; returns the URL and key. */
   async function serveFixture(t: TestContext, args: string[]) {
-    const path = join(temporaryDirectory(t), 'fixture.db');
+    const path = await databaseFor(t);
     const { key } = await fixtureFile(path, { tenant: 'acme', records: 3000 });
     const child = startCli(['serve', '--db', path, '--port', '0', ...args]);
     const exited = once(child, 'exit');
@@ -71,8 +70,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
   });
 
   test('the limits and the log level reach the server; stdout is the URL line, then one JSON line per request', async (t) => {
-    const path = join(temporaryDirectory(t), 'limits.db');
-    await emptyDatabaseFile(path);
+    const path = await databaseFor(t);
     const server = await startServe(t, path, ['--max-url-length', '100', '--max-header-size', '2048', '--keep-alive-timeout', '200']);
     assert.equal((await exchange(server.url, 'GET', `/healthz?${'a'.repeat(100)}`)).status, 414);
     assert.equal((await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Padding': 'p'.repeat(3000) } })).status, 431);
@@ -90,7 +88,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
   });
 
   test('bad limits are usage errors: one line on stderr, exit 2', async (t) => {
-    const path = join(temporaryDirectory(t), 'bad.db');
+    const path = await databaseFor(t);
     for (const args of [['--headers-timeout', '5000', '--request-timeout', '1000'], ['--log-level', 'loud'], ['--max-url-length', '0'], ['--idle-timeout', '1.5']]) {
       const result = await runCli(['serve', '--db', path, '--port', '0', ...args]);
       assert.equal(result.code, 2, args.join(' '));

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange, type Exchange } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
-import { temporaryDirectory } from './cliProcess.js';
+import { databaseFor } from '../support/testDatabases.js';
 
 /**
  * `compdata serve --workers N`: N server processes on one port over one database file. Which
@@ -33,7 +33,7 @@ const ITEM = { user: 'user2@acme.example', group_dimension: 'region', group: 'LA
 
 describe('serve --workers', () => {
   test('two workers on one port: a write through one is read through the other; a dead worker is replaced; SIGTERM stops all', { timeout: 90_000 }, async (t) => {
-    const dbPath = join(temporaryDirectory(t), 'workers.db');
+    const dbPath = await databaseFor(t);
     const { key } = await fixtureFile(dbPath, { tenant: 'acme', records: 24 });
     const server = await startServe(t, dbPath, ['--workers', '2']);
 
@@ -65,7 +65,7 @@ describe('serve --workers', () => {
   });
 
   test('--workers takes a count or auto; anything else is a usage error', async (t) => {
-    const dbPath = join(temporaryDirectory(t), 'workers.db');
+    const dbPath = await databaseFor(t);
     await fixtureFile(dbPath, { tenant: 'acme', records: 1 });
     const { runCli } = await import('./cliProcess.js');
     for (const bad of ['0', 'two', '-1', '1.5']) {

@@ -8,11 +8,11 @@ import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { openSocket, parseAnswers, readUntilClosed } from '../support/rawHttp.js';
 import { startServe } from '../support/serveProcess.js';
-import { temporaryDirectory } from './cliProcess.js';
+import { databaseFor, onlyOn } from '../support/testDatabases.js';
 
 /** A file with a tenant of 2500 records, served by `compdata serve` with `args`. */
 async function serveFixture(t: TestContext, args: string[] = []) {
-  const dbPath = join(temporaryDirectory(t), 'shutdown.db');
+  const dbPath = await databaseFor(t);
   const { key } = await fixtureFile(dbPath, { tenant: 'acme', users: 20, records: 2500 });
   return { dbPath, key, server: await startServe(t, dbPath, args) };
 }
@@ -46,7 +46,10 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     assert.ok(server.logs().every((line) => !line.aborted), 'nothing was cut off');
   });
 
-  test('a reader that never reads is cut at the shutdown timeout, and the process still exits 0', async (t) => {
+  // SQLite only: on PostgreSQL the first four pages went whole into the socket's buffers and no
+  // further pipelined request was read, so no page was left in flight to cut (seen in every
+  // run). The shutdown timeout itself is the HTTP layer's, the same on both engines.
+  test('a reader that never reads is cut at the shutdown timeout, and the process still exits 0', { skip: onlyOn('sqlite') }, async (t) => {
     const shutdownTimeoutMs = 800;
     const { key, server } = await serveFixture(t, ['--shutdown-timeout', String(shutdownTimeoutMs), '--idle-timeout', '60000']);
     const stalled = await openSocket(server.url);
@@ -63,7 +66,7 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     assert.ok(server.logs().some((line) => line.msg === 'request' && line.aborted), 'the stalled page was cut off');
   });
 
-  test('the WAL is checkpointed into the database file and truncated on the way out', async (t) => {
+  test('the WAL is checkpointed into the database file and truncated on the way out', { skip: onlyOn('sqlite') }, async (t) => {
     const { dbPath, key, server } = await serveFixture(t);
     const watcher = openDatabase(dbPath); // keeps the file open, so SQLite does not delete the WAL itself
     t.after(() => watcher.close());

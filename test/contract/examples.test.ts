@@ -34,7 +34,7 @@ function evaluate(expression: string, body: unknown, index: number): unknown {
 const parameter = (entry: Json): Json => (entry.$ref ? components.parameters[entry.$ref.split('/').pop()] : entry);
 
 test("the document's examples work against make demo's data", { timeout: 120_000 }, async (t) => {
-  const { dbPath, db, beforeRemoval } = tempDatabase(t);
+  const { database: dbPath, sql, beforeRemoval } = await tempDatabase(t);
   const seeded = await runCli(['seed', '--db', dbPath, ...demoSeed]);
   assert.equal(seeded.code, 0, seeded.stderr);
   const tenant = demoSeed[demoSeed.indexOf('--tenant') + 1]!;
@@ -44,11 +44,10 @@ test("the document's examples work against make demo's data", { timeout: 120_000
   const call = (method: string, path: string, json?: unknown) => exchange(server.url, method, path, { key, json });
   const live = (text: string) => text.replaceAll(DOCUMENTED_BASE, server.url);
 
-  await t.test('every e-mail address in the document is a user of the demo', () => {
+  await t.test('every e-mail address in the document is a user of the demo', async () => {
     const emails = [...new Set(stringsIn(definition).filter((text) => /^[^@\s"]+@[a-z0-9.-]+\.[a-z]+$/i.test(text)))];
     assert.ok(emails.length >= 5, emails.join(' '));
-    const user = db.prepare('SELECT 1 FROM users WHERE email = ? COLLATE NOCASE').pluck();
-    for (const email of emails) assert.equal(user.get(email), 1, `${email} is no user of the demo`);
+    for (const email of emails) assert.equal(await sql.value('SELECT 1 FROM users WHERE email = ? COLLATE NOCASE', email), 1, `${email} is no user of the demo`);
   });
 
   await t.test('each page example is what its request (named in its summary) answers', async () => {

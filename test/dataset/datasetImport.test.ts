@@ -53,7 +53,7 @@ describe('importDataset: a bad dataset changes nothing and names where it is wro
   for (const [name, { input, path, reason, upsertOnly }] of cases) {
     for (const replace of upsertOnly ? [false] : [false, true]) {
       test(`${name}${replace ? ' (with replace)' : ''}`, async (t) => {
-        const { store } = tempDatabase(t);
+        const { store } = await tempDatabase(t);
         await importInto(store, 'acme', EXAMPLE_BYTES);
         const before = await exportOf(store, 'acme');
         const error = await importInto(store, 'acme', input, { replace }).then(
@@ -69,7 +69,7 @@ describe('importDataset: a bad dataset changes nothing and names where it is wro
   }
 
   test('a failed import into a new tenant leaves no tenant behind', async (t) => {
-    const { store } = tempDatabase(t);
+    const { store } = await tempDatabase(t);
     await assert.rejects(importInto(store, 'fresh', withEdit((d) => (d.reporting[4].id = 'r-1'))), DatasetError);
     assert.equal(await exportOf(store, 'fresh'), undefined);
   });
@@ -77,7 +77,7 @@ describe('importDataset: a bad dataset changes nothing and names where it is wro
 
 describe('importDataset: upserts, replaces and extends', () => {
   test('a second import of the same file updates every record in place and changes nothing', async (t) => {
-    const { store } = tempDatabase(t);
+    const { store } = await tempDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     const first = await exportOf(store, 'acme');
     const again = await importInto(store, 'acme', EXAMPLE_BYTES);
@@ -86,7 +86,7 @@ describe('importDataset: upserts, replaces and extends', () => {
   });
 
   test('changed records keep their place, new ones come last, a renamed user shows in its records', async (t) => {
-    const { store } = tempDatabase(t);
+    const { store } = await tempDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     const stored = JSON.parse((await exportOf(store, 'acme'))!);
     const renamed = { ...stored.users.find((u: any) => u.id === 'u-alan'), name: 'Alan M. Turing' };
@@ -107,7 +107,7 @@ describe('importDataset: upserts, replaces and extends', () => {
   });
 
   test('replace leaves only the new data', async (t) => {
-    const { store } = tempDatabase(t);
+    const { store } = await tempDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     const user = example().users[2];
     const line = { ...example().reporting[4], new_arr: undefined, new_arr_currency: undefined, services_revenue: undefined, services_revenue_currency: undefined };
@@ -126,7 +126,7 @@ describe('importDataset: upserts, replaces and extends', () => {
   });
 
   test('a new metric and a new dimension reach the records already stored', async (t) => {
-    const { store } = tempDatabase(t);
+    const { store } = await tempDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     const stored = JSON.parse((await exportOf(store, 'acme'))!);
     await importInto(store, 'acme', {
@@ -150,7 +150,7 @@ describe('importDataset: upserts, replaces and extends', () => {
   });
 
   test('an attribution overrides the stored ones of its user and dimension in its months', async (t) => {
-    const { store } = tempDatabase(t);
+    const { store } = await tempDatabase(t);
     await importInto(store, 'acme', EXAMPLE_BYTES);
     const item = { user: 'ada.lovelace@example.com', group_dimension: 'region', group: 'APAC', start_date: '2026-02', end_date: '2026-02' };
     await importInto(store, 'acme', { format: DATASET_FORMAT, group_attributions: [item] });

@@ -35,7 +35,7 @@ function edgeDataset(): object {
 }
 
 test('an import cutting attributions at 0000-01 and 9999-12 leaves periods of the wire, and round-trips', async (t) => {
-  const { store } = tempDatabase(t);
+  const { store } = await tempDatabase(t);
   await importInto(store, 'acme', EXAMPLE_BYTES);
   await importInto(store, 'acme', edgeDataset());
   const exported = (await exportOf(store, 'acme'))!;
@@ -63,7 +63,7 @@ test('an import cutting attributions at 0000-01 and 9999-12 leaves periods of th
     ['r-last', '9999-12-31', ['North America'], ['SMB']],
   ]);
 
-  const other = tempDatabase(t);
+  const other = await tempDatabase(t);
   await importInto(other.store, 'copy', exported);
   assert.equal(await exportOf(other.store, 'copy'), exported);
 });

@@ -39,7 +39,7 @@ describe('tenants and API keys (D1)', () => {
       fixture = await buildFixture(store, { tenant: 'acme' });
     });
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 200);
-    assert.equal(await withOtherStore(server.dbPath, (other) => other.revokeKey(fixture.key)), true);
+    assert.equal(await withOtherStore(server.database, (other) => other.revokeKey(fixture.key)), true);
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 401);
   });
 
@@ -47,7 +47,7 @@ describe('tenants and API keys (D1)', () => {
     const server = await startTestServer(t, {}, async (store) => {
       await buildFixture(store, { tenant: 'acme' });
     });
-    const { key } = await withOtherStore(server.dbPath, (other) => other.createKey('acme'));
+    const { key } = await withOtherStore(server.database, (other) => other.createKey('acme'));
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 200);
   });
 
@@ -74,9 +74,10 @@ describe('tenants and API keys (D1)', () => {
     });
     const { key, id } = await server.store.createKey('acme');
     const secret = key.slice('cdk_'.length + id.length + 1);
-    const stored = server.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>;
-    assert.ok(!JSON.stringify(stored, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64url') : v)).includes(secret));
-    assert.equal((stored.secret_hash as Buffer).length, 32);
+    const [stored] = await server.sql.rows('SELECT * FROM api_keys WHERE id = ?', id);
+    assert.ok(!JSON.stringify(stored, (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('base64url') : v)).includes(secret));
+    const hash = await server.sql.value('SELECT secret_hash FROM api_keys WHERE id = ?', id);
+    assert.equal((hash as Buffer).length, 32);
     const listed = JSON.stringify(await server.store.listKeys('acme'));
     assert.ok(listed.includes(id) && !listed.includes(secret));
     assert.ok(secret.length >= 22, 'at least 128 bits of entropy in base64url');

@@ -78,10 +78,10 @@ test('paged reads carry an ETag; If-None-Match gives 304 until the tenant data c
 
   await t.test('an import by another process (the CLI) changes the tags', async () => {
     const before = await tags();
-    await withOtherStore(server.dbPath, (store) =>
+    await withOtherStore(server.database, (store) =>
       store.loadTenant('acme', {}, async (writer) => {
-        writer.upsertReportingRecords([{ ...fixtureLine('acme', 3, acme.users), payment: 999.5 }]);
-        writer.finish();
+        await writer.upsertReportingRecords([{ ...fixtureLine('acme', 3, acme.users), payment: 999.5 }]);
+        await writer.finish();
       }),
     );
     const after = await tags();

@@ -9,7 +9,7 @@ async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
   const server = await startTestServer(t, options, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme' });
   });
-  return { server, key: fixture.key };
+  return { server, key: fixture.key, fixture };
 }
 
 const PROBLEM_FIELDS = ['detail', 'status', 'title', 'type'];
@@ -129,20 +129,16 @@ describe('errors are problem+json with documented statuses (D5)', () => {
 
 describe('a database held by another writer (D5, D7)', () => {
   test('a write that cannot get the lock in time is a 503 with Retry-After, and nothing is written', async (t) => {
-    const { server, key } = await serve(t, { busyTimeoutMs: 100 });
+    const { server, key, fixture } = await serve(t, { busyTimeoutMs: 100 });
     const item = { user: 'user1@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-01' };
-    server.db.exec('BEGIN IMMEDIATE');
-    let released = false;
-    t.after(() => {
-      if (!released) server.db.exec('ROLLBACK');
-    });
+    const release = await server.sql.holdWriteLock(fixture.tenantId);
+    t.after(release);
     const refused = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [item] } });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '1');
     const readWhileLocked = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(readWhileLocked.status, 200, 'reads go on while another process writes');
-    server.db.exec('ROLLBACK');
-    released = true;
+    await release();
     const groups = await server.call('GET', '/v1/users/groups?user=user1@acme.example', { key });
     assert.deepEqual(groups.body.data, [], 'the refused write left nothing');
     const accepted = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [item] } });

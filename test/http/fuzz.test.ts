@@ -25,7 +25,7 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
   const server = await startTestServer(t, {}, async (store) => {
     acme = await buildFixture(store, { tenant: 'acme', users: 12, records: 60, deals: 9 });
     globex = await buildFixture(store, { tenant: 'globex', users: 3, records: 5 });
-    await store.loadTenant('globex', {}, async (writer) => writer.defineDataTable('forecasts', 'F', []));
+    await store.loadTenant('globex', {}, (writer) => writer.defineDataTable('forecasts', 'F', []));
   });
   const revoked = (await server.store.createKey('acme')).key;
   await server.store.revokeKey(revoked);

@@ -77,8 +77,8 @@ describe('GET /v1/reporting paging (D2)', () => {
       if (appended >= 80) return;
       const lines = [0, 1, 2].map((i) => fixtureLine('acme', appended + i, fixture.users));
       await server.store.loadTenant('acme', {}, async (writer) => {
-        writer.upsertReportingRecords(lines);
-        writer.finish();
+        await writer.upsertReportingRecords(lines);
+        await writer.finish();
       });
       appended += 3;
     });
@@ -186,9 +186,9 @@ describe('statement reporting records (D3)', () => {
     const { server, fixture } = await serverWithFixture(t);
     const { fixtureLine } = await import('../support/fixture.js');
     await server.store.loadTenant('plain', {}, async (writer) => {
-      writer.upsertUsers([fixtureUser('plain', 0)]);
-      writer.upsertReportingRecords([{ ...fixtureLine('plain', 0, 1), metrics: {} }]);
-      writer.finish();
+      await writer.upsertUsers([fixtureUser('plain', 0)]);
+      await writer.upsertReportingRecords([{ ...fixtureLine('plain', 0, 1), metrics: {} }]);
+      await writer.finish();
     });
     const page = await server.call('GET', '/v1/reporting', { key: (await server.store.createKey('plain')).key });
     assert.equal(page.body.count, 1);

@@ -36,7 +36,7 @@ describe('GET /v1/tables/{data_table_key}/records (D6)', () => {
     const server = await startTestServer(t, {}, async (store) => {
       acme = await buildFixture(store, { tenant: 'acme' });
       await buildFixture(store, { tenant: 'globex' });
-      await store.loadTenant('globex', {}, async (writer) => writer.defineDataTable('forecasts', 'F', []));
+      await store.loadTenant('globex', {}, (writer) => writer.defineDataTable('forecasts', 'F', []));
     });
     const elsewhere = await server.call('GET', '/v1/tables/forecasts/records', { key: acme.key });
     const nowhere = await server.call('GET', '/v1/tables/forecasts/records', { key: acme.key });

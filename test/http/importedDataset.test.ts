@@ -74,7 +74,7 @@ function assertSameRecords(actual: Json[], expected: Json[]): void {
 describe('an imported dataset is what the API serves', () => {
   test('GET /v1/reporting and GET /v1/tables/{key}/records return exactly the file\'s records', async (t) => {
     const server = await startTestServer(t);
-    const imported = await runCli(['import', '--db', server.dbPath, '--tenant', 'acme', EXAMPLE_PATH]);
+    const imported = await runCli(['import', '--db', server.database, '--tenant', 'acme', EXAMPLE_PATH]);
     assert.equal(imported.code, 0, imported.stderr);
     const { key } = await server.store.createKey('acme');
     const dataset = example();
@@ -89,13 +89,13 @@ describe('an imported dataset is what the API serves', () => {
 
   test('an import into a served tenant shows on the next read, in place and appended', async (t) => {
     const server = await startTestServer(t);
-    assert.equal((await runCli(['import', '--db', server.dbPath, '--tenant', 'acme', EXAMPLE_PATH])).code, 0);
+    assert.equal((await runCli(['import', '--db', server.database, '--tenant', 'acme', EXAMPLE_PATH])).code, 0);
     const { key } = await server.store.createKey('acme');
     const dataset = example();
     const changed = { ...dataset.reporting[2], payment: 12.25 };
     const added = { ...dataset.reporting[0], id: 'r-9', date: '2026-05-05' };
     const update = { format: dataset.format, reporting: [changed, added] };
-    const result = await runCli(['import', '--db', server.dbPath, '--tenant', 'acme', '-'], JSON.stringify(update));
+    const result = await runCli(['import', '--db', server.database, '--tenant', 'acme', '-'], JSON.stringify(update));
     assert.equal(result.code, 0, result.stderr);
 
     const expected = expectedReporting({ ...dataset, reporting: [...dataset.reporting.slice(0, 2), changed, ...dataset.reporting.slice(3), added] });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import type { LogLevel } from '../../src/http/logging.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { startTestServer, TEST_ENGINE } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 
 async function serve(t: TestContext, level: LogLevel = 'info', options = {}) {
@@ -59,7 +59,7 @@ describe('structured logs (pino)', () => {
     const { server, key, logs } = await serve(t, 'trace', { bodyLimit: 200 });
     const secret = key.slice(key.lastIndexOf('_') + 1);
     const wrongSecret = `${key.slice(0, key.lastIndexOf('_') + 1)}${'A'.repeat(secret.length)}`;
-    server.db.exec('DROP TABLE table_records'); // a fault of the server itself: a 500
+    await server.sql.exec('DROP TABLE table_records'); // a fault of the server itself: a 500
     const outcomes = [
       await server.call('GET', '/v1/reporting?limit=1', { key }),
       await server.call('GET', '/v1/reporting?limit=1', { key: wrongSecret }),
@@ -81,7 +81,7 @@ describe('structured logs (pino)', () => {
 
   test('an unexpected error is logged once with its cause; the client learns nothing of it', async (t) => {
     const { server, key, logs } = await serve(t);
-    server.db.exec('DROP TABLE table_records');
+    await server.sql.exec('DROP TABLE table_records');
     const response = await server.call('GET', '/v1/tables/deals/records', { key });
     assert.equal(response.status, 500);
     assert.deepEqual(response.body, {
@@ -94,8 +94,9 @@ describe('structured logs (pino)', () => {
     assert.equal(errors.length, 1, 'logged once');
     const [error] = errors;
     assert.equal(error!.reqId, response.headers.get('x-request-id'));
-    assert.match(error!.err.message, /no such table: table_records/);
-    assert.equal(error!.err.code, 'SQLITE_ERROR');
+    const [message, code] = TEST_ENGINE === 'sqlite' ? [/no such table: table_records/, 'SQLITE_ERROR'] : [/relation "table_records" does not exist/, '42P01'];
+    assert.match(error!.err.message, message);
+    assert.equal(error!.err.code, code);
     assert.match(error!.err.stack, /\n\s+at /, 'the stack is in the log');
     assert.equal(requestLines(logs.entries()).at(-1)!.status, 500);
   });

@@ -11,13 +11,13 @@ describe('several server processes on one database file (D7)', () => {
     const first = await startTestServer(t, {}, async (store) => {
       fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 24 });
     });
-    const second = await startChildServer(t, first.dbPath);
+    const second = await startChildServer(t, first.database);
     const servers: [string, (path: string, options?: Parameters<typeof exchange>[3]) => ReturnType<typeof exchange>][] = [
       ['in-process', (path, options) => first.call('GET', path, options)],
       ['child process', (path, options) => exchange(second, 'GET', path, options)],
     ];
 
-    const created = await runCli(['keys', 'create', '--db', first.dbPath, '--tenant', 'acme']);
+    const created = await runCli(['keys', 'create', '--db', first.database, '--tenant', 'acme']);
     assert.equal(created.code, 0);
     const key = created.stdout.trim().split('\n').at(-1)!;
     for (const [name, get] of servers) assert.equal((await get('/v1/reporting?limit=1', { key })).status, 200, name);
@@ -37,7 +37,7 @@ describe('several server processes on one database file (D7)', () => {
       }
     }
 
-    const revoked = await runCli(['keys', 'revoke', '--db', first.dbPath, key]);
+    const revoked = await runCli(['keys', 'revoke', '--db', first.database, key]);
     assert.equal(revoked.code, 0);
     for (const [name, get] of servers) assert.equal((await get('/v1/reporting?limit=1', { key })).status, 401, name);
   });

@@ -15,9 +15,9 @@ async function tenantServer(t: TestContext) {
   let key!: string;
   const server = await startTestServer(t, {}, async (store) => {
     await store.loadTenant('t', {}, async (writer) => {
-      writer.defineMetricsAndDimensions([], ['segment', 'region']);
-      writer.upsertUsers(EMAILS.map((email, i) => ({ ...fixtureUser('t', i), email })));
-      writer.finish();
+      await writer.defineMetricsAndDimensions([], ['segment', 'region']);
+      await writer.upsertUsers(EMAILS.map((email, i) => ({ ...fixtureUser('t', i), email })));
+      await writer.finish();
     });
     key = (await store.createKey('t')).key;
     await buildFixture(store, { tenant: 'other' }); // another tenant's attributions must never show

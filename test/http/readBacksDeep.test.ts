@@ -26,9 +26,9 @@ async function deepServer(t: TestContext) {
           managers.push({ user_id: `u${u}`, manager_id: `u${(u * 7 + p) % u}`, start: p === 0 ? null : 24000 + 2 * p, end: 24000 + 2 * p + 1 });
         }
       }
-      writer.addGroupAttributions(groups);
-      writer.addManagerAttributions(managers);
-      writer.finish();
+      await writer.addGroupAttributions(groups);
+      await writer.addManagerAttributions(managers);
+      await writer.finish();
     });
   });
   return { server, key: fixture.key };

@@ -99,7 +99,7 @@ describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
   test('a dimension of the other tenant only is unknown, and nothing is written anywhere', async (t) => {
     const server = await startTestServer(t);
     const { fixtures, email } = await twoTenants(server, 0);
-    await server.store.loadTenant('b0', {}, async (writer) => writer.defineMetricsAndDimensions([], ['channel']));
+    await server.store.loadTenant('b0', {}, (writer) => writer.defineMetricsAndDimensions([], ['channel']));
     const item = { user: email(1), group_dimension: 'channel', group: 'Web', start_date: '2026-01' };
     const refused = await server.call('PUT', '/v1/users/groups/bulk', { key: fixtures.a.key, json: { data: [item] } });
     assert.equal(refused.status, 422);
@@ -113,7 +113,7 @@ describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
     const { fixtures } = await twoTenants(server, 0);
     const ask = () => server.call('GET', '/v1/tables/forecasts/records?limit=1', { key: fixtures.a.key });
     const before = await ask();
-    await server.store.loadTenant('b0', {}, async (writer) => writer.defineDataTable('forecasts', 'Forecasts', [{ key: 'name', type: 'string' }]));
+    await server.store.loadTenant('b0', {}, (writer) => writer.defineDataTable('forecasts', 'Forecasts', [{ key: 'name', type: 'string' }]));
     const after = await ask();
     assert.deepEqual([before.status, after.status], [404, 404]);
     assert.equal(after.text, before.text, 'the answer does not tell that the key exists elsewhere');

@@ -85,7 +85,7 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
       { user: 'user1@acme.example', group_dimension: 'region', group: 'Brand New', start_date: '2026-01', end_date: null },
     ];
     assert.equal((await put(items)).status, 200);
-    const groups = server.db.prepare(`SELECT d.key FROM groups g JOIN dimensions d ON d.pk = g.dimension_pk WHERE g.name = 'Brand New' ORDER BY d.key`).pluck().all();
+    const groups = (await server.sql.rows(`SELECT d.key FROM groups g JOIN dimensions d ON d.pk = g.dimension_pk WHERE g.name = 'Brand New' ORDER BY d.key`)).flat();
     assert.deepEqual(groups, ['region', 'segment']);
     assert.deepEqual(await readAll(server, fixture.key, '/v1/users/groups?group_dimension=segment'), [items[0]]);
   });

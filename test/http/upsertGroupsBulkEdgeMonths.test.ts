@@ -87,11 +87,11 @@ const email = (i: number) => `user${i}@t.example`;
 /** A fresh tenant of 4 users with records in RECORD_DATES for u0 and u1; its key. */
 async function edgeTenant(server: TestServer, tenant: string): Promise<string> {
   await server.store.loadTenant(tenant, {}, async (writer) => {
-    writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
-    writer.upsertUsers([0, 1, 2, 3].map((i) => fixtureUser(tenant, i, 't.example')));
+    await writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
+    await writer.upsertUsers([0, 1, 2, 3].map((i) => fixtureUser(tenant, i, 't.example')));
     const lines = RECORD_DATES.flatMap((date, i) => [0, 1].map((user) => ({ ...fixtureLine(tenant, i * 2 + user, 2), date })));
-    writer.upsertReportingRecords(lines);
-    writer.finish();
+    await writer.upsertReportingRecords(lines);
+    await writer.finish();
   });
   return (await server.store.createKey(tenant)).key;
 }

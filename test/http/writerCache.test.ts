@@ -36,7 +36,7 @@ describe('the writer remembers, and forgets what changed', () => {
     const item = { user: 'late@example.com', group_dimension: 'region', group: 'EMEA', start_date: '2026-01', end_date: null };
     assert.equal((await put(server, key, [item])).status, 422, 'no such user yet');
     const late = { ...example().users[0], id: 'u-late', email: 'late@example.com', name: 'Late Comer' };
-    await withOtherStore(server.dbPath, (other) => importInto(other, 'acme', only({ users: [late] })));
+    await withOtherStore(server.database, (other) => importInto(other, 'acme', only({ users: [late] })));
     const again = await put(server, key, [item]);
     assert.equal(again.status, 200, JSON.stringify(again.body));
   });
@@ -46,7 +46,7 @@ describe('the writer remembers, and forgets what changed', () => {
     assert.equal((await put(server, key, graceUnderAda)).status, 422, 'ada is managed by grace: a cycle');
     // Another process gives ada a manager of her own since always: alan, managed by no one in 2027.
     const adaUnderAlan = { user: 'ada.lovelace@example.com', manager: 'alan.turing@example.com', start_date: null, end_date: null };
-    await withOtherStore(server.dbPath, (other) => importInto(other, 'acme', only({ manager_attributions: [adaUnderAlan] })));
+    await withOtherStore(server.database, (other) => importInto(other, 'acme', only({ manager_attributions: [adaUnderAlan] })));
     const again = await put(server, key, graceUnderAda);
     assert.equal(again.status, 200, JSON.stringify(again.body));
   });
@@ -68,7 +68,7 @@ describe('the writer remembers, and forgets what changed', () => {
     const item = { user: 'ada.lovelace@example.com', group_dimension: 'segment', group: 'Zeta', start_date: '2026-05', end_date: null };
     assert.equal((await put(server, key, [item])).status, 200, 'Zeta is created');
     // Another process replaces the tenant's data: every group goes, Zeta with them.
-    await withOtherStore(server.dbPath, (other) => importInto(other, 'acme', example(), { replace: true }));
+    await withOtherStore(server.database, (other) => importInto(other, 'acme', example(), { replace: true }));
     const again = await put(server, key, [item]);
     assert.equal(again.status, 200, JSON.stringify(again.body));
     const back = await server.call('GET', '/v1/users/groups?user=ada.lovelace@example.com&group_dimension=segment', { key });

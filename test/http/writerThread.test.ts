@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { onlyOn, startTestServer, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 
 /**
- * Writes run in a thread of their own (src/store/sqlite/writer.ts): a bulk PUT that waits for
- * another connection's write lock never holds up the event loop, and a writer thread that dies
- * costs its write a 503 and nothing else.
+ * A bulk PUT that waits for another connection's write lock never holds up the event loop (on
+ * SQLite writes run in a thread of their own, src/store/sqlite/writer.ts; on PostgreSQL the wait
+ * is the database's), and a writer thread that dies costs its write a 503 and nothing else.
  */
 async function serve(t: Parameters<typeof startTestServer>[0], options: Parameters<typeof startTestServer>[1] = {}) {
   let fixture!: Fixture;
   const server = await startTestServer(t, options, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme' });
   });
-  return { server, key: fixture.key };
+  return { server, key: fixture.key, tenantId: fixture.tenantId };
 }
 
 const ITEM = { user: 'user1@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-01', end_date: null };
@@ -24,12 +24,9 @@ const groupsOfUser1 = async (server: TestServer, key: string) =>
 
 describe('writes off the event loop', () => {
   test('while a PUT waits for a lock another connection holds, reads and /healthz are answered; the PUT then succeeds', async (t) => {
-    const { server, key } = await serve(t, { busyTimeoutMs: 20_000 });
-    server.db.exec('BEGIN IMMEDIATE'); // another writer holds the database
-    let released = false;
-    t.after(() => {
-      if (!released) server.db.exec('ROLLBACK');
-    });
+    const { server, key, tenantId } = await serve(t, { busyTimeoutMs: 20_000 });
+    const release = await server.sql.holdWriteLock(tenantId); // another writer holds the database
+    t.after(release);
     let putSettled = false;
     const put = server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } }).finally(() => (putSettled = true));
     await new Promise((resolve) => setTimeout(resolve, 200)); // the PUT is in the writer thread, waiting
@@ -44,8 +41,7 @@ describe('writes off the event loop', () => {
     assert.equal(putSettled, false, 'the PUT is still waiting for the lock while the reads were answered');
     assert.deepEqual(await groupsOfUser1(server, key), [], 'nothing of the waiting PUT is visible');
 
-    server.db.exec('ROLLBACK');
-    released = true;
+    await release();
     const answered = await put;
     assert.equal(answered.status, 200, answered.text);
     assert.deepEqual(await groupsOfUser1(server, key), [ITEM]);
@@ -53,19 +49,17 @@ describe('writes off the event loop', () => {
 
   // Queued one after another, 6 writes would take 6 x 2 s and the test would time out.
   test('writes queued behind a held lock each wait their own busy timeout, not one after another', { timeout: 8_000 }, async (t) => {
-    const { server, key } = await serve(t, { busyTimeoutMs: 2_000 });
-    server.db.exec('BEGIN IMMEDIATE');
-    t.after(() => {
-      if (server.db.inTransaction) server.db.exec('ROLLBACK');
-    });
+    const { server, key, tenantId } = await serve(t, { busyTimeoutMs: 2_000 });
+    const release = await server.sql.holdWriteLock(tenantId);
+    t.after(release);
     const puts = Array.from({ length: 6 }, () => server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } }));
     const refused = await Promise.all(puts);
     assert.deepEqual(refused.map((response) => response.status), Array(6).fill(503));
     for (const response of refused) assert.equal(response.headers.get('retry-after'), '1');
-    server.db.exec('ROLLBACK');
+    await release();
   });
 
-  test('a writer thread that dies inside its transaction: a 503, nothing written, and the next write gets a new writer', async (t) => {
+  test('a writer thread that dies inside its transaction: a 503, nothing written, and the next write gets a new writer', { skip: onlyOn('sqlite') }, async (t) => {
     const logs = captureLogs('warn');
     const { server, key } = await serve(t, { writerExitsInFirstTransaction: true, logger: logs.logger });
     const lost = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } });

@@ -63,14 +63,14 @@ export function fixtureLine(tenant: string, i: number, users: number): Reporting
   };
 }
 
-/** A new database file at `path` with no tenant, made as `seed` and `import` make one (through the store). */
+/** A new database at `path` with no tenant, made as `seed` and `import` make one (through the store). */
 export async function emptyDatabaseFile(path: string): Promise<void> {
-  await openStore(path, { role: 'command' }).close();
+  await (await openStore(path, { role: 'command' })).close();
 }
 
-/** A database file at `path` holding the fixture's tenant (for tests of processes that open the file). */
+/** The database `path` (as `--db` names it) holding the fixture's tenant (for tests of processes that open it). */
 export async function fixtureFile(path: string, spec: FixtureSpec): Promise<Fixture> {
-  const store = openStore(path, { role: 'command' });
+  const store = await openStore(path, { role: 'command' });
   try {
     return await buildFixture(store, spec);
   } finally {
@@ -84,22 +84,22 @@ export async function buildFixture(store: Store, spec: FixtureSpec): Promise<Fix
   const records = spec.records ?? 25;
   const deals = spec.deals ?? 7;
   await store.loadTenant(spec.tenant, {}, async (writer) => {
-    writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
-    writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i, spec.emailDomain)));
-    writer.addGroupAttributions([
+    await writer.defineMetricsAndDimensions(['new_arr'], ['region', 'segment']);
+    await writer.upsertUsers(Array.from({ length: users }, (_, i) => fixtureUser(spec.tenant, i, spec.emailDomain)));
+    await writer.addGroupAttributions([
       { user_id: 'u0', dimension: 'region', group: 'EMEA', start: 2026 * 12 + 2, end: 2026 * 12 + 4 },
       { user_id: 'u0', dimension: 'region', group: 'APAC', start: 2026 * 12 + 8, end: null },
     ]);
     const lines: ReportingLineInput[] = [];
     for (let i = 0; i < records; i += 1) lines.push(fixtureLine(spec.tenant, i, users));
-    writer.upsertReportingRecords(lines);
-    writer.defineDataTable('deals', 'Deals', [
+    await writer.upsertReportingRecords(lines);
+    await writer.defineDataTable('deals', 'Deals', [
       { key: 'name', type: 'string' },
       { key: 'owner_id', type: 'user' },
       { key: 'close_date', type: 'datetime' },
       { key: 'amount', type: 'amount' },
     ]);
-    writer.upsertTableRecords(
+    await writer.upsertTableRecords(
       'deals',
       Array.from({ length: deals }, (_, i) => ({
         id: `${spec.tenant}-d${i}`,
@@ -110,7 +110,7 @@ export async function buildFixture(store: Store, spec: FixtureSpec): Promise<Fix
         amount_currency: 'EUR',
       })),
     );
-    writer.finish();
+    await writer.finish();
   });
   const tenant = (await store.findTenant(spec.tenant))!;
   return { tenantId: tenant.id, key: (await store.createKey(spec.tenant)).key, users, records, deals };

@@ -1,14 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import pg from 'pg';
 import { createLogger } from '../../src/http/logging.js';
 import { startServer, type ServerOptions } from '../../src/http/server.js';
 import { openStore } from '../../src/store/openStore.js';
+import { LOCK_NAMESPACE } from '../../src/store/postgres/migrations.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import type { Store } from '../../src/store/store.js';
 import { assertConforms } from './contract.js';
+import { newDatabase, TEST_ENGINE, type TestEngine } from './testDatabases.js';
+
+export { onlyOn, TEST_ENGINE } from './testDatabases.js';
 
 export interface Exchange {
   status: number;
@@ -28,49 +30,70 @@ export interface CallOptions {
   chunked?: boolean;
 }
 
+/**
+ * SQL on the test's database, over a connection of its own, for looking inside and for
+ * holding locks. Statements are written once for both engines (`?` placeholders, SQL both
+ * speak); rows come as arrays.
+ */
+export interface TestSql {
+  rows(sql: string, ...params: unknown[]): Promise<unknown[][]>;
+  /** The first column of the first row. */
+  value(sql: string, ...params: unknown[]): Promise<unknown>;
+  exec(sql: string): Promise<void>;
+  /** Holds the write lock that a bulk upsert of the tenant waits for, until the returned release is called. */
+  holdWriteLock(tenantId: number): Promise<() => Promise<void>>;
+}
+
 export interface TestServer {
   url: string;
-  dbPath: string;
+  /** The database as `--db` names it (a file path or a postgres:// URL). */
+  database: string;
   /** The store over the same database, as the CLI opens it: for setting up data. */
   store: Store;
-  /** A SQLite connection to the same file, for looking inside and for holding locks. */
-  db: Db;
+  sql: TestSql;
   /** One HTTP exchange; the response is checked against the contract before it is returned. */
   call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
   close(): Promise<void>;
 }
 
 export interface TempDatabase {
-  dbPath: string;
-  /** The store over the file, as a CLI command opens it. */
+  engine: TestEngine;
+  /** The database as `--db` names it. */
+  database: string;
+  /** The store over the database, as a CLI command opens it. */
   store: Store;
-  /** A SQLite connection to the file, for looking inside. */
-  db: Db;
+  sql: TestSql;
   beforeRemoval(close: () => Promise<void>): void;
 }
 
 /**
- * A fresh database file in a temp dir; removed when the test ends, after whatever was passed
- * to `beforeRemoval` (servers over the file) has finished.
+ * A fresh database on the engine of the test run (see testDatabases.ts); removed when the test
+ * ends, after whatever was passed to `beforeRemoval` (servers over it) has finished.
  */
-export function tempDatabase(t: TestContext): TempDatabase {
-  const dir = mkdtempSync(join(tmpdir(), 'compdata-test-'));
-  const dbPath = join(dir, 'compdata.db');
-  const store = openStore(dbPath, { role: 'command' });
-  const db = openDatabase(dbPath);
+export async function tempDatabase(t: TestContext, engine: TestEngine = TEST_ENGINE): Promise<TempDatabase> {
+  const { location, beforeRemoval } = await newDatabase(t, engine);
+  const store = await openStore(location, { role: 'command' });
+  const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location)) : postgresSql(location);
   const closers: (() => Promise<void>)[] = [];
-  t.after(async () => {
+  beforeRemoval(async () => {
     for (const close of closers.reverse()) await close();
     await store.close();
-    if (db.open) db.close();
-    rmSync(dir, { recursive: true, force: true });
+    await sql.close();
   });
-  return { dbPath, store, db, beforeRemoval: (close) => void closers.push(close) };
+  return { engine, database: location, store, sql, beforeRemoval: (close) => void closers.push(close) };
 }
 
-/** Runs `work` on a store of its own over `dbPath` (another connection, as another process would have). */
-export async function withOtherStore<T>(dbPath: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(dbPath, { role: 'command', mustExist: true });
+/** A fresh SQLite file, with a connection of its own: for tests of the SQLite engine's internals. */
+export async function tempSqliteDatabase(t: TestContext): Promise<Omit<TempDatabase, 'sql'> & { dbPath: string; db: Db }> {
+  const database = await tempDatabase(t, 'sqlite');
+  const db = openDatabase(database.database);
+  database.beforeRemoval(async () => void (db.open && db.close()));
+  return { ...database, dbPath: database.database, db };
+}
+
+/** Runs `work` on a store of its own over `database` (another connection, as another process would have). */
+export async function withOtherStore<T>(database: string, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(database, { role: 'command', mustExist: true });
   try {
     return await work(store);
   } finally {
@@ -79,7 +102,7 @@ export async function withOtherStore<T>(dbPath: string, work: (store: Store) => 
 }
 
 /**
- * A real server on port 0 over a real database file. `prepare` runs on the database before the
+ * A real server on port 0 over a fresh database. `prepare` runs on the database before the
  * server starts (for data the test needs).
  */
 export async function startTestServer(
@@ -87,18 +110,64 @@ export async function startTestServer(
   options: Partial<ServerOptions> = {},
   prepare?: (store: Store) => Promise<unknown>,
 ): Promise<TestServer> {
-  const { dbPath, store, db, beforeRemoval } = tempDatabase(t);
+  const { database, store, sql, beforeRemoval } = await tempDatabase(t);
   await prepare?.(store);
   // Only warnings and errors, on stderr: a request line per call would drown the test output.
   const logger = createLogger('warn', process.stderr);
-  const server = await startServer({ db: dbPath, port: 0, host: '127.0.0.1', logger, ...options });
+  const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger, ...options });
   let closed = false;
   const close = async () => {
     if (!closed) await server.close();
     closed = true;
   };
   beforeRemoval(close);
-  return { url: server.url, dbPath, store, db, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+  return { url: server.url, database, store, sql, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+}
+
+function sqliteSql(db: Db): TestSql & { close(): Promise<void> } {
+  return {
+    rows: async (sql, ...params) => {
+      const statement = db.prepare(sql);
+      return statement.reader ? (statement.raw().all(...params) as unknown[][]) : (statement.run(...params), []);
+    },
+    value: async (sql, ...params) => (db.prepare(sql).raw().get(...params) as unknown[] | undefined)?.[0],
+    exec: async (sql) => void db.exec(sql),
+    async holdWriteLock() {
+      db.exec('BEGIN IMMEDIATE');
+      return async () => {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      };
+    },
+    close: async () => void (db.open && db.close()),
+  };
+}
+
+function postgresSql(location: string): TestSql & { close(): Promise<void> } {
+  const pool = new pg.Pool({ connectionString: location, max: 3, allowExitOnIdle: true });
+  pool.on('error', () => {});
+  const numbered = (sql: string) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${(n += 1)}`);
+  };
+  const rows = async (sql: string, ...params: unknown[]) => (await pool.query({ text: numbered(sql), values: params, rowMode: 'array' })).rows as unknown[][];
+  return {
+    rows,
+    value: async (sql, ...params) => (await rows(sql, ...params))[0]?.[0],
+    exec: async (sql) => void (await pool.query(sql)),
+    async holdWriteLock(tenantId) {
+      const client = await pool.connect();
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, tenantId]);
+      let released = false;
+      return async () => {
+        if (released) return;
+        released = true;
+        await client.query('ROLLBACK');
+        client.release();
+      };
+    },
+    close: () => pool.end(),
+  };
 }
 
 /**

@@ -1,32 +1,21 @@
+import {
+  EMPTY_LISTING,
+  isGroupKey,
+  isManagerKey,
+  listingSource,
+  SINCE_ALWAYS,
+  type GroupFilter,
+  type ManagerFilter,
+} from '../paging/attributionListing.js';
+import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
 import type { Db } from './db.js';
-import type { KeyedRow, PagedSource } from './pagedReads.js';
 
 /**
- * The read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`) as paged sources.
- * Rows are rendered as JSON in SQL, in the item shape of the bulk response. Order (total):
- * the user's e-mail address without regard to ASCII case (SQLite NOCASE, the collation of the
- * unique index on e-mails, so no two users tie), then for groups the dimension key (binary)
- * and the first month, for managers the first month with "since always" first; the row's
- * primary key breaks any tie left.
- *
- * Attributions have no dense positions, so a page is found by key when the caller brings the
- * key of the row before it (the `cursor` of `next`), and by position for a raw offset (see
- * SKIPPED_AT_MOST).
+ * The read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`) as paged sources
+ * (paged as attributionListing.ts says). Rows are rendered as JSON in SQL, in the item shape of
+ * the bulk response. The e-mail order is SQLite's NOCASE, the collation of the unique index on
+ * e-mails, so no two users tie.
  */
-
-export interface GroupFilter {
-  /** E-mail address of the user, compared without regard to case. */
-  user?: string;
-  /** Dimension key. */
-  dimension?: string;
-}
-
-export interface ManagerFilter {
-  user?: string;
-}
-
-/** The earliest month: stands for "since always" in the order and in keys (never in rows). */
-const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
 
 /** A month index as `YYYY-MM`: right for 0000-01..9999-12, the only months stored (migrations.ts). */
 const monthJson = (column: string) =>
@@ -63,25 +52,19 @@ export function attributionReads(db: Db) {
       const user = filter.user === undefined ? undefined : userPk.get(tenantId, filter.user);
       const dimension = filter.dimension === undefined ? undefined : dimensionPk.get(tenantId, filter.dimension);
       if ((filter.user !== undefined && user === undefined) || (filter.dimension !== undefined && dimension === undefined)) {
-        return EMPTY;
+        return EMPTY_LISTING;
       }
       return groups({ tenant: tenantId, user, dimension }, isGroupKey);
     },
     managers(tenantId: number, filter: ManagerFilter): PagedSource {
       const user = filter.user === undefined ? undefined : userPk.get(tenantId, filter.user);
-      if (filter.user !== undefined && user === undefined) return EMPTY;
+      if (filter.user !== undefined && user === undefined) return EMPTY_LISTING;
       return managers({ tenant: tenantId, user }, isManagerKey);
     },
   };
 }
 
 export type AttributionReads = ReturnType<typeof attributionReads>;
-
-const EMPTY: PagedSource = {
-  rows: () => [],
-  total: () => 0,
-  seek: { keyedRows: () => [], rowsAfter: () => [] },
-};
 
 type Params = Record<string, number | undefined>;
 /** The named parameters of a listing statement: the filters given, and the page's bounds and last key. */
@@ -99,7 +82,7 @@ interface Filters {
  */
 function listingStatements(db: Db, listing: Listing, filters: Record<string, Filters>) {
   const prepared = new Map<string, ReturnType<typeof prepareListing>>();
-  return (params: Params, isKey: (key: unknown) => boolean): PagedSource => {
+  return (params: Params, isKey: (key: unknown) => key is unknown[]): PagedSource => {
     const given = Object.entries(filters).filter(([name]) => params[name] !== undefined).map(([, filter]) => filter);
     const userWhere = ['u.tenant_id = @tenant', ...given.flatMap((f) => f.user ?? [])].join(' AND ');
     const rowWhere = given.flatMap((f) => f.row ?? []).map((condition) => ` AND ${condition}`).join('');
@@ -108,42 +91,17 @@ function listingStatements(db: Db, listing: Listing, filters: Record<string, Fil
     if (!statements) prepared.set(shape, (statements = prepareListing(db, listing, userWhere, rowWhere)));
     const bound = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
     const { at, fromUser, perUser, after, total } = statements;
-    const keyedRows = (from: number, n: number): KeyedRow[] => {
-      if (from <= SKIPPED_AT_MOST) return at.all({ ...bound, from, n });
-      const landing = userAt(perUser.iterate(bound), from);
-      return landing ? fromUser.all({ ...bound, k0: landing.email, skip: from - landing.before, n }) : [];
-    };
-    return {
-      rows: (from, n) => keyedRows(from, n).map(([row]) => row),
-      total: () => total.get(bound)!,
-      seek: {
-        keyedRows,
-        rowsAfter(key, n) {
-          const values = parseKey(key, isKey);
-          if (!values) return undefined;
-          const last = Object.fromEntries(values.map((value, i) => [`k${i}`, value]));
-          return after.all({ ...bound, ...last, n });
-        },
+    return listingSource(
+      {
+        at: (from, n) => at.all({ ...bound, from, n }),
+        fromUser: (email, skip, n) => fromUser.all({ ...bound, k0: email, skip, n }),
+        perUser: () => perUser.iterate(bound),
+        after: (key, n) => after.all({ ...bound, ...Object.fromEntries(key.map((value, i) => [`k${i}`, value])), n }),
+        total: () => total.get(bound)!,
       },
-    };
+      isKey,
+    );
   };
-}
-
-/**
- * Rows a raw `offset` skips one by one; past that, the server counts each user's rows (from an
- * index only, like `limit=0`) to find the user the offset falls in, and skips only within that
- * user's rows.
- */
-const SKIPPED_AT_MOST = 10_000;
-
-/** The user (in listing order) whose rows hold position `from`, and the number of rows before theirs. */
-function userAt(counts: Iterable<[string, number]>, from: number): { email: string; before: number } | undefined {
-  let before = 0;
-  for (const [email, count] of counts) {
-    if (before + count > from) return { email, before };
-    before += count;
-  }
-  return undefined;
 }
 
 /**
@@ -169,18 +127,3 @@ function prepareListing(db: Db, { table, from, row, key }: Listing, userWhere: s
     total: db.prepare<Bound, number>(`SELECT count(*) FROM users u JOIN ${table} a ON a.user_pk = u.pk WHERE ${where}`).pluck(),
   };
 }
-
-function parseKey(text: string, isKey: (key: unknown) => boolean): unknown[] | undefined {
-  try {
-    const key = JSON.parse(text) as unknown;
-    return isKey(key) ? (key as unknown[]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const isMonthOrPk = (value: unknown) => Number.isSafeInteger(value);
-const isGroupKey = (key: unknown) =>
-  Array.isArray(key) && key.length === 4 && typeof key[0] === 'string' && typeof key[1] === 'string' && key.slice(2).every(isMonthOrPk);
-const isManagerKey = (key: unknown) =>
-  Array.isArray(key) && key.length === 3 && typeof key[0] === 'string' && key.slice(1).every(isMonthOrPk);

@@ -1,10 +1,8 @@
+import { EXPORT_CHUNK, keyedChunks, positionalChunks } from '../paging/datasetChunks.js';
+import type { DatasetReads, StoredTable, Tenant } from '../store.js';
 import { attributionReads } from './attributionReads.js';
 import type { Db } from './db.js';
-import { pagedReads, type PagedSource } from './pagedReads.js';
-import type { DatasetReads, StoredTable, Tenant } from '../store.js';
-
-/** Rows read at a time: memory stays bounded whatever the tenant's size. */
-export const EXPORT_CHUNK = 2_000;
+import { pagedReads } from './pagedReads.js';
 
 /**
  * What `compdata export` reads of a tenant (see `DatasetReads`), each chunk read by key or
@@ -43,24 +41,4 @@ export function datasetReads(db: Db, tenant: Tenant): DatasetReads {
     tables: async () => tables.all(tenant.id),
     tableRecords: (key: string) => positionalChunks(paged.tableRecords(tenant.id, key)!),
   };
-}
-
-/** A source with dense positions, read chunk by chunk from position 0 (each chunk seeks by position). */
-async function* positionalChunks(source: PagedSource): AsyncGenerator<string[]> {
-  for (let from = 0; ; from += EXPORT_CHUNK) {
-    const rows = source.rows(from, EXPORT_CHUNK);
-    if (rows.length > 0) yield rows;
-    if (rows.length < EXPORT_CHUNK) return;
-  }
-}
-
-/** A source read by key: each chunk seeks past the last key of the one before. */
-async function* keyedChunks(source: PagedSource): AsyncGenerator<string[]> {
-  const seek = source.seek!;
-  let rows = seek.keyedRows(0, EXPORT_CHUNK);
-  while (rows.length > 0) {
-    yield rows.map(([row]) => row);
-    if (rows.length < EXPORT_CHUNK) return;
-    rows = seek.rowsAfter(rows[rows.length - 1]![1], EXPORT_CHUNK) ?? [];
-  }
 }

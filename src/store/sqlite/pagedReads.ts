@@ -1,47 +1,17 @@
+import type { JoinedRows, PagedSource } from '../paging/pagedSource.js';
 import type { Db } from './db.js';
 
-/**
- * A source of pre-rendered JSON records in a stable order, read by position (see the
- * invariants in migrations.ts): `rows(from, n)` returns up to `n` JSON texts from position
- * `from`, `total()` the number of records. One interface serves every paged operation.
- */
-export interface PagedSource {
+/** A paged source of this engine: every answer is there when the call returns. */
+export interface SqlitePagedSource extends PagedSource {
   rows(from: number, n: number): string[];
   total(): number;
-  /**
-   * The fast path of sources with dense positions: the records `rows(from, n)` would return,
-   * joined by commas into one UTF-8 buffer by SQLite itself (no string per record, nothing for
-   * the garbage collector), and whether a record follows them.
-   */
-  joined?(from: number, n: number): JoinedRows;
-  /**
-   * Present on sources whose positions are not stored keys (reading from a position means
-   * skipping rows): they also read by key, so that a walker following `next` seeks (D2).
-   */
-  seek?: KeySeek;
+  joined(from: number, n: number): JoinedRows;
 }
 
-export interface JoinedRows {
-  count: number;
-  /** The records' JSON texts, comma-separated (empty when `count` is 0). */
-  json: Buffer;
-  more: boolean;
-}
-
-/** A JSON record and its key in the source's order (a text only the source reads). */
-export type KeyedRow = [row: string, key: string];
-
-export interface KeySeek {
-  /** `rows(from, n)`, each row with its key. */
-  keyedRows(from: number, n: number): KeyedRow[];
-  /** Up to `n` rows that follow the row whose key is `key`; `undefined` when `key` is not one of this source's keys. */
-  rowsAfter(key: string, n: number): KeyedRow[] | undefined;
-}
-
-/** Prepares the reads of the paged operations once per database connection. */
 /** The parameters of a page read: the owner (tenant or table), the first position, how many rows. */
 type PageParams = { owner: number; from: number; n: number; empty?: string };
 
+/** Prepares the reads of the paged operations once per database connection. */
 export function pagedReads(db: Db) {
   const reportingRecord = `r.body || ifnull(d.fragment, @empty)`;
   const reportingFrom = `reporting_records r
@@ -59,7 +29,7 @@ export function pagedReads(db: Db) {
 
   return {
     /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
-    reporting(tenantId: number, emptyFragment: string): PagedSource {
+    reporting(tenantId: number, emptyFragment: string): SqlitePagedSource {
       const params = { owner: tenantId, empty: emptyFragment };
       return {
         rows: (from, n) => reportingRows.all({ ...params, from, n }),
@@ -68,7 +38,7 @@ export function pagedReads(db: Db) {
       };
     },
     /** The records of a data table of a tenant, or `undefined` when the tenant has no such table. */
-    tableRecords(tenantId: number, tableKey: string): PagedSource | undefined {
+    tableRecords(tenantId: number, tableKey: string): SqlitePagedSource | undefined {
       const tablePk = tableOf.get(tenantId, tableKey);
       if (tablePk === undefined) return undefined;
       return {

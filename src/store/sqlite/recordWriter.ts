@@ -1,30 +1,12 @@
-import { DatasetError } from '../../domain/datasetError.js';
-import { tableFieldKeyProblem } from '../../domain/fieldKeys.js';
-import { monthOfDate } from '../../domain/months.js';
 import { RecordPlacement, type Placement } from '../../domain/recordPlacement.js';
-import { renderReportingBody, type ReportingUser, type StatementLine } from '../../domain/reportingJson.js';
-import { FIELD_TYPES, FieldValueError, renderTableRecord, type TableField, type TableRecordInput } from '../../domain/tableJson.js';
+import type { ReportingUser, StatementLine } from '../../domain/reportingJson.js';
+import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
+import { assertSameFields, assertValidFields, duplicateId, fieldsJsonOf, renderedLine, renderedTableRecord, unknownTable, unknownUserId } from '../loadChecks.js';
+import { UserMonthsSeen, type KnownUser, type OpenTable } from '../loadState.js';
 import { itemPath, type Origin } from '../tenantWriting.js';
 import { isUniqueViolation, type TenantWriterStatements } from './tenantWriterStatements.js';
 
 
-interface KnownUser {
-  pk: number;
-  /** The user object as stored and rendered into record bodies. */
-  json: string;
-  user: ReportingUser;
-}
-
-interface OpenTable {
-  pk: number;
-  fields: TableField[];
-  /** Keys of the fields of type `user`: their values must be user ids of the tenant. */
-  userFields: string[];
-  placement: RecordPlacement;
-}
-
-/** Distinct (user, month) pairs remembered before the memory is cleared (a cache, not a rule). */
-const MAX_REMEMBERED_USER_MONTHS = 1_000_000;
 
 /**
  * The record half of a {@link TenantWriter}: reporting records and table records, upserted by
@@ -37,7 +19,7 @@ export class RecordWriter {
   private readonly users = new Map<string, KnownUser | null>();
   private readonly tables = new Map<string, OpenTable>();
   private readonly reporting: RecordPlacement;
-  private readonly userMonthsWithRow = new Set<number>();
+  private readonly userMonthsWithRow = new UserMonthsSeen();
   private added = 0;
   private updated = 0;
 
@@ -72,15 +54,8 @@ export class RecordWriter {
     for (let index = 0; index < lines.length; index += 1) {
       const line = lines[index]!;
       const user = this.user(line.user_id);
-      if (!user) throw new DatasetError(`${itemPath(origin, index)}.user.id`, `no user with id ${line.user_id}`);
-      const month = monthOfDate(line.date);
-      if (month === undefined) throw new DatasetError(`${itemPath(origin, index)}.date`, 'must be a date YYYY-MM-DD that exists');
-      let body: string;
-      try {
-        body = renderReportingBody(line, user.json, this.metricKeys);
-      } catch (error) {
-        throw new DatasetError(itemPath(origin, index), (error as Error).message);
-      }
+      if (!user) throw unknownUserId(`${itemPath(origin, index)}.user.id`, line.user_id);
+      const { month, body } = renderedLine(line, user.json, this.metricKeys, origin, index);
       const stored = this.reporting.needsLookup ? recordPos.get(this.tenantId, line.id) : undefined;
       const placement = this.checked(this.reporting.place(stored), origin, index, line.id);
       if (placement.isNew) {
@@ -90,36 +65,23 @@ export class RecordWriter {
         updateRecord.run(user.pk, month, body, this.tenantId, placement.pos);
         this.updated += 1;
       }
-      const userMonth = user.pk * 131_072 + month;
-      if (!this.userMonthsWithRow.has(userMonth)) {
-        if (this.userMonthsWithRow.size >= MAX_REMEMBERED_USER_MONTHS) this.userMonthsWithRow.clear();
+      if (this.userMonthsWithRow.add(user.pk, month)) {
         ensureDimensionValue.run(user.pk, month);
-        this.userMonthsWithRow.add(userMonth);
         this.touchedUsers.add(user.pk);
       }
     }
   }
 
   defineDataTable(key: string, name: string, fields: readonly TableField[], path: string): void {
-    const fieldsJson = JSON.stringify(fields.map((field) => ({ key: field.key, type: field.type })));
+    const fieldsJson = fieldsJsonOf(fields);
     const stored = this.statements.table.get(this.tenantId, key);
     let pk: number;
     if (stored) {
-      if (stored.fields !== fieldsJson) {
-        throw new DatasetError(`${path}.fields`, `differ from the fields of the stored table ${key} (${stored.fields}); replace the tenant's data to change them`);
-      }
+      assertSameFields(path, key, stored.fields, fieldsJson);
       if (stored.name !== name) this.statements.renameTable.run(name, stored.pk);
       pk = stored.pk;
     } else {
-      const taken = new Set<string>();
-      fields.forEach((field, index) => {
-        const problem = tableFieldKeyProblem(field.key, taken);
-        if (problem) throw new DatasetError(`${path}.fields[${index}].key`, `${JSON.stringify(field.key)} ${problem}`);
-        if (!FIELD_TYPES.includes(field.type)) {
-          throw new DatasetError(`${path}.fields[${index}].type`, `must be one of ${FIELD_TYPES.join(', ')}`);
-        }
-        taken.add(field.key);
-      });
+      assertValidFields(fields, path);
       pk = this.statements.insertTable.get(this.tenantId, key, name, fieldsJson)!;
     }
     this.tables.set(key, {
@@ -135,19 +97,7 @@ export class RecordWriter {
     const { tableRecordPos, insertTableRecord, updateTableRecord } = this.statements;
     for (let index = 0; index < records.length; index += 1) {
       const record = records[index]!;
-      let body: string;
-      try {
-        body = renderTableRecord(table.fields, record);
-      } catch (error) {
-        if (!(error instanceof FieldValueError)) throw error;
-        throw new DatasetError(`${itemPath(origin, index)}.${error.field}`, error.problem);
-      }
-      for (const key of table.userFields) {
-        const userId = record[key];
-        if (typeof userId === 'string' && !this.user(userId)) {
-          throw new DatasetError(`${itemPath(origin, index)}.${key}`, `no user with id ${userId}`);
-        }
-      }
+      const body = renderedTableRecord(table.fields, record, { fields: table.userFields, isUser: (id) => this.user(id) !== undefined }, origin, index);
       const stored = table.placement.needsLookup ? tableRecordPos.get(table.pk, record.id) : undefined;
       const placement = this.checked(table.placement.place(stored), origin, index, record.id);
       if (placement.isNew) this.insertOnce(() => insertTableRecord.run(table.pk, placement.pos, record.id, body), origin, index, record.id);
@@ -158,7 +108,7 @@ export class RecordWriter {
   /** A table written by an earlier load (when `defineDataTable` was not called by this one). */
   private openStoredTable(tableKey: string, path: string): OpenTable {
     const stored = this.statements.table.get(this.tenantId, tableKey);
-    if (!stored) throw new DatasetError(path, `no data table ${tableKey}`);
+    if (!stored) throw unknownTable(path, tableKey);
     this.defineDataTable(tableKey, stored.name, JSON.parse(stored.fields) as TableField[], path);
     return this.tables.get(tableKey)!;
   }
@@ -176,8 +126,4 @@ export class RecordWriter {
       throw isUniqueViolation(error) ? duplicateId(origin, index, id) : error;
     }
   }
-}
-
-function duplicateId(origin: Origin, index: number, id: string): DatasetError {
-  return new DatasetError(`${itemPath(origin, index)}.id`, `${JSON.stringify(id)} is given twice (ids are unique)`);
 }

@@ -17,8 +17,9 @@ import { datasetReads } from './datasetReads.js';
 import { dataVersionBumper } from './dataVersion.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
-import { pagedReads, type PagedSource } from './pagedReads.js';
-import { readPage } from './pageReading.js';
+import type { PagedSource } from '../paging/pagedSource.js';
+import { readPage, scopeOf } from '../paging/pageReading.js';
+import { pagedReads } from './pagedReads.js';
 import { SqliteTenantWriter } from './tenantWriter.js';
 import { tenantStatements } from './tenants.js';
 import { startWriter, type Writer } from './writer.js';
@@ -92,12 +93,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     async page(principal, source, query: PageQuery): Promise<PageOutcome> {
       const paged = sourceOf(principal, source);
       if (!paged) return 'unknownTable';
-      const page = readPage(paged, query, () => scopeOf(source));
+      const page = await readPage(paged, query, () => scopeOf(source));
       return typeof page === 'string' ? page : { ...page, version: (principal as SqlitePrincipal).dataVersion };
     },
     async total(principal, source) {
       const paged = sourceOf(principal, source);
-      return paged && { count: paged.total(), version: (principal as SqlitePrincipal).dataVersion };
+      return paged && { count: await paged.total(), version: (principal as SqlitePrincipal).dataVersion };
     },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),
     async health() {
@@ -136,12 +137,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       db.close();
     },
   };
-}
-
-/** The filters a `cursor` is bound to (a cursor of other filters is not used). */
-function scopeOf(source: Source): string {
-  const { kind: _kind, ...filters } = source;
-  return JSON.stringify(Object.entries(filters).filter(([, value]) => value !== undefined));
 }
 
 /**

@@ -1,9 +1,9 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
-import { DatasetError } from '../../domain/datasetError.js';
-import { customKeyProblem } from '../../domain/fieldKeys.js';
+import type { DatasetError } from '../../domain/datasetError.js';
 import { applyOverride, overrideWrites, type Period } from '../../domain/periods.js';
 import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
+import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId } from '../loadChecks.js';
 import { attributionStatements, type AttributionStatements } from './attributions.js';
 import type { Db } from './db.js';
 import { dimensionValuesRefresher } from './dimensionValues.js';
@@ -28,7 +28,8 @@ import {
  *
  * It runs no transaction of its own: the caller wraps a whole load in one, so that a failed
  * load leaves nothing behind. Call `finish()` last: it brings the dimension fields of every
- * touched user up to date.
+ * touched user up to date. better-sqlite3 is synchronous: each method does its work before it
+ * returns, and its promise only says so.
  */
 export class SqliteTenantWriter implements TenantWriter {
   private readonly statements: TenantWriterStatements;
@@ -69,19 +70,11 @@ export class SqliteTenantWriter implements TenantWriter {
    * get a new metric as `null` (in their payment currency) and a new dimension as `[]` or the
    * groups their users hold.
    */
-  defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): void {
-    const existingMetrics = new Set(this.records.metricKeys);
-    const taken = new Set([...existingMetrics, ...this.dimensionPks.keys()]);
-    const add = (keys: readonly string[], existing: ReadonlySet<string>, section: string) =>
-      keys.filter((key, index) => {
-        if (existing.has(key)) return false;
-        const problem = customKeyProblem(key, taken);
-        if (problem) throw new DatasetError(`$.${section}[${index}].key`, `${JSON.stringify(key)} ${problem}`);
-        taken.add(key);
-        return true;
-      });
-    const newMetrics = add(metrics, existingMetrics, 'metrics');
-    const newDimensions = add(dimensions, new Set(this.dimensionPks.keys()), 'dimensions');
+  async defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): Promise<void> {
+    const { metrics: newMetrics, dimensions: newDimensions } = newCustomKeys(
+      { metrics: this.records.metricKeys, dimensions: this.dimensionKeys },
+      { metrics, dimensions },
+    );
     for (const key of newMetrics) {
       this.statements.insertMetric.run(this.tenantId, key, this.records.metricKeys.length);
       this.statements.addMetricToBodies.run(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.tenantId);
@@ -95,12 +88,12 @@ export class SqliteTenantWriter implements TenantWriter {
     }
   }
 
-  upsertUsers(users: readonly ReportingUser[], origin: Origin = { path: '$.users', first: 0 }): void {
+  async upsertUsers(users: readonly ReportingUser[], origin: Origin = { path: '$.users', first: 0 }): Promise<void> {
     const { userByEmail, userIdentity, upsertUser, rerenderUserInRecords } = this.statements;
     users.forEach((user, index) => {
       const owner = userByEmail.get(this.tenantId, user.email);
       if (owner !== undefined && owner !== user.id) {
-        throw new DatasetError(`${itemPath(origin, index)}.email`, `${user.email} is the e-mail address of user ${owner}`);
+        throw emailTaken(origin, index, user.email, owner);
       }
       const json = renderUser(user);
       const stored = userIdentity.get(this.tenantId, user.id);
@@ -112,12 +105,12 @@ export class SqliteTenantWriter implements TenantWriter {
   }
 
   /** The id of the tenant's user with this e-mail address (without regard to case). */
-  userIdByEmail(email: string): string | undefined {
+  async userIdByEmail(email: string): Promise<string | undefined> {
     return this.statements.userByEmail.get(this.tenantId, email);
   }
 
   /** The tenant's user with this id, as stored. */
-  storedUser(id: string): ReportingUser | undefined {
+  async storedUser(id: string): Promise<ReportingUser | undefined> {
     return this.records.user(id)?.user;
   }
 
@@ -126,13 +119,13 @@ export class SqliteTenantWriter implements TenantWriter {
   }
 
   /** Writes group attributions, each overriding the stored ones of its user and dimension in its months. */
-  addGroupAttributions(items: readonly GroupAttributionInput[], origin: Origin = { path: '$.group_attributions', first: 0 }): void {
+  async addGroupAttributions(items: readonly GroupAttributionInput[], origin: Origin = { path: '$.group_attributions', first: 0 }): Promise<void> {
     const a = this.attributions;
     items.forEach((item, index) => {
       const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
       const dimensionPk = this.dimensionPks.get(item.dimension);
       if (dimensionPk === undefined) {
-        throw new DatasetError(`${itemPath(origin, index)}.group_dimension`, `no dimension ${item.dimension}`);
+        throw unknownDimensionKey(origin, index, item.dimension);
       }
       const period: Period = { start: item.start, end: item.end };
       a.writeGroupPeriods(overrideWrites(applyOverride(a.groupsOverlapping(userPk, dimensionPk, period), period).changed));
@@ -142,12 +135,12 @@ export class SqliteTenantWriter implements TenantWriter {
   }
 
   /** Writes manager attributions, each overriding the stored ones of its user in its months. */
-  addManagerAttributions(items: readonly ManagerAttributionInput[], origin: Origin = { path: '$.manager_attributions', first: 0 }): void {
+  async addManagerAttributions(items: readonly ManagerAttributionInput[], origin: Origin = { path: '$.manager_attributions', first: 0 }): Promise<void> {
     const a = this.attributions;
     items.forEach((item, index) => {
       const userPk = this.userPk(item.user_id, `${itemPath(origin, index)}.user`);
       const managerPk = this.userPk(item.manager_id, `${itemPath(origin, index)}.manager`);
-      if (userPk === managerPk) throw new DatasetError(`${itemPath(origin, index)}.manager`, 'a user cannot be their own manager');
+      if (userPk === managerPk) throw ownManagerError(origin, index);
       const period: Period = { start: item.start, end: item.end };
       a.writeManagerPeriods(overrideWrites(applyOverride(a.managersOverlapping(userPk, period), period).changed));
       a.insertManagerAttribution(userPk, managerPk, period);
@@ -155,27 +148,27 @@ export class SqliteTenantWriter implements TenantWriter {
   }
 
   /** The first chain of managers of the tenant that comes back to its start, if any. */
-  managerChain(): ManagerChain | undefined {
+  async managerChain(): Promise<ManagerChain | undefined> {
     const cycle = firstManagerCycle(this.statements.managerEdges.all(this.tenantId));
     return cycle && { emails: cycle.users.map((pk) => this.attributions.emailOfUser(pk)), month: cycle.month };
   }
 
   /** Upserts reporting records by id: a stored one is updated in place, a new one appended. */
-  upsertReportingRecords(lines: readonly ReportingLineInput[], origin: Origin = { path: '$.reporting', first: 0 }): void {
+  async upsertReportingRecords(lines: readonly ReportingLineInput[], origin: Origin = { path: '$.reporting', first: 0 }): Promise<void> {
     this.records.upsertReportingRecords(lines, origin);
   }
 
   /** Creates the data table, or checks that the stored one has these fields (and renames it). */
-  defineDataTable(key: string, name: string, fields: readonly TableField[], path = '$.tables[0]'): void {
+  async defineDataTable(key: string, name: string, fields: readonly TableField[], path = '$.tables[0]'): Promise<void> {
     this.records.defineDataTable(key, name, fields, path);
   }
 
-  upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): void {
+  async upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): Promise<void> {
     this.records.upsertTableRecords(tableKey, records, origin ?? { path: `$.tables[${JSON.stringify(tableKey)}].records`, first: 0 });
   }
 
   /** Brings the dimension fields of every user touched by this writer up to date. */
-  finish(): void {
+  async finish(): Promise<void> {
     this.refreshDimensionValues(this.tenantId, this.records.touchedUsers);
     this.records.touchedUsers.clear();
   }
@@ -187,7 +180,7 @@ export class SqliteTenantWriter implements TenantWriter {
 
   private userPk(userId: string, path: string): number {
     const pk = this.records.user(userId)?.pk;
-    if (pk === undefined) throw new DatasetError(path, `no user with id ${userId}`);
+    if (pk === undefined) throw unknownUserId(path, userId);
     return pk;
   }
 }

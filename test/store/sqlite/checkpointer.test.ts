@@ -4,10 +4,11 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { startCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
-import { tempDatabase } from '../../support/harness.js';
+import type { Db } from '../../../src/store/sqlite/db.js';
+import { tempSqliteDatabase } from '../../support/harness.js';
 
 /** Writes `megabytes` of new pages through `db` (into the WAL). */
-function write(db: ReturnType<typeof tempDatabase>['db'], megabytes: number): void {
+function write(db: Db, megabytes: number): void {
   db.exec('CREATE TABLE IF NOT EXISTS scratch (blob BLOB)');
   const insert = db.prepare('INSERT INTO scratch VALUES (randomblob(65536))');
   db.transaction(() => {
@@ -23,7 +24,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 test('a writer that does not checkpoint has its WAL copied into the database file by the thread', async (t) => {
-  const { db, dbPath } = tempDatabase(t);
+  const { db, dbPath } = await tempSqliteDatabase(t);
   const checkpointer = startCheckpointer(dbPath, { onError: (error) => assert.fail(String(error)), onStopped: () => assert.fail('stopped') });
   db.pragma('wal_autocheckpoint = 0'); // as the writer thread of a server
   const before = statSync(dbPath).size;
@@ -35,7 +36,7 @@ test('a writer that does not checkpoint has its WAL copied into the database fil
 });
 
 test('should the thread fail, the error is reported and its stop announced', async (t) => {
-  const { dbPath } = tempDatabase(t);
+  const { dbPath } = await tempSqliteDatabase(t);
   const errors: unknown[] = [];
   let stopped = false;
   const checkpointer = startCheckpointer(dbPath, { onError: (error) => errors.push(error), onStopped: () => (stopped = true) });

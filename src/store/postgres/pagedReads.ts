@@ -1,0 +1,69 @@
+import type { JoinedRows, PagedSource } from '../paging/pagedSource.js';
+import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
+
+/** A page as the database joins it: the number of records, their JSON comma-separated, whether more follow. */
+type JoinedRow = { count: number; json: string | null; more: boolean };
+
+/**
+ * One statement for a page of a source with dense positions (see migrations.ts): the page is
+ * the key range `[from, from + n)` of the primary key, read by an index range scan, and the
+ * records' texts are joined in position order by `string_agg` inside the database, so a page
+ * is one row whatever its size and a deep page costs what the first does. One statement is
+ * one snapshot. `$1` is the tenant, `$2` the first position, `$3` the number of records.
+ */
+function joinedPage(record: string, from: string, where: string, next: string) {
+  return statement<[number, number, number, ...unknown[]], JoinedRow>(
+    `SELECT count(*)::integer AS count, string_agg(${record}, ',' ORDER BY r.pos) AS json,
+            EXISTS (SELECT 1 FROM ${next} AND pos = $2::bigint + $3) AS more
+     FROM ${from} WHERE ${where} AND r.pos >= $2 AND r.pos < $2::bigint + $3`,
+  );
+}
+
+const REPORTING_RECORD = 'r.body || coalesce(d.fragment, $4)';
+const REPORTING_FROM = `reporting_records r
+  LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month`;
+const reportingPage = joinedPage(REPORTING_RECORD, REPORTING_FROM, 'r.tenant_id = $1', 'reporting_records WHERE tenant_id = $1');
+const reportingRows = statement<[number, number, number, string], { record: string }>(
+  `SELECT ${REPORTING_RECORD} AS record FROM ${REPORTING_FROM}
+   WHERE r.tenant_id = $1 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+);
+const reportingTotal = statement<[number], { total: number }>('SELECT coalesce(max(pos) + 1, 0) AS total FROM reporting_records WHERE tenant_id = $1');
+
+const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = $2');
+const tablePage = joinedPage('r.body', 'table_records r', 'r.tenant_id = $1 AND r.table_pk = $4', 'table_records WHERE tenant_id = $1 AND table_pk = $4');
+const tableRows = statement<[number, number, number, number], { record: string }>(
+  `SELECT r.body AS record FROM table_records r
+   WHERE r.tenant_id = $1 AND r.table_pk = $4 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+);
+const tableTotal = statement<[number, number], { total: number }>(
+  'SELECT coalesce(max(pos) + 1, 0) AS total FROM table_records WHERE tenant_id = $1 AND table_pk = $2',
+);
+
+const joined = (row: JoinedRow | undefined): JoinedRows => ({
+  count: row?.count ?? 0,
+  json: row?.json ? Buffer.from(row.json, 'utf8') : Buffer.alloc(0),
+  more: row?.more === true,
+});
+const records = (rows: { record: string }[]) => rows.map((row) => row.record);
+
+/** The paged reads of reporting records and table records, over a pool or a transaction's connection. */
+export const pagedReads = {
+  /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
+  reporting(db: Queryable, tenantId: number, emptyFragment: string): PagedSource {
+    return {
+      rows: async (from, n) => records(await rowsOf(db, reportingRows, tenantId, from, n, emptyFragment)),
+      joined: async (from, n) => joined(await firstRow(db, reportingPage, tenantId, from, n, emptyFragment)),
+      total: async () => (await firstRow(db, reportingTotal, tenantId))!.total,
+    };
+  },
+  /** The records of a data table of a tenant, or `undefined` when the tenant has no such table. */
+  async tableRecords(db: Queryable, tenantId: number, tableKey: string): Promise<PagedSource | undefined> {
+    const table = storable(tableKey) ? await firstRow(db, tableOf, tenantId, tableKey) : undefined;
+    if (!table) return undefined;
+    return {
+      rows: async (from, n) => records(await rowsOf(db, tableRows, tenantId, from, n, table.pk)),
+      joined: async (from, n) => joined(await firstRow(db, tablePage, tenantId, from, n, table.pk)),
+      total: async () => (await firstRow(db, tableTotal, tenantId, table.pk))!.total,
+    };
+  },
+};

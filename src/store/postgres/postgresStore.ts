@@ -1,0 +1,138 @@
+import type { Upsert } from '../../domain/bulkItems.js';
+import type { PagedSource } from '../paging/pagedSource.js';
+import { readPage, scopeOf } from '../paging/pageReading.js';
+import {
+  StoreUnavailable,
+  TenantNotEmpty,
+  type BulkOutcome,
+  type LoadOptions,
+  type PageOutcome,
+  type PageQuery,
+  type Principal,
+  type Source,
+  type Store,
+  type StoreLog,
+} from '../store.js';
+import type { TenantWriter } from '../tenantWriting.js';
+import { attributionReads } from './attributionReads.js';
+import { bulkUpsert } from './bulkUpsert.js';
+import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
+import { datasetReads } from './datasetReads.js';
+import { keyStatements, type PostgresPrincipal } from './keys.js';
+import { migrate } from './migrations.js';
+import { pagedReads } from './pagedReads.js';
+import { PostgresTenantWriter } from './tenantWriter.js';
+import { tenantStatements as tenants } from './tenantStatements.js';
+
+export interface PostgresStoreOptions {
+  /** Connections at most (`--db-pool`). */
+  poolSize: number;
+  /** How long a bulk upsert waits for another writer of its tenant before it is refused (503). */
+  busyTimeoutMs: number;
+  log: StoreLog;
+}
+
+/**
+ * The PostgreSQL engine: a pool of connections to one database, shared by any number of server
+ * processes (D7). Every read is one statement on any connection of the pool; every write is
+ * one transaction that first takes its tenant's write lock (tenants.ts), so that writes of one
+ * tenant are serialised and those of different tenants run side by side. Should the database
+ * go away, each request is refused with `StoreUnavailable` (503, Retry-After) and the pool
+ * connects again once it is back; nothing is to be restarted.
+ *
+ * Resolves once the database answers and its schema is up to date; rejects when it cannot be
+ * reached (see `isUnreachable`) or migrated.
+ */
+export async function openPostgresStore(connectionString: string, options: PostgresStoreOptions): Promise<Store> {
+  const pool = openPool(connectionString, {
+    size: options.poolSize,
+    onIdleError: (error) => options.log.warn({ err: error }, 'a database connection was lost; the pool opens another when needed'),
+  });
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  const sourceOf = async (principal: Principal, source: Source): Promise<PagedSource | undefined> => {
+    const { tenantId, emptyFragment } = principal as PostgresPrincipal;
+    switch (source.kind) {
+      case 'reporting':
+        return pagedReads.reporting(pool, tenantId, emptyFragment);
+      case 'tableRecords':
+        return pagedReads.tableRecords(pool, tenantId, source.table);
+      case 'groupAttributions':
+        return attributionReads.groups(pool, tenantId, { user: source.user, dimension: source.dimension });
+      case 'managerAttributions':
+        return attributionReads.managers(pool, tenantId, { user: source.user });
+    }
+  };
+
+  const store: Store = {
+    authenticate: (presented) => keyStatements.authenticate(pool, presented),
+    async page(principal, source, query: PageQuery): Promise<PageOutcome> {
+      const paged = await sourceOf(principal, source);
+      if (!paged) return 'unknownTable';
+      const page = await readPage(paged, query, () => scopeOf(source));
+      return typeof page === 'string' ? page : { ...page, version: (principal as PostgresPrincipal).dataVersion };
+    },
+    async total(principal, source) {
+      const paged = await sourceOf(principal, source);
+      return paged && { count: await paged.total(), version: (principal as PostgresPrincipal).dataVersion };
+    },
+    bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => bulkUpsert(pool, principal.tenantId, items, options.busyTimeoutMs),
+    async health() {
+      await pool.query('SELECT 1');
+    },
+    findTenant: (name) => tenants.find(pool, name),
+    createKey: (tenantName) => inTransaction(pool, async (client) => keyStatements.create(client, await tenants.ensure(client, tenantName))),
+    revokeKey: (keyOrId) => keyStatements.revoke(pool, keyOrId),
+    listKeys: (tenantName) => keyStatements.list(pool, tenantName),
+    loadTenant<T>(tenantName: string, load: LoadOptions, work: (writer: TenantWriter) => Promise<T>): Promise<T> {
+      return inTransaction(pool, async (client) => {
+        const tenant = await tenants.ensure(client, tenantName);
+        await tenants.lockForWriting(client, tenant.id);
+        if (load.mustBeEmpty && (await tenants.hasData(client, tenant))) {
+          throw new TenantNotEmpty(`tenant ${JSON.stringify(tenantName)} already has data; seed another tenant or database`);
+        }
+        if (load.replace) await tenants.deleteData(client, tenant);
+        await tenants.dataChanged(client, tenant.id);
+        return work(await PostgresTenantWriter.open(client, tenant.id));
+      });
+    },
+    readTenant(tenantName, work) {
+      return inTransaction(
+        pool,
+        async (client) => {
+          const tenant = await tenants.find(client, tenantName);
+          return tenant && work(datasetReads(client, tenant));
+        },
+        { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' },
+      );
+    },
+    close: () => pool.end(),
+  };
+  return withUnavailability(store);
+}
+
+/** The store, each of its operations turning "the database is not there" into `StoreUnavailable` (503). */
+function withUnavailability(store: Store): Store {
+  const guarded = Object.entries(store).map(([name, operation]) => [
+    name,
+    async (...args: unknown[]) => {
+      try {
+        return await (operation as (...a: unknown[]) => Promise<unknown>)(...args);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+  ]);
+  return Object.fromEntries(guarded) as unknown as Store;
+}
+
+function unavailable(error: unknown): unknown {
+  if (isUnreachable(error)) return new StoreUnavailable('The database cannot be reached; try again.', 1, { cause: error });
+  if (isLockTimeout(error)) return new StoreUnavailable('The database is busy with another writer of this tenant; try again.', 1, { cause: error });
+  return error;
+}

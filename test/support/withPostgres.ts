@@ -1,0 +1,29 @@
+/**
+ * Runs a command with one PostgreSQL server for all of it: `node --import tsx
+ * test/support/withPostgres.ts COMMAND ARGS...` starts a cluster (scripts/embeddedPostgres.ts), runs
+ * the command with `COMPDATA_TEST_ENGINE=postgres` and `COMPDATA_TEST_PG` set to the server,
+ * stops the cluster and exits with the command's code. The test harness then gives every
+ * test a fresh database on that server (harness.ts). With `COMPDATA_TEST_PG` already set, that
+ * server is used and none is started.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { startCluster, type Cluster } from '../../scripts/embeddedPostgres.js';
+
+const [command, ...args] = process.argv.slice(2);
+if (!command) {
+  process.stderr.write('usage: withPostgres.ts COMMAND [ARGS...]\n');
+  process.exit(2);
+}
+const given = process.env.COMPDATA_TEST_PG;
+const cluster: Cluster | undefined = given ? undefined : await startCluster();
+const child = spawn(command, args, {
+  stdio: 'inherit',
+  env: { ...process.env, COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: given ?? cluster!.adminUrl },
+});
+const forward = (signal: NodeJS.Signals) => child.kill(signal);
+process.on('SIGINT', forward);
+process.on('SIGTERM', forward);
+const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+await cluster?.stop();
+process.exit(code ?? (signal ? 1 : 0));

@@ -9,10 +9,14 @@
  *
  * A SERVER is
  * - a directory holding `bin/compdata.js` and its `dist/` (this checkout `.`, a copy at another
- *   commit), with serve arguments after colons: `.:--workers=2`;
+ *   commit), with serve arguments after colons: `.:--workers=2`. `--db=URL` serves that
+ *   database instead of the bench's read store (read scenarios only): it must hold the same
+ *   records, for example seeded by the same `compdata seed` (bench/stores.ts) on PostgreSQL:
+ *   `.:--db=postgres://postgres@127.0.0.1:54330/bench`;
  * - `bare:memory` or `bare:sqlite`: the rulers of bareServer.ts (read scenarios of
  *   `/v1/reporting` only).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { bulkBodies } from './bulkStore.js';
@@ -44,26 +48,37 @@ function chosenScenarios(bodies: string[]): Scenario[] {
   });
 }
 
-/** How to start a SERVER (see the top of this file). */
-function serverOptions(spec: string): ServerOptions {
+/** How to start a SERVER (see the top of this file), and the database it serves when not the bench's. */
+function serverOptions(spec: string): ServerOptions & { db?: string } {
   if (spec === 'bare:memory' || spec === 'bare:sqlite') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' };
-  const [dir, ...args] = spec.split(':');
-  return { bin: `${dir}/bin/compdata.js`, serveArgs: ['--max-concurrent', String(config.maxConcurrent), ...args.flatMap((arg) => arg.split('='))] };
+  const [dir, ...args] = spec.split(/:(?=--)/);
+  const pairs = args.map((arg) => (arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg]));
+  const db = pairs.find(([name]) => name === '--db')?.[1];
+  const serveArgs = pairs.filter(([name]) => name !== '--db').flat();
+  return { bin: `${dir}/bin/compdata.js`, db, serveArgs: ['--max-concurrent', String(config.maxConcurrent), ...serveArgs] };
+}
+
+/** A key of the tenant `bench` in the database `db`, made by the build at `bin`. */
+function keyIn(bin: string, db: string): string {
+  return execFileSync(process.execPath, [bin, 'keys', 'create', '--db', db, '--tenant', 'bench'], { encoding: 'utf8' }).trim().split('\n').at(-1)!;
 }
 
 async function main(): Promise<void> {
   const store = prepareReadStore(config);
   const bulk = wanted.some((name) => name.startsWith('bulk-')) ? await prepareBulkRunStore(config) : undefined;
   const servers: Record<'read' | 'bulk', ServerProcess[]> = { read: [], bulk: [] };
+  const readKeys: string[] = [];
   try {
     for (const [index, spec] of specs.entries()) {
       const options = serverOptions(spec);
-      servers.read.push(await startServerProcess(store.dbPath, options));
+      if (options.db && bulk) throw new Error(`${spec}: a server on its own --db runs read scenarios only`);
+      servers.read.push(await startServerProcess(options.db ?? store.dbPath, options));
+      readKeys.push(options.db ? keyIn(options.bin!, options.db) : store.key);
       // Each its own copy of the bulk store: the PUTs change it, and a build may migrate it.
       if (bulk && !options.bare) servers.bulk.push(await startServerProcess((await prepareBulkRunStore(config, `run-${index}`)).dbPath, options));
     }
     const targetsOf = (scenario: Scenario): Target[] =>
-      scenario.server === 'read' ? servers.read.map((server) => ({ server, key: store.key })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));
+      scenario.server === 'read' ? servers.read.map((server, i) => ({ server, key: readKeys[i]! })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));
     const scenarios = chosenScenarios(bulk ? bulkBodies(64, config.bulkItems, bulk.users) : []);
     const samples: Sample[][][] = scenarios.map((scenario) => targetsOf(scenario).map(() => []));
     for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);

@@ -1,4 +1,4 @@
-import { assertStoreExists, openStore, StoreMissing, StoreOpenError, StoreUnreachable } from '../store/openStore.js';
+import { assertStoreExists, openStore, StoreMissing, StoreOpenError, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
 import { CommandFailure, UsageFailure } from './errors.js';
 
@@ -39,12 +39,13 @@ export function requireDatabase(location: string): void {
 }
 
 /**
- * A database that cannot be opened, as the CLI reports it: exit 2 when it is not there or its
- * server does not answer (the command line names it), 1 when it cannot be opened otherwise.
+ * A database that cannot be opened, as the CLI reports it: exit 2 when it is not there, its
+ * server does not answer, or it cannot be served (not a database, not writable, a newer schema:
+ * the command line names it), 1 when it cannot be opened otherwise.
  */
 export function commandFailureOf(error: unknown): unknown {
   if (error instanceof StoreMissing) return missingDatabase(error);
-  if (error instanceof StoreUnreachable) return new UsageFailure(error.message);
+  if (error instanceof StoreUnreachable || error instanceof StoreUnusable) return new UsageFailure(error.message);
   if (error instanceof StoreOpenError) return new CommandFailure(error.message);
   return error;
 }

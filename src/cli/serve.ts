@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
-import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable } from '../store/openStore.js';
+import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
@@ -147,7 +147,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     server = await startServer(options);
   } catch (error) {
-    if (error instanceof StoreMissing || error instanceof StoreUnreachable) throw commandFailureOf(error);
+    if (error instanceof StoreMissing || error instanceof StoreUnreachable || error instanceof StoreUnusable) throw commandFailureOf(error);
     const where = `${options.db} on ${options.host}:${options.port}`;
     throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
   }

@@ -3,7 +3,7 @@ import { isUnreachable } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgresStore.js';
 import { DEFAULT_BUSY_TIMEOUT_MS } from './sqlite/db.js';
 import { openSqliteStore } from './sqlite/sqliteStore.js';
-import type { Store, StoreLog } from './store.js';
+import { SchemaTooNew, type Store, type StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */
@@ -27,6 +27,27 @@ export class StoreOpenError extends Error {}
 
 /** The database server named by `--db` does not answer (a `StoreOpenError` the CLI reports with exit code 2). */
 export class StoreUnreachable extends StoreOpenError {}
+
+/**
+ * The database named by `--db` is there but cannot be served by this build: a file that is not
+ * a database, a file or directory that cannot be written, a schema newer than this build's
+ * (a `StoreOpenError` the CLI reports with exit code 2: the command line names it).
+ */
+export class StoreUnusable extends StoreOpenError {}
+
+/** Why SQLite cannot serve the file at `path`, when it is one of the {@link StoreUnusable} cases. */
+function unusableSqlite(path: string, error: unknown): StoreUnusable | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof SchemaTooNew) return new StoreUnusable(`${path}: ${error.message}`, { cause: error });
+  if (code === 'SQLITE_NOTADB') return new StoreUnusable(`${path} is not a database (SQLite: file is not a database)`, { cause: error });
+  if (typeof code === 'string' && (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM')) {
+    return new StoreUnusable(
+      `${path} cannot be opened for writing (a read-only file or directory?): compdata writes the file and its -wal and -shm files beside it`,
+      { cause: error },
+    );
+  }
+  return undefined;
+}
 
 /**
  * The database named by `--db` does not exist (and the caller did not ask to create it): only
@@ -80,7 +101,7 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
       writerExitsInFirstTransaction: options.writerExitsInFirstTransaction,
     });
   } catch (error) {
-    throw new StoreOpenError(`cannot open database ${path}: ${(error as Error).message}`, { cause: error });
+    throw unusableSqlite(path, error) ?? new StoreOpenError(`cannot open database ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -95,6 +116,7 @@ async function openPostgres(location: string, options: OpenStoreOptions): Promis
   } catch (error) {
     const message = `cannot open database ${shown}: ${(error as Error).message || String(error)}`;
     if (isUnreachable(error)) throw new StoreUnreachable(message, { cause: error });
+    if (error instanceof SchemaTooNew) throw new StoreUnusable(`${shown}: ${error.message}`, { cause: error });
     throw new StoreOpenError(message, { cause: error });
   }
 }

@@ -149,6 +149,19 @@ export interface LoadOptions {
 export class TenantNotEmpty extends Error {}
 
 /**
+ * The database was written by a newer build of compdata (its schema version is past the last
+ * migration this build knows): serving it could misread or damage data, so it is refused.
+ */
+export class SchemaTooNew extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(`its schema is version ${found}, newer than this build's ${known}: use the compdata that wrote it, or a later one`);
+  }
+}
+
+/**
  * The store cannot do the work now, through no fault of the request: another writer held the
  * database past the busy timeout, the writer stopped, the database cannot be reached. The
  * client is told to try again (503 with Retry-After); nothing was written.

@@ -15,9 +15,10 @@ export interface CliResult {
 }
 
 /** Runs `compdata <args>` to its end; `input`, when given, is its standard input. */
-export function runCli(args: readonly string[], input?: string | Buffer): Promise<CliResult> {
+export function runCli(args: readonly string[], input?: string | Buffer, timeoutMs = 0): Promise<CliResult> {
   return new Promise((resolve) => {
-    const options = { encoding: 'utf8' as const, maxBuffer: 256 * 1024 * 1024 };
+    // `timeoutMs`: the command is stopped (SIGTERM) after that long, for commands that should have ended.
+    const options = { encoding: 'utf8' as const, maxBuffer: 256 * 1024 * 1024, timeout: timeoutMs };
     const child = execFile(process.execPath, [...NODE_ARGS, ...args], options, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { SchemaTooNew } from '../store.js';
 import { firstRow, inTransaction, run, statement } from './connection.js';
 
 /**
@@ -169,6 +170,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
       await run(client, firstVersion);
       version = 0;
     }
+    if (version > MIGRATIONS.length) throw new SchemaTooNew(version, MIGRATIONS.length);
     for (; version < MIGRATIONS.length; version += 1) {
       await client.query(MIGRATIONS[version]!);
       await run(client, setVersion, version + 1);

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { SchemaTooNew } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -42,7 +43,8 @@ export function openDatabase(path: string, options: { role?: 'server' | 'writer'
 
 function migrate(db: Db): void {
   const current = (): number => db.pragma('user_version', { simple: true }) as number;
-  if (current() >= MIGRATIONS.length) return;
+  if (current() > MIGRATIONS.length) throw new SchemaTooNew(current(), MIGRATIONS.length);
+  if (current() === MIGRATIONS.length) return;
   db.transaction(() => {
     // Re-read inside the write lock: another process may have migrated meanwhile.
     for (let version = current(); version < MIGRATIONS.length; version += 1) {

@@ -91,6 +91,10 @@ export async function inTransaction<T>(
   const attempts = options.attempts ?? 1;
   for (let attempt = 1; ; attempt += 1) {
     const client = await pool.connect();
+    // A connection lost while it is checked out also emits 'error' on its client, and an
+    // 'error' without a listener would end the process. The loss is handled where it shows
+    // anyway: the query in progress fails with it.
+    client.on('error', ignoreLostConnection);
     let broken: Error | undefined;
     try {
       await client.query(options.begin ?? 'BEGIN');
@@ -102,11 +106,14 @@ export async function inTransaction<T>(
       if (!(isRetryable(error) && attempt < attempts)) throw error;
     } finally {
       // A connection whose rollback failed is not given back to the pool.
+      client.off('error', ignoreLostConnection);
       client.release(broken);
     }
     await new Promise((resolve) => setTimeout(resolve, 5 * attempt * Math.random()));
   }
 }
+
+function ignoreLostConnection(): void {}
 
 const sqlState = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 

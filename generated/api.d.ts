@@ -367,8 +367,9 @@ export interface components {
         /**
          * Format: uri
          * @description Absolute URL of the following page, carrying `limit` and `offset` (and, on the read-back
-         *     extensions, an opaque `cursor`). Present exactly when at least one record follows this
-         *     page; absent on the last page.
+         *     extensions, an opaque `cursor`; with `changed_since`, `limit` and `changed_since`
+         *     instead). Present exactly when at least one record follows this page; absent on the last
+         *     page.
          * @example http://127.0.0.1:8080/v1/reporting?limit=2000&offset=2000
          */
         NextPage: string;

@@ -11,15 +11,20 @@ const changeRows = (rows: Row[]): ChangeRow[] => rows.map((row) => [row.stamp, r
 /**
  * The reads of incremental sync on PostgreSQL: the same two streams as on SQLite
  * (../sqlite/changeReads.ts), each read along an index from where the walk resumes, merged in
- * one statement (one snapshot).
+ * one statement (one snapshot). The records of each dimension-fields row are a LATERAL
+ * subquery, so that the planner walks the rows in index order and stops at the page's end
+ * (a plain join let it hash-join every record of the tenant when many rows share a stamp).
  */
 const reporting = statement<[...Bounds, string], Row>(
   `SELECT * FROM (
      SELECT d.stamp, 0 AS stream, d.user_pk AS a, d.month AS b, r.pos AS c, r.body || d.fragment AS json
      FROM dimension_values d
-     JOIN reporting_records r ON r.tenant_id = d.tenant_id AND r.user_pk = d.user_pk AND r.month = d.month
+     CROSS JOIN LATERAL (
+       SELECT r.pos, r.body FROM reporting_records r
+       WHERE r.tenant_id = d.tenant_id AND r.user_pk = d.user_pk AND r.month = d.month AND r.stamp < d.stamp
+         AND (d.stamp, d.user_pk, d.month, r.pos) > ($2::bigint, $3::bigint, $4::bigint, $5::bigint)
+       ORDER BY r.pos) AS r
      WHERE d.tenant_id = $1 AND (d.stamp, d.user_pk, d.month) >= ($2::bigint, $3::bigint, $4::bigint)
-       AND (d.stamp, d.user_pk, d.month, r.pos) > ($2::bigint, $3::bigint, $4::bigint, $5::bigint) AND r.stamp < d.stamp
      ORDER BY d.stamp, d.user_pk, d.month, r.pos LIMIT $8) AS fields
    UNION ALL
    SELECT * FROM (

@@ -40,6 +40,7 @@ const updateFragments = statement<[number, number[], number[], string[], number]
 );
 const usersAfter = statement<[number, number, number], { pk: number }>('SELECT pk FROM users WHERE tenant_id = $1 AND pk > $2 ORDER BY pk LIMIT $3');
 const setEmptyFragment = statement<[string, number]>('UPDATE tenants SET empty_fragment = $1 WHERE id = $2');
+const stampRecords = statement<[number, number]>('UPDATE reporting_records SET stamp = $2 WHERE tenant_id = $1');
 
 /** Re-renders, for each user of `monthsByUser`, the fields of the months of its period (`stamp`: of the changes). */
 export async function refreshUserMonths(db: Queryable, tenantId: number, stamp: number, monthsByUser: ReadonlyMap<number, Period>): Promise<void> {
@@ -52,7 +53,11 @@ export async function refreshUserMonths(db: Queryable, tenantId: number, stamp: 
   }
 }
 
-/** Re-renders every field of `userPks`, or of every user of the tenant (its dimensions changed); `stamp`: of the changes. */
+/**
+ * Re-renders every field of `userPks`, or of every user of the tenant (its dimensions changed);
+ * `stamp`: of the changes. In the second case every record changes: the records take the stamp
+ * and the fields minus it, as on SQLite (../sqlite/dimensionValues.ts).
+ */
 export async function refreshUsers(db: Queryable, tenantId: number, stamp: number, userPks?: Iterable<number>): Promise<void> {
   const keys = (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key);
   const all = (pks: number[]): Bounds => [pks, pks.map(() => LOWEST), pks.map(() => HIGHEST)];
@@ -62,10 +67,11 @@ export async function refreshUsers(db: Queryable, tenantId: number, stamp: numbe
     return;
   }
   await run(db, setEmptyFragment, renderDimensionFragment(keys, [], 0), tenantId);
+  await run(db, stampRecords, tenantId, stamp);
   for (let after = 0; ; ) {
     const pks = (await rowsOf(db, usersAfter, tenantId, after, USERS_PER_ROUND)).map((row) => row.pk);
     if (pks.length === 0) return;
-    await render(db, tenantId, stamp, keys, all(pks));
+    await render(db, tenantId, -stamp, keys, all(pks));
     after = pks[pks.length - 1]!;
   }
 }

@@ -13,13 +13,24 @@ const ALL_MONTHS: Period = { start: null, end: null };
 export function dimensionValuesRefresher(db: Db) {
   const usersOfTenant = db.prepare<[number], number>('SELECT pk FROM users WHERE tenant_id = ?').pluck();
   const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
+  const stampRecords = db.prepare<[number, number]>('UPDATE reporting_records SET stamp = ? WHERE tenant_id = ?');
   const fragments = fragmentStatements(db);
 
-  /** Re-renders every fragment of `userPks` (all users of the tenant when omitted); `stamp`: of the changes. */
+  /**
+   * Re-renders every fragment of `userPks`; `stamp`: of the changes. Without `userPks` (the
+   * tenant's dimensions changed), every fragment and so every record changes: the records take
+   * the stamp and the fragments minus it (migration 5), so that a sync reads them in record
+   * order rather than passing over every record once per fragment.
+   */
   return (tenantId: number, stamp: number, userPks?: Iterable<number>): void => {
     const keys = fragments.dimensionKeys(tenantId);
     setEmptyFragment.run(renderDimensionFragment(keys, [], 0), tenantId);
-    for (const userPk of userPks ?? usersOfTenant.all(tenantId)) fragments.render(keys, userPk, ALL_MONTHS, stamp);
+    if (userPks) {
+      for (const userPk of userPks) fragments.render(keys, userPk, ALL_MONTHS, stamp);
+      return;
+    }
+    for (const userPk of usersOfTenant.all(tenantId)) fragments.render(keys, userPk, ALL_MONTHS, -stamp);
+    stampRecords.run(stamp, tenantId);
   };
 }
 

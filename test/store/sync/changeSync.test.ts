@@ -44,6 +44,7 @@ const step = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('renameUser' as const), user: fc.nat({ max: USERS - 1 }), name: fc.constantFrom('Ann', 'Bo') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('addMetric' as const), key: fc.constantFrom('churn', 'upsell') }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('addDimension' as const), key: fc.constantFrom('tier', 'band') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('importDeals' as const), i: fc.nat({ max: DEALS + 2 }), amount: fc.nat({ max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), records: fc.integer({ min: 0, max: RECORDS }) }) },
 );
@@ -119,6 +120,8 @@ async function apply(store: Store, tenant: string, key: string, step: Step, mirr
       await writer.upsertUsers([{ ...fixtureUser(tenant, step.user), name: step.name }]);
     } else if (step.kind === 'addMetric') {
       await writer.defineMetricsAndDimensions([step.key], []);
+    } else if (step.kind === 'addDimension') {
+      await writer.defineMetricsAndDimensions([], [step.key]);
     } else {
       await writer.upsertTableRecords('deals', [{ id: `d${step.i}`, amount: step.amount }]);
     }

@@ -102,6 +102,29 @@ describe('GET ...?changed_since (incremental sync)', () => {
     for (const record of metric.records) assert.equal(record.churn, null);
   });
 
+  test('a change made during a walk is in that walk or the next sync: the copy ends as a full read', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 24, users: 3 });
+    });
+    const copy = new Map<unknown, Record<string, unknown>>();
+    const first = await server.call('GET', '/v1/reporting?changed_since=0&limit=5', { key: fixture.key });
+    for (const record of first.body.data) copy.set(record.id, record);
+    // u0's records 0, 3, 6, ... in every month: some were sent already, some are still ahead.
+    const put = await server.call('PUT', '/v1/users/groups/bulk', {
+      key: fixture.key,
+      json: { data: [{ user: 'user0@acme.example', group_dimension: 'segment', group: 'Mid', start_date: '2026-01' }] },
+    });
+    assert.equal(put.status, 200);
+    const rest = await walk(server, fixture.key, first.body.next.slice(server.url.length));
+    for (const record of rest.records) copy.set(record.id, record);
+    const next = await walk(server, fixture.key, `/v1/reporting?changed_since=${rest.token}`);
+    for (const record of next.records) copy.set(record.id, record);
+    const full = await server.call('GET', '/v1/reporting', { key: fixture.key });
+    assert.deepEqual(sorted([...copy.values()].map((record) => JSON.stringify(record))), sorted(full.body.data.map((record: unknown) => JSON.stringify(record))));
+    assert.ok(full.body.data.filter((record: { user: { id: string } }) => record.user.id === 'u0').every((record: { segment: string[] }) => record.segment[0] === 'Mid'));
+  });
+
   test('a token from before import --replace gets 410 (sync again); a sync from 0 then shows only the new data', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {

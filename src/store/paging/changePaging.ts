@@ -48,5 +48,22 @@ export async function readChanges(reads: ChangeReads, query: ChangeQuery, tenant
 
 const positionOf = ([stamp, stream, a, b, c]: ChangeRow): ChangePosition => ({ stamp, stream, a, b, c });
 
+/** The first `n` rows of two lists each in change order, merged in change order. */
+export function mergeInChangeOrder(x: readonly ChangeRow[], y: readonly ChangeRow[], n: number): ChangeRow[] {
+  const merged: ChangeRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (merged.length < n && (i < x.length || j < y.length)) {
+    if (j >= y.length || (i < x.length && precedes(x[i]!, y[j]!))) merged.push(x[i++]!);
+    else merged.push(y[j++]!);
+  }
+  return merged;
+}
+
+const precedes = (x: ChangeRow, y: ChangeRow): boolean => {
+  for (let k = 0; k < 5; k += 1) if (x[k] !== y[k]) return (x[k] as number) < (y[k] as number);
+  return false;
+};
+
 /** The listing a token is bound to: a token of one listing is not one this server issued for another. */
 export const changeScope = (source: ChangedSource): string => (source.kind === 'reporting' ? 'reporting' : `table:${source.table}`);

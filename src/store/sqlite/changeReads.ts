@@ -1,4 +1,4 @@
-import type { ChangeReads, ChangeRow, ResumeBounds } from '../paging/changePaging.js';
+import { mergeInChangeOrder, type ChangeReads, type ChangeRow, type ResumeBounds } from '../paging/changePaging.js';
 import type { Db } from './db.js';
 
 /** The parameters of a read in change order (see `resumeBounds`): tenant or table, bounds, rows wanted. */
@@ -19,10 +19,12 @@ const params = (owner: number, { fields: [fs, fu, fm, fp], records: [rs, rp] }: 
 /**
  * The reads of incremental sync on SQLite (migration 5), prepared once per connection. A
  * reporting record changed at the later of its row's stamp and its dimension fields' stamp;
- * two streams, each read along an index from where the walk resumes, are merged in one
- * statement (one snapshot): the records whose dimension fields changed last (by the fields'
- * stamp, user, month, then by position), and the records whose own row changed last (by
- * stamp and position). A record whose fields and row share a stamp comes from the second.
+ * two streams are read, each along an index from where the walk resumes: the records whose
+ * dimension fields changed last (by the fields' stamp, user, month, then by position), and the
+ * records whose own row changed last (by stamp and position). A record whose fields and row
+ * share a stamp comes from the second. Both are read in one read transaction (one snapshot)
+ * and merged here: a third less CPU than one statement merging them with an ORDER BY, which
+ * copied every record into a sorter (2.2 against 3.5 ms for 1,000 records of 1,000,000).
  */
 export function changeReads(db: Db) {
   const fieldsStream = `SELECT d.stamp AS stamp, 0 AS stream, d.user_pk AS a, d.month AS b, r.pos AS c, r.body || d.fragment AS json
@@ -36,9 +38,9 @@ export function changeReads(db: Db) {
     LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
     WHERE r.tenant_id = @owner AND (r.stamp, r.pos) > (@rs, @rp) AND r.stamp >= ifnull(d.stamp, 0)
     ORDER BY r.stamp, r.pos LIMIT @n`;
-  const reporting = db
-    .prepare<ChangeParams, ChangeRow>(`SELECT * FROM (${fieldsStream}) UNION ALL SELECT * FROM (${recordStream}) ORDER BY 1, 2, 3, 4, 5 LIMIT @n`)
-    .raw();
+  const fieldRows = db.prepare<ChangeParams, ChangeRow>(fieldsStream).raw();
+  const recordRows = db.prepare<ChangeParams, ChangeRow>(recordStream).raw();
+  const reporting = db.transaction((p: ChangeParams) => mergeInChangeOrder(fieldRows.all(p), recordRows.all(p), p.n));
   const tableOf = db.prepare<[number, string], number>('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
   const tableRecords = db
     .prepare<ChangeParams, ChangeRow>(
@@ -52,7 +54,7 @@ export function changeReads(db: Db) {
     /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
     reporting: (tenantId: number, emptyFragment: string): ChangeReads => ({
       state: () => state.get(tenantId)!,
-      rows: (bounds, n) => reporting.all({ ...params(tenantId, bounds, n), empty: emptyFragment }),
+      rows: (bounds, n) => reporting({ ...params(tenantId, bounds, n), empty: emptyFragment }),
     }),
     /** The records of a data table of a tenant, or `undefined` when the tenant has no such table. */
     tableRecords(tenantId: number, tableKey: string): ChangeReads | undefined {

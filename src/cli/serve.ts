@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import type { FaultSpec } from '../http/faultSpec.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
@@ -7,6 +8,7 @@ import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable, StoreUnusable } from
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
+import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
 import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
 /**
@@ -71,6 +73,7 @@ export function serveCommand(): Command {
     .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
     .option('--workers <n>', 'server processes on the one port (auto: one per core); limits apply to each', parseWorkers, 1)
     .option('--db-pool <n>', 'PostgreSQL: connections to the database per server process', integerIn(1, 1000), DEFAULT_POOL_SIZE)
+    .option('--faults <spec>', FAULTS_HELP, parseFaultsOption)
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
@@ -112,6 +115,7 @@ interface CliServeOptions {
   logLevel: LogLevel;
   workers: number;
   dbPool: number;
+  faults?: FaultSpec;
 }
 
 type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
@@ -134,6 +138,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     idleTimeoutMs: options.idleTimeout,
     shutdownTimeoutMs: options.shutdownTimeout,
     dbPool: options.dbPool,
+    ...(options.faults !== undefined && { faults: options.faults }),
     logger: createLogger(options.logLevel),
   };
 }

@@ -3,6 +3,7 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import type { Principal, Store } from '../store/store.js';
 import type { DocsAssets } from './docsAssets.js';
+import type { FaultSpec } from './faultSpec.js';
 import type { LoadedDocument } from './document.js';
 import type { PublicBaseConfig } from './publicBase.js';
 
@@ -14,6 +15,8 @@ export interface HandlerDeps {
   document: Pick<LoadedDocument, 'servedJson'>;
   /** The API reference page and its files (`GET /docs`). */
   docs: DocsAssets;
+  /** The faults injected on demand (`--faults`), which `GET /healthz` tells; absent: none. */
+  faults?: FaultSpec;
 }
 
 /** Koa state set before a handler runs: the key's principal on operations that need a key. */

@@ -7,8 +7,8 @@ import { startServer, type RunningServer, type ServerOptions } from '../http/ser
 import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
-import { CommandFailure } from './errors.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
+import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
 /**
@@ -61,6 +61,7 @@ export function serveCommand(): Command {
       parsePublicUrl,
     )
     .option('--trust-proxy', 'build "next" links from X-Forwarded-Proto and X-Forwarded-Host')
+    .option('--faults <spec>', FAULTS_HELP, parseFaultsOption)
     .option('--cors-origin <origin>', 'let browser applications of this origin call the API (repeatable; * for any); default: CORS off', parseCorsOrigin)
     .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), d.maxConcurrent)
     .option('--body-limit <bytes>', 'largest request body; larger are answered 413', bytes(1 << 30), d.bodyLimit)
@@ -73,7 +74,6 @@ export function serveCommand(): Command {
     .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
     .option('--workers <n>', 'server processes on the one port (auto: one per core); limits apply to each', parseWorkers, 1)
     .option('--db-pool <n>', 'PostgreSQL: connections to the database per server process', integerIn(1, 1000), DEFAULT_POOL_SIZE)
-    .option('--faults <spec>', FAULTS_HELP, parseFaultsOption)
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
@@ -103,6 +103,7 @@ interface CliServeOptions {
   publicUrl?: string;
   trustProxy?: boolean;
   corsOrigin?: string[];
+  faults?: FaultSpec;
   maxConcurrent: number;
   bodyLimit: number;
   maxUrlLength: number;
@@ -115,7 +116,6 @@ interface CliServeOptions {
   logLevel: LogLevel;
   workers: number;
   dbPool: number;
-  faults?: FaultSpec;
 }
 
 type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
@@ -128,6 +128,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     trustProxy: options.trustProxy === true,
     corsOrigins: options.corsOrigin ?? [],
+    ...(options.faults !== undefined && { faults: options.faults }),
     maxConcurrent: options.maxConcurrent,
     bodyLimit: options.bodyLimit,
     maxUrlLength: options.maxUrlLength,
@@ -138,7 +139,6 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     idleTimeoutMs: options.idleTimeout,
     shutdownTimeoutMs: options.shutdownTimeout,
     dbPool: options.dbPool,
-    ...(options.faults !== undefined && { faults: options.faults }),
     logger: createLogger(options.logLevel),
   };
 }

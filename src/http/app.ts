@@ -17,10 +17,10 @@ export interface AppSettings {
   limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>;
   logger: Logger;
   publicBase: PublicBaseConfig;
-  /** Origins allowed to call from a browser (`*`: any); none: CORS off. */
-  corsOrigins: readonly string[];
   /** `--faults`: faults injected into the answers of the API, for testing clients; none: off. */
   faults?: FaultSpec;
+  /** Origins allowed to call from a browser (`*`: any); none: CORS off. */
+  corsOrigins: readonly string[];
 }
 
 /**

@@ -11,12 +11,12 @@ import type { PublicBaseConfig } from './publicBase.js';
 export interface HandlerDeps {
   store: Store;
   publicBase: PublicBaseConfig;
+  /** The faults injected on demand (`--faults`), which `GET /healthz` tells; absent: none. */
+  faults?: FaultSpec;
   /** The contract, served by `GET /openapi.json`. */
   document: Pick<LoadedDocument, 'servedJson'>;
   /** The API reference page and its files (`GET /docs`). */
   docs: DocsAssets;
-  /** The faults injected on demand (`--faults`), which `GET /healthz` tells; absent: none. */
-  faults?: FaultSpec;
 }
 
 /** Koa state set before a handler runs: the key's principal on operations that need a key. */

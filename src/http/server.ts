@@ -66,9 +66,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       deps: {
         store,
         publicBase,
+        faults: options.faults,
         document,
         docs: loadDocsAssets(),
-        faults: options.faults,
       },
       authenticate: (key) => store.authenticate(key),
       readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),

@@ -3,9 +3,9 @@ import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
 import { checkInvariants } from '../invariantCheck.js';
 import {
-  BackupUnsupported,
   StoreUnavailable,
   TenantNotEmpty,
+  BackupUnsupported,
   type BulkOutcome,
   type LoadOptions,
   type PageOutcome,

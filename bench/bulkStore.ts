@@ -5,8 +5,11 @@
  * 1,000,045), plus one reporting record per user and month of 2026 (so every upsert re-renders
  * dimension fields, D3). Everything follows from the numbers; the requests are drawn by
  * {@link bulkBodies}.
+ *
+ * Beside it, {@link TENANTS} more tenants of an eighth as many users each, built the same way:
+ * the scenario of PUTs spread over tenants, which one tenant's lock does not serialise.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { openStore } from '../src/store/openStore.js';
 import type { GroupAttributionInput, ManagerAttributionInput, TenantWriter } from '../src/store/tenantWriting.js';
 import { formatMonth } from '../src/domain/months.js';
@@ -38,15 +41,40 @@ export function attributionCount(users: number): number {
   return users * ATTRIBUTIONS_PER_USER - MANAGER_PERIODS;
 }
 
-/** Builds the store of `users` users in `workDir` unless it is there; returns its path and a fresh key. */
-export async function prepareBulkStore(workDir: string, users: number): Promise<{ dbPath: string; key: string }> {
+/** How many tenants besides `bench` the bulk store holds, and their names. */
+export const TENANTS = 8;
+export const tenantName = (i: number) => `bench-${i}`;
+/** Users of each of those tenants. */
+export const tenantUsersFor = (users: number) => Math.max(201, Math.floor(users / TENANTS));
+
+export interface BulkStore {
+  /** A fresh key of the tenant `bench`. */
+  key: string;
+  /** A fresh key of each of the {@link TENANTS} other tenants, in order. */
+  tenantKeys: string[];
+}
+
+/** Builds the store of `users` users in `workDir` unless it is there; returns its path and fresh keys. */
+export async function prepareBulkStore(workDir: string, users: number): Promise<BulkStore & { dbPath: string }> {
   mkdirSync(workDir, { recursive: true });
-  const dbPath = `${workDir}/bulk-${attributionCount(users)}.db`;
-  const fresh = !existsSync(dbPath);
-  const store = await openStore(dbPath, { role: 'command' });
+  const dbPath = `${workDir}/bulk-${attributionCount(users)}-t${TENANTS}.db`;
+  return { dbPath, ...(await fillBulkStore(dbPath, users)) };
+}
+
+/**
+ * Fills the database at `location` (a file, or a PostgreSQL URL) with the tenants it lacks, and
+ * returns fresh keys. A tenant already there is kept as it is (PUTs of earlier runs included).
+ */
+export async function fillBulkStore(location: string, users: number): Promise<BulkStore> {
+  const store = await openStore(location, { role: 'command' });
   try {
-    if (fresh) await store.loadTenant('bench', {}, (writer) => fill(writer, users));
-    return { dbPath, key: (await store.createKey('bench')).key };
+    const tenants = [{ name: 'bench', users }, ...Array.from({ length: TENANTS }, (_, i) => ({ name: tenantName(i), users: tenantUsersFor(users) }))];
+    for (const tenant of tenants) {
+      if (!(await store.findTenant(tenant.name))) await store.loadTenant(tenant.name, {}, (writer) => fill(writer, tenant.users));
+    }
+    const keys = [];
+    for (const tenant of tenants) keys.push((await store.createKey(tenant.name)).key);
+    return { key: keys[0]!, tenantKeys: keys.slice(1) };
   } finally {
     await store.close();
   }

@@ -7,14 +7,21 @@
  * into a fresh file, and exported again: the two exports must be byte-identical. Two sizes show
  * whether memory depends on the size. Results go to bench/results/.
  *
+ * With `BENCH_POSTGRES` set to a PostgreSQL server's URL (its `postgres` database, as a user who
+ * may create databases), the same file is also imported into a fresh database on that server
+ * and exported from it: a row per engine, and the PostgreSQL export must be byte-identical too.
+ *
  *   npm run build && node --import tsx bench/importExport.ts
+ *   BENCH_SIZES=1000000 BENCH_POSTGRES=postgres://postgres@127.0.0.1:54330/postgres node --import tsx bench/importExport.ts
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import pg from 'pg';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
 const WORK = 'bench/.work';
+const POSTGRES = process.env.BENCH_POSTGRES;
 
 interface Run {
   seconds: number;
@@ -44,7 +51,23 @@ function removeDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
 }
 
+/** A fresh, empty database `name` on the server of `adminUrl`; returns its URL. */
+async function freshPostgresDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 interface Row {
+  engine: 'sqlite' | 'postgres';
   records: number;
   fileMiB: number;
   seedSeconds?: number;
@@ -53,7 +76,7 @@ interface Row {
   identical: boolean;
 }
 
-async function measure(records: number): Promise<Row> {
+async function measure(records: number, engine: Row['engine']): Promise<Row> {
   mkdirSync(WORK, { recursive: true });
   const seeded = `${WORK}/bench-${records}.db`;
   let seedSeconds: number | undefined;
@@ -62,8 +85,8 @@ async function measure(records: number): Promise<Row> {
   }
   const file = `${WORK}/dataset-${records}.json`;
   const again = `${WORK}/dataset-${records}-again.json`;
-  const loaded = `${WORK}/imported-${records}.db`;
-  removeDatabase(loaded);
+  const loaded = engine === 'postgres' ? await freshPostgresDatabase(POSTGRES!, `imported_${records}`) : `${WORK}/imported-${records}.db`;
+  if (engine === 'sqlite') removeDatabase(loaded);
 
   const exported = await compdata(['export', '--db', seeded, '--tenant', 'bench', file]);
   const elements = Number(/: (\d+) elements/.exec(exported.stdout)![1]);
@@ -78,6 +101,7 @@ async function measure(records: number): Promise<Row> {
     identical = false;
   }
   const row: Row = {
+    engine,
     records,
     fileMiB: statSync(file).size / 1048576,
     ...(seedSeconds === undefined ? {} : { seedSeconds }),
@@ -92,24 +116,26 @@ async function measure(records: number): Promise<Row> {
     identical,
   };
   rmSync(again, { force: true });
-  removeDatabase(loaded);
+  if (engine === 'sqlite') removeDatabase(loaded);
   return row;
 }
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
   for (const records of SIZES) {
-    const row = await measure(records);
-    rows.push(row);
-    console.log(JSON.stringify(row));
+    for (const engine of POSTGRES ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+      const row = await measure(records, engine);
+      rows.push(row);
+      console.log(JSON.stringify(row));
+    }
   }
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   const header =
-    '| reporting records | file MiB | import s | import records/s (reporting + table) | import reporting/s | import peak RSS MiB | export s | export elements/s | export peak RSS MiB | round trip |\n' +
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
+    '| engine | reporting records | file MiB | import s | import records/s (reporting + table) | import reporting/s | import peak RSS MiB | export s | export elements/s | export peak RSS MiB | round trip |\n' +
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|';
   const lines = rows.map(
     (r) =>
-      `| ${r.records} | ${r.fileMiB.toFixed(0)} | ${r.import.seconds.toFixed(1)} | ${Math.round(r.import.recordsPerSecond)} | ` +
+      `| ${r.engine} | ${r.records} | ${r.fileMiB.toFixed(0)} | ${r.import.seconds.toFixed(1)} | ${Math.round(r.import.recordsPerSecond)} | ` +
       `${Math.round(r.import.reportingPerSecond)} | ${r.import.peakRssMiB.toFixed(0)} | ${r.export.seconds.toFixed(1)} | ` +
       `${Math.round(r.export.elementsPerSecond)} | ${r.export.peakRssMiB.toFixed(0)} | ${r.identical ? 'byte-identical' : 'DIFFERENT'} |`,
   );

@@ -10,10 +10,11 @@ import type { Scenario } from './scenarios.js';
 import type { ServerProcess } from './serverProcess.js';
 import { percentile } from './stats.js';
 
-/** A server and the key of its store's tenant. */
+/** A server and the key of its store's tenant (and of the bulk store's other tenants). */
 export interface Target {
   server: ServerProcess;
   key: string;
+  tenantKeys?: readonly string[];
 }
 
 /** What one run measured. */
@@ -60,7 +61,7 @@ export async function runScenario(scenario: Scenario, target: Target, seconds: n
       duration: seconds,
       ...(amount !== undefined && { amount }),
       headers: { 'X-API-Key': target.key },
-      ...scenario.requests(),
+      ...scenario.requests(target),
     });
   } finally {
     clearInterval(sampler);

@@ -109,7 +109,7 @@ export function targetChecks(rows: readonly ResultRow[], idleRead: MemoryReading
     }
   }
   const most = Math.max(...connections);
-  const loaded = rows.filter((row) => row.connections === most && row.kind !== 'bulk-put');
+  const loaded = rows.filter((row) => row.connections === most && !row.kind.startsWith('bulk-'));
   const mb = (mib: number) => `+${(mib * 1.048576).toFixed(0)} MB`;
   const peak = Math.max(...loaded.map((row) => row.peakRssMiB));
   const peakAnon = Math.max(...loaded.map((row) => row.peakAnonMiB));

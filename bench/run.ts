@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { dealCount } from '../src/dataset/deals.js';
-import { bulkBodies } from './bulkStore.js';
+import { bulkBodies, tenantUsersFor } from './bulkStore.js';
 import { measureCeilings, type CeilingRates } from './ceiling.js';
 import { writeLatencyChart } from './charts.js';
 import { benchConfig, type BenchConfig } from './config.js';
@@ -84,11 +84,12 @@ async function main(): Promise<void> {
     const bulk = await startServerProcess(stores.bulk.dbPath, serveOptions);
     servers.push(bulk);
     const targetOf = (scenario: Scenario): Target =>
-      scenario.server === 'read' ? { server: read, key: stores.read.key } : { server: bulk, key: stores.bulk.key };
+      scenario.server === 'read' ? { server: read, key: stores.read.key } : { server: bulk, key: stores.bulk.key, tenantKeys: stores.bulk.tenantKeys };
     const scenarios = allScenarios({
       config,
       deepNextPath: await deepNextPath(read.url, stores.read.key, config),
       bulkBodies: bulkBodies(BULK_BODIES, config.bulkItems, stores.bulk.users),
+      tenantBulkBodies: bulkBodies(BULK_BODIES, config.bulkItems, tenantUsersFor(stores.bulk.users)),
     });
     const chartConnections = scenarios.find((scenario) => scenario.kind === 'reporting-depth')?.connections ?? config.connections[0]!;
     await warmUp(config, scenarios, targetOf, chartConnections);

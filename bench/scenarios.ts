@@ -17,6 +17,7 @@ export type ScenarioKind =
   | 'reporting-small-random'
   | 'reporting-count'
   | 'bulk-put'
+  | 'bulk-put-tenants'
   | 'reporting-depth';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
@@ -35,7 +36,7 @@ export interface Scenario {
   /** The offset of the page, for the depth chart. */
   depth?: number;
   /** autocannon options besides url, connections, duration and headers; fresh state per call. */
-  requests(): Partial<autocannon.Options>;
+  requests(target: { tenantKeys?: readonly string[] }): Partial<autocannon.Options>;
 }
 
 /** What the scenarios need to know of the stores. */
@@ -44,6 +45,8 @@ export interface ScenarioInputs {
   /** Path and query of the deep page as `next` of the page before it gives it. */
   deepNextPath: string;
   bulkBodies: string[];
+  /** Bodies for the bulk store's smaller tenants (bulkStore.ts `TENANTS`), the same for each. */
+  tenantBulkBodies?: string[];
 }
 
 export const READ_PATH = '/v1/reporting';
@@ -59,7 +62,7 @@ export function allScenarios(inputs: ScenarioInputs): Scenario[] {
 
 type ScenarioMaker = (connections: number) => Scenario;
 
-function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): ScenarioMaker[] {
+function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = [] }: ScenarioInputs): ScenarioMaker[] {
   const { limit, smallLimit, records } = config;
   const deep = records - limit;
   return [
@@ -125,6 +128,14 @@ function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): Sc
       server: 'bulk',
       recordsPerRequest: config.bulkItems,
       requests: () => rotatingBodies(bulkBodies),
+    }),
+    (connections) => ({
+      kind: 'bulk-put-tenants',
+      title: `bulk PUT of ${config.bulkItems} items, each request to the next of 8 tenants`,
+      connections,
+      server: 'bulk',
+      recordsPerRequest: config.bulkItems,
+      requests: ({ tenantKeys = [] }) => rotatingBodies(tenantBulkBodies, tenantKeys),
     }),
   ];
 }
@@ -192,7 +203,8 @@ function randomSmallPages(records: number, limit: number): Partial<autocannon.Op
   return { requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `${READ_PATH}?limit=${limit}&offset=${nextOffset()}` }) }] };
 }
 
-export function rotatingBodies(bodies: readonly string[]): Partial<autocannon.Options> {
+/** PUTs of `bodies` in turn; with `keys`, each request under the next key (a tenant each), every body sent to every tenant. */
+export function rotatingBodies(bodies: readonly string[], keys: readonly string[] = []): Partial<autocannon.Options> {
   let sent = 0;
   return {
     requests: [
@@ -200,7 +212,12 @@ export function rotatingBodies(bodies: readonly string[]): Partial<autocannon.Op
         method: 'PUT',
         path: '/v1/users/groups/bulk',
         headers: { 'Content-Type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: bodies[sent++ % bodies.length] }),
+        setupRequest: (request) => {
+          const n = sent++;
+          if (keys.length === 0) return { ...request, body: bodies[n % bodies.length] };
+          const body = bodies[Math.floor(n / keys.length) % bodies.length];
+          return { ...request, body, headers: { ...request.headers, 'X-API-Key': keys[n % keys.length]! } };
+        },
       },
     ],
   };

@@ -34,6 +34,11 @@ export interface ServerOptions {
   bin?: string;
   /** Instead of `serve`: one of the rulers of bareServer.ts over the same store. */
   bare?: 'memory' | 'sqlite';
+  /**
+   * The process id of the database server it talks to (PostgreSQL's postmaster), whose CPU time
+   * is then counted as the server's: its own, its live children's and its reaped children's.
+   */
+  databasePid?: number;
 }
 
 export function memoryOf(pid: number): MemoryReading {
@@ -47,11 +52,26 @@ const CLOCK_TICKS = 100;
 
 /** CPU time of the process and of its live children (the workers of `serve --workers`), all threads. */
 export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) in parentheses; utime and stime are 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
   const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   return childrenOf(pid).reduce((sum, child) => sum + cpuSecondsOf(child), own);
+}
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces) in parentheses: utime, stime, cutime and cstime (14 to 17) at 11 to 14. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU time of a server process and of every child it has had: the live ones, and the ones it reaped (cutime, cstime). */
+export function cpuSecondsWithReaped(pid: number): number {
+  const fields = statFields(pid);
+  return cpuSecondsOf(pid) + (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
+
+/** The postmaster's process id, from the first line of `postmaster.pid` in a PostgreSQL data directory. */
+export function postmasterPid(dataDirectory: string): number {
+  return Number(readFileSync(`${dataDirectory}/postmaster.pid`, 'utf8').split('\n')[0]);
 }
 
 function childrenOf(pid: number): number[] {
@@ -83,7 +103,7 @@ export async function startServerProcess(dbPath: string, options: ServerOptions 
     url,
     pid,
     memory: () => memoryOf(pid),
-    cpuSeconds: () => cpuSecondsOf(pid),
+    cpuSeconds: () => cpuSecondsOf(pid) + (options.databasePid === undefined ? 0 : cpuSecondsWithReaped(options.databasePid)),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
     stop: async () => {
       child.kill('SIGTERM');

@@ -2,8 +2,8 @@
  * The suite's databases, built once into bench/.work/ and reused while their sizes stay:
  * - the read store: `compdata seed --records N` (N reporting records, a fifth as many `deals`
  *   table records, 200 users with group and manager attributions);
- * - the bulk store (bulkStore.ts): 50 attributions per user, about BENCH_ATTRIBUTIONS in all,
- *   copied afresh for every suite run, since the bulk PUTs change it.
+ * - the bulk store (bulkStore.ts): 50 attributions per user, about BENCH_ATTRIBUTIONS in all (and
+ *   8 smaller tenants beside), copied afresh for every suite run, since the bulk PUTs change it.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ export interface Store {
 
 export interface Stores {
   read: Store;
-  bulk: Store & { users: number; attributions: number };
+  bulk: Store & { users: number; attributions: number; tenantKeys: string[] };
 }
 
 function compdata(...args: string[]): string {
@@ -47,5 +47,5 @@ export async function prepareBulkRunStore(config: BenchConfig, copy = 'run'): Pr
   const dbPath = `${config.workDir}/bulk-${copy}.db`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
   copyFileSync(built.dbPath, dbPath);
-  return { dbPath, key: built.key, users, attributions: attributionCount(users) };
+  return { dbPath, key: built.key, tenantKeys: built.tenantKeys, users, attributions: attributionCount(users) };
 }

@@ -10,20 +10,25 @@
  * A SERVER is
  * - a directory holding `bin/compdata.js` and its `dist/` (this checkout `.`, a copy at another
  *   commit), with serve arguments after colons: `.:--workers=2`. `--db=URL` serves that
- *   database instead of the bench's read store (read scenarios only): it must hold the same
- *   records, for example seeded by the same `compdata seed` (bench/stores.ts) on PostgreSQL:
- *   `.:--db=postgres://postgres@127.0.0.1:54330/bench`;
+ *   database instead of the bench's read store: it must hold the same records, for example
+ *   seeded by the same `compdata seed` (bench/stores.ts) on PostgreSQL:
+ *   `.:--db=postgres://postgres@127.0.0.1:54330/bench`. For the bulk scenarios such a server
+ *   gets the database `bulk` on the same PostgreSQL server, created and filled when missing
+ *   (bulkStore.ts) and kept between runs. The CPU time of the PostgreSQL server (the
+ *   postmaster of BENCH_POSTGRES_DATA, default bench/.work/postgres/data, and its children) is
+ *   counted as that server's;
  * - `bare:memory` or `bare:sqlite`: the rulers of bareServer.ts (read scenarios of
  *   `/v1/reporting` only).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { bulkBodies } from './bulkStore.js';
+import pg from 'pg';
+import { bulkBodies, fillBulkStore, tenantUsersFor, type BulkStore } from './bulkStore.js';
 import { benchConfig } from './config.js';
 import { runScenario, type Sample, type Target } from './load.js';
 import { allScenarios, type Scenario } from './scenarios.js';
-import { startServerProcess, type ServerOptions, type ServerProcess } from './serverProcess.js';
+import { postmasterPid, startServerProcess, type ServerOptions, type ServerProcess } from './serverProcess.js';
 import { alternated, median } from './stats.js';
 import { prepareBulkRunStore, prepareReadStore } from './stores.js';
 
@@ -38,8 +43,13 @@ if (specs.length < 2) {
 }
 const config = benchConfig();
 
-function chosenScenarios(bodies: string[]): Scenario[] {
-  const scenarios = allScenarios({ config, deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`, bulkBodies: bodies });
+function chosenScenarios(users: number | undefined): Scenario[] {
+  const scenarios = allScenarios({
+    config,
+    deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`,
+    bulkBodies: users === undefined ? [] : bulkBodies(64, config.bulkItems, users),
+    tenantBulkBodies: users === undefined ? [] : bulkBodies(64, config.bulkItems, tenantUsersFor(users)),
+  });
   return (wanted.length > 0 ? wanted : ['reporting-first@8']).map((name) => {
     const [kind, connections = '8'] = name.split('@');
     const found = scenarios.find((scenario) => scenario.kind === kind && scenario.connections === Number(connections));
@@ -55,7 +65,26 @@ function serverOptions(spec: string): ServerOptions & { db?: string } {
   const pairs = args.map((arg) => (arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg]));
   const db = pairs.find(([name]) => name === '--db')?.[1];
   const serveArgs = pairs.filter(([name]) => name !== '--db').flat();
-  return { bin: `${dir}/bin/compdata.js`, db, serveArgs: ['--max-concurrent', String(config.maxConcurrent), ...serveArgs] };
+  const databasePid = db && /^postgres(ql)?:/.test(db) ? postmasterPid(process.env.BENCH_POSTGRES_DATA ?? 'bench/.work/postgres/data') : undefined;
+  return { bin: `${dir}/bin/compdata.js`, db, databasePid, serveArgs: ['--max-concurrent', String(config.maxConcurrent), ...serveArgs] };
+}
+
+/** The bulk store on the PostgreSQL server of `url`: its database `bulk`, created and filled when missing. */
+async function postgresBulkStore(url: string, users: number): Promise<BulkStore & { dbPath: string }> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const missing = (await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'bulk'`)).rowCount === 0;
+    if (missing) await admin.query('CREATE DATABASE bulk');
+  } finally {
+    await admin.end();
+  }
+  const bulkUrl = new URL(url);
+  bulkUrl.pathname = '/bulk';
+  const started = Date.now();
+  const store = await fillBulkStore(bulkUrl.toString(), users);
+  if (Date.now() - started > 5000) console.log(`filled the PostgreSQL bulk store in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { dbPath: bulkUrl.toString(), ...store };
 }
 
 /** A key of the tenant `bench` in the database `db`, made by the build at `bin`. */
@@ -68,18 +97,23 @@ async function main(): Promise<void> {
   const bulk = wanted.some((name) => name.startsWith('bulk-')) ? await prepareBulkRunStore(config) : undefined;
   const servers: Record<'read' | 'bulk', ServerProcess[]> = { read: [], bulk: [] };
   const readKeys: string[] = [];
+  const bulkKeys: BulkStore[] = [];
   try {
     for (const [index, spec] of specs.entries()) {
       const options = serverOptions(spec);
-      if (options.db && bulk) throw new Error(`${spec}: a server on its own --db runs read scenarios only`);
       servers.read.push(await startServerProcess(options.db ?? store.dbPath, options));
       readKeys.push(options.db ? keyIn(options.bin!, options.db) : store.key);
+      if (!bulk || options.bare) continue;
       // Each its own copy of the bulk store: the PUTs change it, and a build may migrate it.
-      if (bulk && !options.bare) servers.bulk.push(await startServerProcess((await prepareBulkRunStore(config, `run-${index}`)).dbPath, options));
+      const own = options.db ? await postgresBulkStore(options.db, bulk.users) : await prepareBulkRunStore(config, `run-${index}`);
+      servers.bulk.push(await startServerProcess(own.dbPath, options));
+      bulkKeys.push(own);
     }
     const targetsOf = (scenario: Scenario): Target[] =>
-      scenario.server === 'read' ? servers.read.map((server, i) => ({ server, key: readKeys[i]! })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));
-    const scenarios = chosenScenarios(bulk ? bulkBodies(64, config.bulkItems, bulk.users) : []);
+      scenario.server === 'read'
+        ? servers.read.map((server, i) => ({ server, key: readKeys[i]! }))
+        : servers.bulk.map((server, i) => ({ server, key: bulkKeys[i]!.key, tenantKeys: bulkKeys[i]!.tenantKeys }));
+    const scenarios = chosenScenarios(bulk?.users);
     const samples: Sample[][][] = scenarios.map((scenario) => targetsOf(scenario).map(() => []));
     for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);
     for (let round = 0; round < config.rounds; round += 1) {

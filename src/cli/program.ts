@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { backupCommand } from './backup.js';
+import { checkCommand } from './check.js';
 import { EXIT_OK, exitCodeOf, oneLine } from './errors.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
     .addCommand(exportCommand())
     .addCommand(keysCommand())
     .addCommand(serveCommand())
+    .addCommand(backupCommand())
+    .addCommand(checkCommand())
     .addHelpText('after', '\nExit codes: 0 done, 1 the work could not be done, 2 wrong command line.');
   applyConventions(program);
   return program;

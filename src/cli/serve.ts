@@ -1,11 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import type { FaultSpec } from '../http/faultSpec.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
 import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
+import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
 
@@ -59,6 +61,7 @@ export function serveCommand(): Command {
       parsePublicUrl,
     )
     .option('--trust-proxy', 'build "next" links from X-Forwarded-Proto and X-Forwarded-Host')
+    .option('--faults <spec>', FAULTS_HELP, parseFaultsOption)
     .option('--cors-origin <origin>', 'let browser applications of this origin call the API (repeatable; * for any); default: CORS off', parseCorsOrigin)
     .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), d.maxConcurrent)
     .option('--body-limit <bytes>', 'largest request body; larger are answered 413', bytes(1 << 30), d.bodyLimit)
@@ -100,6 +103,7 @@ interface CliServeOptions {
   publicUrl?: string;
   trustProxy?: boolean;
   corsOrigin?: string[];
+  faults?: FaultSpec;
   maxConcurrent: number;
   bodyLimit: number;
   maxUrlLength: number;
@@ -124,6 +128,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     trustProxy: options.trustProxy === true,
     corsOrigins: options.corsOrigin ?? [],
+    ...(options.faults !== undefined && { faults: options.faults }),
     maxConcurrent: options.maxConcurrent,
     bodyLimit: options.bodyLimit,
     maxUrlLength: options.maxUrlLength,

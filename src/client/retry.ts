@@ -3,7 +3,9 @@
  *
  * - `503` and `429` are tried again after the answer's `Retry-After` (seconds or an HTTP date;
  *   without one, after the backoff). This server's `503` means nothing was done.
- * - A network error (no answer at all) is tried again after the backoff, which doubles each time.
+ * - A network error (no answer at all, or an answer that breaks off before its end) is tried
+ *   again after the backoff, which doubles each time. So that a break is seen here, the body of
+ *   an answer that may still be retried is read whole before it is returned.
  * - Only GET and HEAD are retried, unless the caller asks for more (`writes`, or a method's own
  *   `retry` option): a PUT that failed on the network may or may not have been written.
  * - Bounded: at most `attempts` sends, and at most `budgetMs` spent waiting over all of them. A
@@ -53,6 +55,8 @@ export function retryingFetch(send: Send, policy: RetryPolicy): Send {
       try {
         // A clone per send: a request's body can be read once.
         response = await send(mayRetry ? request.clone() : request);
+        // An answer that breaks off midway (a connection reset mid-page) is a network error too.
+        if (mayRetry && !RETRIED_STATUSES.has(response.status)) response = await readWhole(response);
       } catch (error) {
         const wait = policy.backoffMs * 2 ** (attempt - 1);
         if (!mayRetry || request.signal.aborted || waited + wait > policy.budgetMs) throw error;
@@ -68,6 +72,13 @@ export function retryingFetch(send: Send, policy: RetryPolicy): Send {
       waited += wait;
     }
   };
+}
+
+/** `response` with its body read to the end (it throws when the body breaks off). */
+async function readWhole(response: Response): Promise<Response> {
+  if (response.body === null) return response;
+  const body = await response.arrayBuffer();
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** Milliseconds a `Retry-After` value asks for (RFC 9110: delay seconds or an HTTP date); undefined when absent or unreadable. */

@@ -164,7 +164,8 @@ export function slotWrites<P, K>(stored: readonly SlotRow<P, K>[], incoming: rea
     else if (first.start !== row.start || first.end !== row.end) writes.updates.push({ key: row.key, period: first });
     for (const piece of rest) writes.inserts.push({ slot: row.slot, payload: row.payload, start: piece.start, end: piece.end });
   }
-  writes.inserts.push(...incoming);
+  // One at a time: spread arguments live on the stack, and a load passes hundreds of thousands.
+  for (const row of incoming) writes.inserts.push(row);
   return writes;
 }
 

@@ -4,10 +4,12 @@ import { StoreUnavailable } from '../store/store.js';
 import { admission } from './admission.js';
 import { compression } from './compression.js';
 import { crossOrigin } from './cors.js';
+import type { FaultSpec } from './faultSpec.js';
+import { injectFaults } from './faults.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
 import { lingerAfterEarlyAnswers } from './linger.js';
-import { HttpProblem, problems } from './problems.js';
+import { HttpProblem, problems, respondWithProblem } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
 
@@ -15,23 +17,26 @@ export interface AppSettings {
   limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>;
   logger: Logger;
   publicBase: PublicBaseConfig;
+  /** `--faults`: faults injected into the answers of the API, for testing clients; none: off. */
+  faults?: FaultSpec;
   /** Origins allowed to call from a browser (`*`: any); none: CORS off. */
   corsOrigins: readonly string[];
 }
 
 /**
  * The request flow, in order: request id and log line -> a lingering close for an answer sent
- * before its body was read -> compression of the answer (gzip, br)
+ * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler, in its turn: see fairQueue.ts).
  */
-export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins }: AppSettings): Koa {
+export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins, faults }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
   app.use(lingerAfterEarlyAnswers());
+  if (faults) app.use(injectFaults(faults, logger));
   app.use(compression());
 
   app.use(async (ctx, next) => {
@@ -42,10 +47,7 @@ export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, cor
       if (!(error instanceof HttpProblem) && !(error instanceof StoreUnavailable)) {
         logger.error({ reqId: requestIdOf(ctx), err: error }, 'unexpected error');
       }
-      ctx.status = problem.status;
-      ctx.set(problem.headers);
-      ctx.type = 'application/problem+json';
-      ctx.body = JSON.stringify(problem);
+      respondWithProblem(ctx, problem);
     }
   });
 

@@ -3,6 +3,7 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import type { Principal, Store } from '../store/store.js';
 import type { DocsAssets } from './docsAssets.js';
+import type { FaultSpec } from './faultSpec.js';
 import type { LoadedDocument } from './document.js';
 import type { PublicBaseConfig } from './publicBase.js';
 
@@ -10,6 +11,8 @@ import type { PublicBaseConfig } from './publicBase.js';
 export interface HandlerDeps {
   store: Store;
   publicBase: PublicBaseConfig;
+  /** The faults injected on demand (`--faults`), which `GET /healthz` tells; absent: none. */
+  faults?: FaultSpec;
   /** The contract, served by `GET /openapi.json`. */
   document: Pick<LoadedDocument, 'servedJson'>;
   /** The API reference page and its files (`GET /docs`). */

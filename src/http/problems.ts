@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import type { ParamProblem } from '../domain/paging.js';
 
 /**
@@ -28,6 +29,14 @@ export class HttpProblem extends Error {
     if (this.errors) body.errors = this.errors;
     return body;
   }
+}
+
+/** Answers with `problem`: its status, its headers, and its document as `application/problem+json`. */
+export function respondWithProblem(ctx: Context, problem: HttpProblem): void {
+  ctx.status = problem.status;
+  ctx.set(problem.headers);
+  ctx.type = 'application/problem+json';
+  ctx.body = JSON.stringify(problem);
 }
 
 export const problems = {

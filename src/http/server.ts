@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
 import { loadDocsAssets } from './docsAssets.js';
 import { loadDocument } from './document.js';
+import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
@@ -28,6 +29,8 @@ export interface ServerOptions extends Partial<Limits> {
   dbPool?: number;
   /** Where structured logs go (default: pino at `info` on standard output). */
   logger?: Logger;
+  /** Faults injected into the API's answers, for testing clients (`--faults`); absent: none. */
+  faults?: FaultSpec;
   /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
   writerExitsInFirstTransaction?: boolean;
 }
@@ -63,13 +66,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       deps: {
         store,
         publicBase,
+        faults: options.faults,
         document,
         docs: loadDocsAssets(),
       },
       authenticate: (key) => store.authenticate(key),
       readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     });
-    const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [] });
+    const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults });
     const server = createServer(httpServerOptions(limits), app.callback());
     server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
     answerClientErrors(server, logger, limits.maxHeaderSize);

@@ -44,6 +44,19 @@ export interface Store {
    */
   readTenant<T>(tenantName: string, work: (reads: DatasetReads) => Promise<T>): Promise<T | undefined>;
 
+  /**
+   * The database's integrity and the data model's invariants (`compdata check`): each kind of
+   * violation found, with its first example; none when all hold. Reads one snapshot.
+   */
+  check(): Promise<Violation[]>;
+  /**
+   * A consistent copy of the whole database into a new file at `target` (`compdata backup`),
+   * taken while servers go on reading and writing. `target` appears only once complete: a
+   * failed copy leaves nothing there. Throws {@link BackupUnsupported} on an engine whose
+   * databases are copied with its own tools.
+   */
+  backup(target: string): Promise<void>;
+
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */
   close(): Promise<void>;
 }
@@ -173,6 +186,25 @@ export interface LoadOptions {
   /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */
   mustBeEmpty?: boolean;
 }
+
+/** A kind of violation `check` reports (its line starts with it). */
+export type ViolationKind =
+  | 'integrity'
+  | 'foreign-keys'
+  | 'group-overlap'
+  | 'manager-overlap'
+  | 'manager-cycle'
+  | 'dimension-fields'
+  | 'positions';
+
+/** One kind of violation, with the first example found (a sentence naming tenant, user, month). */
+export interface Violation {
+  readonly kind: ViolationKind;
+  readonly example: string;
+}
+
+/** `backup` on an engine whose databases are copied with its own tools: the message says which. */
+export class BackupUnsupported extends Error {}
 
 /** The tenant of `loadTenant` with `mustBeEmpty` already holds data. */
 export class TenantNotEmpty extends Error {}

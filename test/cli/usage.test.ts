@@ -32,6 +32,8 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
     ['keys create without --tenant', { args: ['keys', 'create', '--db', 'x.db'], error: /--tenant/ }],
     ['keys revoke without the key', { args: ['keys', 'revoke', '--db', 'x.db'], error: /missing required argument/ }],
     ['keys list without --db', { args: ['keys', 'list'], error: /--db/ }],
+    ['backup without OUT', { args: ['backup', '--db', 'x.db'], error: /missing required argument/ }],
+    ['check without --db', { args: ['check'], error: /--db/ }],
     ['serve port too large', { args: ['serve', '--db', 'x.db', '--port', '65536'], error: /--port/ }],
     ['serve port negative', { args: ['serve', '--db', 'x.db', '--port', '-1'], error: /--port/ }],
     ['serve port not a number', { args: ['serve', '--db', 'x.db', '--port', 'http'], error: /--port/ }],
@@ -56,7 +58,7 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
 });
 
 describe('--help on every command exits 0 and prints its usage on stdout', { concurrency: true }, () => {
-  const commands = [[], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list'], ['serve']];
+  const commands = [[], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list'], ['serve'], ['backup'], ['check']];
   for (const command of commands) {
     test(['compdata', ...command].join(' '), async () => {
       const result = await runCli([...command, '--help']);
@@ -98,6 +100,8 @@ describe('only seed and import create a database: the others refuse a missing on
     ['keys list', (m) => ['keys', 'list', '--db', m]],
     ['keys revoke', (m) => ['keys', 'revoke', '--db', m, 'abc']],
     ['export', (m) => ['export', '--db', m, '--tenant', 't']],
+    ['backup', (m) => ['backup', '--db', m, `${m}.copy`]],
+    ['check', (m) => ['check', '--db', m]],
   ];
   for (const [name, args] of cases) {
     test(name, async (t) => {

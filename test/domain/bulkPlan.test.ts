@@ -93,6 +93,13 @@ for (const { name: universe, periodArb, monthsFor } of UNIVERSES) {
   });
 }
 
+test('slotWrites: a load of a million rows in one call is planned (an import writes its attributions through it)', () => {
+  const incoming: NewRow<number>[] = Array.from({ length: 1_000_000 }, (_, i) => ({ slot: `u${i}`, payload: i, start: 0, end: 0 }));
+  const writes = slotWrites<number, number>([], incoming);
+  assert.equal(writes.inserts.length, incoming.length);
+  assert.equal(writes.inserts.at(-1)?.payload, 999_999);
+});
+
 test('changedFragments: a stored fragment with the items written equals one rendered from the periods after them', () => {
   const KEYS = ['region', 'segment', '__proto__'];
   const NAMES = ['EMEA', 'NA', 'Mid "Market"', 'é'];

@@ -76,15 +76,31 @@ export async function refreshUsers(db: Queryable, tenantId: number, stamp: numbe
   }
 }
 
-async function render(db: Queryable, tenantId: number, stamp: number, keys: readonly string[], bounds: Bounds): Promise<void> {
+/** The stored fields of every user of `userPks` in every month, and the group periods of each. */
+export async function fieldsOfUsers(db: Queryable, tenantId: number, userPks: number[]): Promise<StoredFields> {
+  return fieldsWithin(db, tenantId, [userPks, userPks.map(() => LOWEST), userPks.map(() => HIGHEST)]);
+}
+
+interface StoredFields {
+  stored: { user_pk: number; month: number; fragment: string }[];
+  periodsOf: Map<number, GroupPeriod[]>;
+}
+
+async function fieldsWithin(db: Queryable, tenantId: number, bounds: Bounds): Promise<StoredFields> {
   const stored = await rowsOf(db, storedFragments, tenantId, ...bounds);
-  if (stored.length === 0) return;
   const periodsOf = new Map<number, GroupPeriod[]>();
+  if (stored.length === 0) return { stored, periodsOf };
   for (const period of await rowsOf(db, periodsOfUsers, tenantId, ...bounds)) {
     const list = periodsOf.get(period.user_pk) ?? [];
     list.push(period);
     periodsOf.set(period.user_pk, list);
   }
+  return { stored, periodsOf };
+}
+
+async function render(db: Queryable, tenantId: number, stamp: number, keys: readonly string[], bounds: Bounds): Promise<void> {
+  const { stored, periodsOf } = await fieldsWithin(db, tenantId, bounds);
+  if (stored.length === 0) return;
   const changed: [number[], number[], string[]] = [[], [], []];
   for (const { user_pk, month, fragment } of stored) {
     const rendered = renderDimensionFragment(keys, periodsOf.get(user_pk) ?? [], month);

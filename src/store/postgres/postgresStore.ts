@@ -1,9 +1,11 @@
 import type { Upsert } from '../../domain/bulkItems.js';
 import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
+import { checkInvariants } from '../invariantCheck.js';
 import {
   StoreUnavailable,
   TenantNotEmpty,
+  BackupUnsupported,
   type BulkOutcome,
   type LoadOptions,
   type PageOutcome,
@@ -21,6 +23,7 @@ import { changeReads } from './changeReads.js';
 import { changeStamps } from './changeStamps.js';
 import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetReads } from './datasetReads.js';
+import { invariantReads } from './invariantReads.js';
 import { keyStatements, type PostgresPrincipal } from './keys.js';
 import { migrate } from './migrations.js';
 import { pagedReads } from './pagedReads.js';
@@ -120,6 +123,14 @@ export async function openPostgresStore(connectionString: string, options: Postg
           return tenant && work(datasetReads(client, tenant));
         },
         { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' },
+      );
+    },
+    check: () =>
+      inTransaction(pool, (client) => checkInvariants(invariantReads(client)), { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' }),
+    async backup() {
+      throw new BackupUnsupported(
+        "a PostgreSQL database is copied with PostgreSQL's own tools, consistent while servers write: " +
+          "pg_dump --format=custom --file=OUT 'postgres://...' (pg_restore loads it into an empty database)",
       );
     },
     close: () => pool.end(),

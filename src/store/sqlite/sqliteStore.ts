@@ -11,13 +11,16 @@ import {
   type StoreLog,
 } from '../store.js';
 import type { TenantWriter } from '../tenantWriting.js';
+import { checkInvariants } from '../invariantCheck.js';
 import { attributionReads } from './attributionReads.js';
+import { backupDatabase } from './backup.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { changeScope, readChanges } from '../paging/changePaging.js';
 import { changeReads } from './changeReads.js';
 import { changeStamps } from './changeStamps.js';
 import { datasetReads } from './datasetReads.js';
 import { dataVersionBumper } from './dataVersion.js';
+import { invariantReads } from './invariantReads.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
 import type { PagedSource } from '../paging/pagedSource.js';
@@ -142,6 +145,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
         }),
       );
     },
+    check: () => withConnection((connection) => inReadTransaction(connection, () => checkInvariants(invariantReads(connection)))),
+    backup: (target) => backupDatabase(db, target),
     async close() {
       await writer.stop();
       await checkpointer?.stop();

@@ -100,5 +100,5 @@ export async function theUnderlyingClient() {
   });
   createClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'cdk_x', retry: false });
   const { data } = await own.api.GET('/healthz');
-  same<Equal<typeof data, { status: 'ok' } | undefined>>();
+  same<Equal<typeof data, { status: 'ok'; faults?: string } | undefined>>();
 }

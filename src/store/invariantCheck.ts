@@ -1,0 +1,144 @@
+import { firstManagerCycle, type ManagerEdge } from '../domain/bulkChecks.js';
+import { formatMonth, type MonthIndex } from '../domain/months.js';
+import { renderDimensionFragment, type GroupPeriod } from '../domain/reportingJson.js';
+import type { Tenant, Violation, ViolationKind } from './store.js';
+
+/**
+ * `compdata check`, engine-neutral: what each engine reads (`InvariantReads`, its SQL) and how
+ * the findings are told (here, once for both). Every read is of one tenant, and each finds at
+ * most one example; the first tenant (by name) with an example of a kind gives the kind's line.
+ */
+
+/** Two periods of one slot that share a month: `earlier` starts first, `month` is held by both. */
+export interface SlotOverlap {
+  readonly email: string;
+  /** Group overlaps: the dimension. */
+  readonly dimension?: string;
+  /** The group names (group overlaps) or the managers' e-mails (manager overlaps). */
+  readonly earlier: string;
+  readonly later: string;
+  readonly month: MonthIndex;
+}
+
+/** The stored dimension fields of one user, and the group periods they are rendered from. */
+export interface UserFragments {
+  readonly email: string;
+  /** [month, fields] of each (user, month) with reporting records. */
+  readonly stored: readonly (readonly [MonthIndex, string])[];
+  readonly periods: readonly GroupPeriod[];
+}
+
+/** Positions of a tenant's records (or of one table's) that are not 0..count-1. */
+export interface PositionGap {
+  /** `reporting records`, or `records of table <key>`. */
+  readonly what: string;
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface InvariantReads {
+  /** Problems of the storage itself, outside the data model (SQLite: integrity and foreign keys). */
+  storage(): Promise<Violation[]>;
+  tenants(): Promise<Tenant[]>;
+  groupOverlap(tenantId: number): Promise<SlotOverlap | undefined>;
+  managerOverlap(tenantId: number): Promise<SlotOverlap | undefined>;
+  managerEdges(tenantId: number): Promise<ManagerEdge[]>;
+  email(tenantId: number, userPk: number): Promise<string>;
+  dimensionKeys(tenantId: number): Promise<string[]>;
+  /** The tenant's fields of a user in no group (stored with the tenant). */
+  emptyFragment(tenantId: number): Promise<string>;
+  /** Every user of the tenant that has stored dimension fields, a chunk of users at a time. */
+  userFragments(tenantId: number): AsyncIterable<UserFragments[]>;
+  /** A reporting record whose user and month have no stored dimension fields. */
+  recordWithoutFragment(tenantId: number): Promise<{ id: string; email: string; month: MonthIndex } | undefined>;
+  positionGap(tenantId: number): Promise<PositionGap | undefined>;
+}
+
+type TenantCheck = (reads: InvariantReads, tenant: Tenant) => Promise<string | undefined>;
+
+/** The data model's invariants, one check per kind of violation. */
+const TENANT_CHECKS: readonly (readonly [ViolationKind, TenantCheck])[] = [
+  ['group-overlap', groupOverlap],
+  ['manager-overlap', managerOverlap],
+  ['manager-cycle', managerCycle],
+  ['dimension-fields', dimensionFields],
+  ['positions', positions],
+];
+
+/**
+ * Every kind of violation found, each with its first example: the storage's, then the data
+ * model's, tenant by tenant. A check that cannot run (a storage so damaged that the read
+ * fails) is itself reported under its kind.
+ */
+export async function checkInvariants(reads: InvariantReads): Promise<Violation[]> {
+  const found = await reads.storage();
+  const tenants = (await reads.tenants()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const [kind, check] of TENANT_CHECKS) {
+    for (const tenant of tenants) {
+      let example: string | undefined;
+      try {
+        example = await check(reads, tenant);
+      } catch (error) {
+        example = `could not be checked: ${(error as Error).message}`;
+      }
+      if (example !== undefined) {
+        found.push({ kind, example: `tenant ${JSON.stringify(tenant.name)}: ${example}` });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** A month as the wire writes it, or its index when the wire has none (a month stored out of range). */
+export function monthText(month: MonthIndex): string {
+  try {
+    return formatMonth(month);
+  } catch {
+    return `month index ${month} (outside 0000-01..9999-12)`;
+  }
+}
+
+async function groupOverlap(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const o = await reads.groupOverlap(tenant.id);
+  return o && `user ${o.email} is in groups ${JSON.stringify(o.earlier)} and ${JSON.stringify(o.later)} of dimension ${JSON.stringify(o.dimension)} in ${monthText(o.month)}`;
+}
+
+async function managerOverlap(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const o = await reads.managerOverlap(tenant.id);
+  return o && `user ${o.email} has managers ${o.earlier} and ${o.later} in ${monthText(o.month)}`;
+}
+
+async function managerCycle(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const cycle = firstManagerCycle(await reads.managerEdges(tenant.id));
+  if (!cycle) return undefined;
+  const emails = [];
+  for (const pk of [...cycle.users, cycle.users[0]!]) emails.push(await reads.email(tenant.id, pk));
+  const when = cycle.month === null ? 'in every month' : `in ${monthText(cycle.month)}`;
+  return `managers go round in a cycle ${when}: ${emails.join(' is managed by ')}`;
+}
+
+async function dimensionFields(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const keys = await reads.dimensionKeys(tenant.id);
+  const empty = renderDimensionFragment(keys, [], 0);
+  const storedEmpty = await reads.emptyFragment(tenant.id);
+  if (storedEmpty !== empty) return `the fields of a user in no group are stored as ${storedEmpty}, the dimensions give ${empty}`;
+  for await (const users of reads.userFragments(tenant.id)) {
+    for (const user of users) {
+      for (const [month, fragment] of user.stored) {
+        const rendered = renderDimensionFragment(keys, user.periods, month);
+        if (rendered !== fragment) {
+          return `user ${user.email} in ${monthText(month)}: dimension fields stored as ${fragment}, the group attributions give ${rendered}`;
+        }
+      }
+    }
+  }
+  const orphan = await reads.recordWithoutFragment(tenant.id);
+  return orphan && `reporting record ${JSON.stringify(orphan.id)}: no dimension fields stored for user ${orphan.email} in ${monthText(orphan.month)}`;
+}
+
+async function positions(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const gap = await reads.positionGap(tenant.id);
+  return gap && `${gap.what}: ${gap.count} records hold positions ${gap.min}..${gap.max}, not 0..${gap.count - 1}`;
+}

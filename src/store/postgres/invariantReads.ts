@@ -1,0 +1,110 @@
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import type { InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
+import type { Tenant } from '../store.js';
+import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
+import { fieldsOfUsers } from './dimensionValues.js';
+
+/** Users whose dimension fields are compared per round of statements. */
+const USERS_PER_ROUND = 1_000;
+/** An open end, as a number months compare with. */
+const NO_END = 2_147_483_647;
+
+const tenants = statement<[], Tenant>('SELECT id, name FROM tenants');
+// Two periods of a slot overlap exactly when, sorted by start, some period starts before the
+// one before it ends: one window over the index, no pairwise join.
+const groupOverlap = statement<[number], SlotOverlap>(
+  `SELECT u.email, d.key AS dimension, e.name AS earlier, g.name AS later, o.start_month AS month
+   FROM (
+     SELECT a.user_pk, a.dimension_pk, a.group_pk, a.start_month,
+       lag(a.group_pk) OVER w AS earlier_group, lag(coalesce(a.end_month, ${NO_END})) OVER w AS earlier_end
+     FROM group_attributions a WHERE a.tenant_id = $1
+     WINDOW w AS (PARTITION BY a.user_pk, a.dimension_pk ORDER BY a.start_month, a.pk)
+   ) o
+   JOIN users u ON u.tenant_id = $1 AND u.pk = o.user_pk
+   JOIN dimensions d ON d.tenant_id = $1 AND d.pk = o.dimension_pk
+   JOIN groups g ON g.tenant_id = $1 AND g.pk = o.group_pk
+   JOIN groups e ON e.tenant_id = $1 AND e.pk = o.earlier_group
+   WHERE o.earlier_end >= o.start_month
+   ORDER BY u.email, d.key, o.start_month LIMIT 1`,
+);
+const managerOverlap = statement<[number], SlotOverlap>(
+  `SELECT u.email, e.email AS earlier, m.email AS later, greatest(coalesce(o.start_month, 0), 0) AS month
+   FROM (
+     SELECT a.user_pk, a.manager_pk, a.start_month,
+       lag(a.manager_pk) OVER w AS earlier_manager, lag(coalesce(a.end_month, ${NO_END})) OVER w AS earlier_end
+     FROM manager_attributions a WHERE a.tenant_id = $1
+     WINDOW w AS (PARTITION BY a.user_pk ORDER BY coalesce(a.start_month, -1), a.pk)
+   ) o
+   JOIN users u ON u.tenant_id = $1 AND u.pk = o.user_pk
+   JOIN users m ON m.tenant_id = $1 AND m.pk = o.manager_pk
+   JOIN users e ON e.tenant_id = $1 AND e.pk = o.earlier_manager
+   WHERE o.earlier_end >= coalesce(o.start_month, -1)
+   ORDER BY u.email, o.start_month LIMIT 1`,
+);
+const managerEdges = statement<[number], ManagerEdge>(
+  'SELECT user_pk AS "user", manager_pk AS manager, start_month AS start, end_month AS "end" FROM manager_attributions WHERE tenant_id = $1',
+);
+const email = statement<[number, number], { email: string }>('SELECT email FROM users WHERE tenant_id = $1 AND pk = $2');
+const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
+const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenants WHERE id = $1');
+const usersWithFields = statement<[number, number, number], { pk: number; email: string }>(
+  `SELECT pk, email FROM users u WHERE tenant_id = $1 AND pk > $2
+     AND EXISTS (SELECT 1 FROM dimension_values v WHERE v.tenant_id = $1 AND v.user_pk = u.pk)
+   ORDER BY pk LIMIT $3`,
+);
+const recordWithoutFragment = statement<[number], { id: string; email: string; month: number }>(
+  `SELECT r.id, u.email, r.month FROM reporting_records r JOIN users u ON u.tenant_id = $1 AND u.pk = r.user_pk
+   WHERE r.tenant_id = $1
+     AND NOT EXISTS (SELECT 1 FROM dimension_values v WHERE v.tenant_id = $1 AND v.user_pk = r.user_pk AND v.month = r.month)
+   ORDER BY r.pos LIMIT 1`,
+);
+const reportingPositions = statement<[number], PositionGap>(
+  `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
+   FROM reporting_records WHERE tenant_id = $1 HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
+);
+const tablePositions = statement<[number], PositionGap>(
+  `SELECT 'records of table ' || t.key AS what, count(*) AS count, min(r.pos) AS min, max(r.pos) AS max
+   FROM data_tables t JOIN table_records r ON r.tenant_id = $1 AND r.table_pk = t.pk WHERE t.tenant_id = $1
+   GROUP BY t.pk, t.key HAVING min(r.pos) <> 0 OR max(r.pos) <> count(*) - 1 ORDER BY t.key LIMIT 1`,
+);
+
+/**
+ * The reads of `compdata check` on PostgreSQL (see ../invariantCheck.ts), on a connection inside
+ * one read-only snapshot. The storage itself is PostgreSQL's to keep: it enforces its
+ * constraints on every write, and has no counterpart of SQLite's integrity check to run here.
+ */
+export function invariantReads(db: Queryable): InvariantReads {
+  return {
+    storage: async () => [],
+    tenants: () => rowsOf(db, tenants),
+    groupOverlap: (tenantId) => firstRow(db, groupOverlap, tenantId),
+    managerOverlap: (tenantId) => firstRow(db, managerOverlap, tenantId),
+    managerEdges: (tenantId) => rowsOf(db, managerEdges, tenantId),
+    email: async (tenantId, userPk) => (await firstRow(db, email, tenantId, userPk))?.email ?? `(user ${userPk})`,
+    dimensionKeys: async (tenantId) => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
+    emptyFragment: async (tenantId) => (await firstRow(db, emptyFragment, tenantId))?.empty_fragment ?? '',
+    async *userFragments(tenantId) {
+      for (let after = 0; ; ) {
+        const users = await rowsOf(db, usersWithFields, tenantId, after, USERS_PER_ROUND);
+        if (users.length === 0) return;
+        const { stored, periodsOf } = await fieldsOfUsers(
+          db,
+          tenantId,
+          users.map((user) => user.pk),
+        );
+        const storedOf = new Map<number, [number, string][]>();
+        for (const row of stored) {
+          const list = storedOf.get(row.user_pk) ?? [];
+          list.push([row.month, row.fragment]);
+          storedOf.set(row.user_pk, list);
+        }
+        yield users.map(
+          (user): UserFragments => ({ email: user.email, stored: storedOf.get(user.pk) ?? [], periods: periodsOf.get(user.pk) ?? [] }),
+        );
+        after = users[users.length - 1]!.pk;
+      }
+    },
+    recordWithoutFragment: (tenantId) => firstRow(db, recordWithoutFragment, tenantId),
+    positionGap: async (tenantId) => (await firstRow(db, reportingPositions, tenantId)) ?? (await firstRow(db, tablePositions, tenantId)),
+  };
+}

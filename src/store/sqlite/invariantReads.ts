@@ -1,0 +1,107 @@
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import type { InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
+import type { Tenant, Violation } from '../store.js';
+import type { Db } from './db.js';
+import { fragmentStatements } from './dimensionValues.js';
+
+/** Users whose dimension fields are compared per chunk. */
+const USERS_PER_CHUNK = 500;
+/** An open end, as a number months compare with. */
+const NO_END = 2_147_483_647;
+
+/**
+ * The reads of `compdata check` on SQLite (see ../invariantCheck.ts), on a connection inside
+ * one read transaction. Two periods of a slot overlap exactly when, sorted by start, some
+ * period starts before the one before it ends: one window over the index, no pairwise join.
+ */
+export function invariantReads(db: Db): InvariantReads {
+  const tenants = db.prepare<[], Tenant>('SELECT id, name FROM tenants');
+  const groupOverlap = db.prepare<[number], SlotOverlap>(
+    `SELECT u.email, d.key AS dimension, e.name AS earlier, g.name AS later, o.start_month AS month
+     FROM (
+       SELECT a.user_pk, a.dimension_pk, a.group_pk, a.start_month,
+         lag(a.group_pk) OVER w AS earlier_group, lag(coalesce(a.end_month, ${NO_END})) OVER w AS earlier_end
+       FROM group_attributions a JOIN users t ON t.pk = a.user_pk AND t.tenant_id = ?
+       WINDOW w AS (PARTITION BY a.user_pk, a.dimension_pk ORDER BY a.start_month, a.pk)
+     ) o
+     JOIN users u ON u.pk = o.user_pk JOIN dimensions d ON d.pk = o.dimension_pk
+     JOIN groups g ON g.pk = o.group_pk JOIN groups e ON e.pk = o.earlier_group
+     WHERE o.earlier_end >= o.start_month
+     ORDER BY u.email, d.key, o.start_month LIMIT 1`,
+  );
+  const managerOverlap = db.prepare<[number], SlotOverlap>(
+    `SELECT u.email, e.email AS earlier, m.email AS later, max(coalesce(o.start_month, 0), 0) AS month
+     FROM (
+       SELECT a.user_pk, a.manager_pk, a.start_month,
+         lag(a.manager_pk) OVER w AS earlier_manager, lag(coalesce(a.end_month, ${NO_END})) OVER w AS earlier_end
+       FROM manager_attributions a JOIN users t ON t.pk = a.user_pk AND t.tenant_id = ?
+       WINDOW w AS (PARTITION BY a.user_pk ORDER BY coalesce(a.start_month, -1), a.pk)
+     ) o
+     JOIN users u ON u.pk = o.user_pk JOIN users m ON m.pk = o.manager_pk JOIN users e ON e.pk = o.earlier_manager
+     WHERE o.earlier_end >= coalesce(o.start_month, -1)
+     ORDER BY u.email, o.start_month LIMIT 1`,
+  );
+  const managerEdges = db.prepare<[number], ManagerEdge>(
+    `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
+     FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,
+  );
+  const email = db.prepare<[number, number], string>('SELECT email FROM users WHERE tenant_id = ? AND pk = ?').pluck();
+  const emptyFragment = db.prepare<[number], string>('SELECT empty_fragment FROM tenants WHERE id = ?').pluck();
+  const usersWithFields = db.prepare<[number, number, number], { pk: number; email: string }>(
+    `SELECT pk, email FROM users u WHERE tenant_id = ? AND pk > ?
+       AND EXISTS (SELECT 1 FROM dimension_values v WHERE v.user_pk = u.pk)
+     ORDER BY pk LIMIT ?`,
+  );
+  const recordWithoutFragment = db.prepare<[number], { id: string; email: string; month: number }>(
+    `SELECT r.id, u.email, r.month FROM reporting_records r JOIN users u ON u.pk = r.user_pk
+     WHERE r.tenant_id = ? AND NOT EXISTS (SELECT 1 FROM dimension_values v WHERE v.user_pk = r.user_pk AND v.month = r.month)
+     ORDER BY r.pos LIMIT 1`,
+  );
+  const reportingPositions = db.prepare<[number], PositionGap>(
+    `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
+     FROM reporting_records WHERE tenant_id = ? HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
+  );
+  const tablePositions = db.prepare<[number], PositionGap>(
+    `SELECT 'records of table ' || t.key AS what, count(*) AS count, min(r.pos) AS min, max(r.pos) AS max
+     FROM data_tables t JOIN table_records r ON r.table_pk = t.pk WHERE t.tenant_id = ?
+     GROUP BY t.pk HAVING min(r.pos) <> 0 OR max(r.pos) <> count(*) - 1 ORDER BY t.key LIMIT 1`,
+  );
+  const fragments = fragmentStatements(db);
+  const ALL = { start: null, end: null };
+
+  return {
+    storage: async () => storageProblems(db),
+    tenants: async () => tenants.all(),
+    groupOverlap: async (tenantId) => groupOverlap.get(tenantId),
+    managerOverlap: async (tenantId) => managerOverlap.get(tenantId),
+    managerEdges: async (tenantId) => managerEdges.all(tenantId),
+    email: async (tenantId, userPk) => email.get(tenantId, userPk) ?? `(user ${userPk})`,
+    dimensionKeys: async (tenantId) => fragments.dimensionKeys(tenantId),
+    emptyFragment: async (tenantId) => emptyFragment.get(tenantId) ?? '',
+    async *userFragments(tenantId) {
+      for (let after = 0; ; ) {
+        const users = usersWithFields.all(tenantId, after, USERS_PER_CHUNK);
+        if (users.length === 0) return;
+        yield users.map(
+          (user): UserFragments => ({ email: user.email, stored: fragments.fragments(user.pk, ALL), periods: fragments.periods(user.pk, ALL) }),
+        );
+        after = users[users.length - 1]!.pk;
+      }
+    },
+    recordWithoutFragment: async (tenantId) => recordWithoutFragment.get(tenantId),
+    positionGap: async (tenantId) => reportingPositions.get(tenantId) ?? tablePositions.get(tenantId),
+  };
+}
+
+/** The first problem `PRAGMA integrity_check` finds, and the first row breaking a foreign key. */
+function storageProblems(db: Db): Violation[] {
+  const found: Violation[] = [];
+  const integrity = db.pragma('integrity_check(1)', { simple: true }) as string;
+  if (integrity !== 'ok') found.push({ kind: 'integrity', example: `SQLite's integrity check: ${integrity}` });
+  const [broken] = db.pragma('foreign_key_check') as { table: string; rowid: number | null; parent: string }[];
+  if (broken) {
+    const row = broken.rowid === null ? 'a row' : `row ${broken.rowid}`;
+    found.push({ kind: 'foreign-keys', example: `${row} of ${broken.table} refers to a missing row of ${broken.parent}` });
+  }
+  return found;
+}

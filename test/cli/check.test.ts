@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { describe, test, type TestContext } from 'node:test';
+import { tempDatabase, type TempDatabase } from '../support/harness.js';
+import { buildFixture } from '../support/fixture.js';
+import { databaseFor, onlyOn } from '../support/testDatabases.js';
+import { runCli } from './cliProcess.js';
+
+/**
+ * `compdata check`: a database broken on purpose, one way at a time, by SQL written straight
+ * into it (as a bug or a hand edit would), is reported with the line of its kind naming the
+ * example; a clean one passes. Fixture (test/support/fixture.ts): tenant `acme`, users u0..u2
+ * (`user{i}@acme.example`), u0 in region EMEA 2026-03..2026-05 and APAC from 2026-09, 25
+ * reporting records over 2026-01..2026-12, 7 deals.
+ */
+const month = (year: number, m: number) => year * 12 + m - 1;
+const userPk = (db: TempDatabase, id: string) => db.sql.value('SELECT pk FROM users WHERE id = ?', id);
+
+async function fixtureDatabase(t: TestContext): Promise<TempDatabase> {
+  const db = await tempDatabase(t);
+  await buildFixture(db.store, { tenant: 'acme' });
+  return db;
+}
+
+/** `user` managed by `manager` in start..end, written as a bug would (no checks). */
+async function insertManager(db: TempDatabase, user: string, manager: string, start: number | null, end: number | null) {
+  const [userKey, managerKey] = [await userPk(db, user), await userPk(db, manager)];
+  if (db.engine === 'sqlite') {
+    await db.sql.rows('INSERT INTO manager_attributions (user_pk, manager_pk, start_month, end_month) VALUES (?, ?, ?, ?)', userKey, managerKey, start, end);
+  } else {
+    const tenantId = await db.sql.value(`SELECT id FROM tenants WHERE name = 'acme'`);
+    await db.sql.rows(
+      'INSERT INTO manager_attributions (tenant_id, user_pk, manager_pk, start_month, end_month) VALUES (?, ?, ?, ?, ?)',
+      tenantId,
+      userKey,
+      managerKey,
+      start,
+      end,
+    );
+  }
+}
+
+/** Runs `check`: its exit code, and its stdout lines by kind. */
+async function check(database: string) {
+  const result = await runCli(['check', '--db', database]);
+  const lines = new Map(result.stdout.split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf(':')), line] as const));
+  return { ...result, lines };
+}
+
+async function assertReported(database: string, expected: Record<string, RegExp>) {
+  const result = await check(database);
+  assert.equal(result.code, 1, result.stderr);
+  assert.deepEqual([...result.lines.keys()].sort(), Object.keys(expected).sort(), result.stdout);
+  for (const [kind, line] of Object.entries(expected)) assert.match(result.lines.get(kind)!, line);
+  assert.match(result.stderr, /^error: .*: \d+ kind\(s\) of violation found\n$/);
+}
+
+describe('compdata check', { concurrency: true }, () => {
+  test('a seeded database holds every invariant: exit 0', async (t) => {
+    const database = await databaseFor(t);
+    const seeded = await runCli(['seed', '--db', database, '--tenant', 'acme', '--users', '60', '--records', '2000', '--seed', 'check']);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const fixture = await fixtureDatabase(t);
+    for (const db of [database, fixture.database]) {
+      const result = await check(db);
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      assert.equal(result.stdout, `ok: ${db} holds every invariant\n`);
+    }
+  });
+
+  test('a user in two groups of one dimension in a month', async (t) => {
+    const db = await fixtureDatabase(t);
+    // EMEA no longer ends: it runs into APAC from 2026-09 (and the stored fields of 2026-07 no longer agree).
+    await db.sql.rows('UPDATE group_attributions SET end_month = NULL WHERE start_month = ?', month(2026, 3));
+    await assertReported(db.database, {
+      'group-overlap': /^group-overlap: tenant "acme": user user0@acme\.example is in groups "EMEA" and "APAC" of dimension "region" in 2026-09$/,
+      'dimension-fields': /^dimension-fields: tenant "acme": user user0@acme\.example in 2026-07: dimension fields stored as ,"region":\[\],"segment":\[\]}, the group attributions give ,"region":\["EMEA"\],"segment":\[\]}$/,
+    });
+  });
+
+  test('a user with two managers in a month', async (t) => {
+    const db = await fixtureDatabase(t);
+    await insertManager(db, 'u1', 'u0', null, null);
+    await insertManager(db, 'u1', 'u2', month(2026, 6), null);
+    await assertReported(db.database, {
+      'manager-overlap': /^manager-overlap: tenant "acme": user user1@acme\.example has managers user0@acme\.example and user2@acme\.example in 2026-06$/,
+    });
+  });
+
+  test('a cycle of managers', async (t) => {
+    const db = await fixtureDatabase(t);
+    await insertManager(db, 'u0', 'u1', month(2026, 3), null);
+    await insertManager(db, 'u1', 'u2', month(2026, 1), month(2026, 12));
+    await insertManager(db, 'u2', 'u0', month(2026, 5), month(2026, 5));
+    await assertReported(db.database, {
+      'manager-cycle':
+        /^manager-cycle: tenant "acme": managers go round in a cycle in 2026-05: (user\d@acme\.example) is managed by user\d@acme\.example is managed by user\d@acme\.example is managed by \1$/,
+    });
+  });
+
+  test('stored dimension fields that the attributions do not give', async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.rows(`UPDATE dimension_values SET fragment = ? WHERE user_pk = ? AND month = ?`, ',"region":["Mars"],"segment":[]}', await userPk(db, 'u0'), month(2026, 1));
+    await assertReported(db.database, {
+      'dimension-fields': /^dimension-fields: tenant "acme": user user0@acme\.example in 2026-01: dimension fields stored as ,"region":\["Mars"\],"segment":\[\]}, the group attributions give ,"region":\[\],"segment":\[\]}$/,
+    });
+  });
+
+  test('a reporting record whose user and month have no dimension fields stored', async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.rows('DELETE FROM dimension_values WHERE user_pk = ? AND month = ?', await userPk(db, 'u1'), month(2026, 2));
+    await assertReported(db.database, {
+      'dimension-fields': /^dimension-fields: tenant "acme": reporting record "acme-r1": no dimension fields stored for user user1@acme\.example in 2026-02$/,
+    });
+  });
+
+  test('positions that are not dense', async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.rows('UPDATE reporting_records SET pos = 100 WHERE pos = 24');
+    await assertReported(db.database, {
+      positions: /^positions: tenant "acme": reporting records: 25 records hold positions 0\.\.100, not 0\.\.24$/,
+    });
+  });
+
+  test('positions of a table that are not dense', async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.rows('UPDATE table_records SET pos = pos + 10');
+    await assertReported(db.database, {
+      positions: /^positions: tenant "acme": records of table deals: 7 records hold positions 10\.\.16, not 0\.\.6$/,
+    });
+  });
+
+  test('a row whose foreign key points nowhere (SQLite)', { skip: onlyOn('sqlite') }, async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.exec(`PRAGMA foreign_keys = OFF; DELETE FROM data_tables WHERE key = 'deals'`);
+    await assertReported(db.database, {
+      'foreign-keys': /^foreign-keys: a row of table_records refers to a missing row of data_tables$/,
+    });
+  });
+
+  test("a damaged index: SQLite's integrity check", { skip: onlyOn('sqlite') }, async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const root = Number(await db.sql.value(`SELECT rootpage FROM sqlite_schema WHERE name = 'users_by_email'`));
+    const pageSize = Number(await db.sql.value('PRAGMA page_size'));
+    // One e-mail in the index's only page changed by its last letter: the index no longer matches its table.
+    const page = Buffer.alloc(pageSize);
+    const file = openSync(db.database, 'r+');
+    try {
+      readSync(file, page, 0, pageSize, (root - 1) * pageSize);
+      const at = page.indexOf('user1@acme.example');
+      assert.ok(at > 0, 'the e-mail is in the index page');
+      page[at + 'user1@acme.exampl'.length] = 'a'.charCodeAt(0);
+      writeSync(file, page, 0, pageSize, (root - 1) * pageSize);
+    } finally {
+      closeSync(file);
+    }
+    await assertReported(db.database, { integrity: /^integrity: SQLite's integrity check: .*users_by_email/ });
+  });
+});

@@ -5,7 +5,7 @@ SHELL := /bin/bash
 TESTS = $(shell find test -name '*.test.ts' -not -path 'test/store/postgres/*' | sort)
 # Run a second time on PostgreSQL (a server started for the run: test/support/withPostgres.ts),
 # with the PostgreSQL engine's own tests.
-ENGINE_TESTS = $(shell find test/http test/cli test/dataset test/store/postgres -name '*.test.ts' | sort)
+ENGINE_TESTS = $(shell find test/http test/cli test/dataset test/store/postgres test/store/sync -name '*.test.ts' | sort)
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080

@@ -14,7 +14,8 @@ export interface paths {
         /**
          * Read statement reporting records, page by page
          * @description One record per statement line, in storage order. See "Paged reads" and "Custom metrics
-         *     and dimensions" in the document's description.
+         *     and dimensions" in the document's description. With `changed_since` (an extension), the
+         *     records changed since a sync token, in change order (see "Incremental sync").
          */
         get: operations["getReportingRecords"];
         put?: never;
@@ -340,6 +341,7 @@ export interface components {
             count: components["schemas"]["PageCount"];
             data: components["schemas"]["StatementReportingRecordModel"][];
             next?: components["schemas"]["NextPage"];
+            sync_token?: components["schemas"]["SyncToken"];
         };
         /**
          * @description One record of a data table: `id` plus one property per field of the table. Field types:
@@ -355,6 +357,7 @@ export interface components {
             count: components["schemas"]["PageCount"];
             data: components["schemas"]["DataTableRecord"][];
             next?: components["schemas"]["NextPage"];
+            sync_token?: components["schemas"]["SyncToken"];
         };
         /**
          * @description With `limit` > 0, the number of records in `data`; with `limit` = 0, the total number of
@@ -364,11 +367,18 @@ export interface components {
         /**
          * Format: uri
          * @description Absolute URL of the following page, carrying `limit` and `offset` (and, on the read-back
-         *     extensions, an opaque `cursor`). Present exactly when at least one record follows this
-         *     page; absent on the last page.
+         *     extensions, an opaque `cursor`; with `changed_since`, `limit` and `changed_since`
+         *     instead). Present exactly when at least one record follows this page; absent on the last
+         *     page.
          * @example http://127.0.0.1:8080/v1/reporting?limit=2000&offset=2000
          */
         NextPage: string;
+        /**
+         * @description Extension (incremental sync): on the last page of a `changed_since` walk, and only there,
+         *     the token to send as `changed_since` next time. Opaque.
+         * @example WzEsMSwicmVwb3J0aW5nIiw0MiwyLDAsMCwwXQ
+         */
+        SyncToken: string;
         /** group item */
         GroupAttributionPutBodyModel: {
             user: components["schemas"]["Email"];
@@ -607,6 +617,28 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description Extension (incremental sync): the `changed_since` token was issued before the tenant's
+         *     data was replaced (`compdata import --replace`), which may have deleted records. Sync
+         *     again from `changed_since=0` and drop the records that walk does not return.
+         */
+        SyncExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:sync-expired",
+                 *       "title": "Gone",
+                 *       "status": 410,
+                 *       "detail": "The data was replaced since this token was issued: records may have been deleted. Sync again from changed_since=0 and drop the records not read again."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is well formed but breaks a rule of the operation. */
         UnprocessableContent: {
             headers: {
@@ -774,6 +806,14 @@ export interface components {
          * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
          */
         Cursor: string;
+        /**
+         * @description Extension (incremental sync): only the records whose content changed after this token, in
+         *     change order. `0` starts from nothing (a full read in change order); otherwise a token
+         *     from the `next` or the `sync_token` of an earlier answer of the same listing. Combines
+         *     with `limit` only (at least 1). A token this server did not issue for this listing is a
+         *     `400`; one from before the tenant's data was replaced is a `410`.
+         */
+        ChangedSince: string;
     };
     requestBodies: never;
     headers: {
@@ -831,6 +871,14 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Extension (incremental sync): only the records whose content changed after this token, in
+                 *     change order. `0` starts from nothing (a full read in change order); otherwise a token
+                 *     from the `next` or the `sync_token` of an earlier answer of the same listing. Combines
+                 *     with `limit` only (at least 1). A token this server did not issue for this listing is a
+                 *     `400`; one from before the tenant's data was replaced is a `410`.
+                 */
+                changed_since?: components["parameters"]["ChangedSince"];
             };
             header?: {
                 /**
@@ -860,6 +908,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            410: components["responses"]["SyncExpired"];
             414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1043,6 +1092,14 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Extension (incremental sync): only the records whose content changed after this token, in
+                 *     change order. `0` starts from nothing (a full read in change order); otherwise a token
+                 *     from the `next` or the `sync_token` of an earlier answer of the same listing. Combines
+                 *     with `limit` only (at least 1). A token this server did not issue for this listing is a
+                 *     `400`; one from before the tenant's data was replaced is a `410`.
+                 */
+                changed_since?: components["parameters"]["ChangedSince"];
             };
             header?: {
                 /**
@@ -1079,6 +1136,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["SyncExpired"];
             414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -77,4 +77,4 @@ export type BulkItem = Schemas['GroupsBulkPutBody']['data'][number];
 export type BulkResult = Schemas['GroupsBulkSuccessModelResponse'];
 
 /** A page of the paged envelope whose `data` holds `R`: `count`, `data`, and `next` when more follow. */
-export type Page<R> = Flat<Omit<Schemas['StatementReportingRecordPage'], 'data'> & { data: R[] }>;
+export type Page<R> = Flat<Omit<Schemas['StatementReportingRecordPage'], 'data' | 'sync_token'> & { data: R[] }>;

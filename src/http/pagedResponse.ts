@@ -53,8 +53,13 @@ export async function respondWithPage(
 }
 
 function writeEnvelope(ctx: Context, page: Page, next: string | undefined): void {
+  sendEnvelope(ctx, page, next === undefined ? {} : { next });
+}
+
+/** Sends `{"count":…,"data":[…]}` with the properties of `after` (JSON strings) after `data`, in chunks when large. */
+export function sendEnvelope(ctx: Context, page: Pick<Page, 'count' | 'json'>, after: Readonly<Record<string, string>>): void {
   const head = Buffer.from(`{"count":${page.count},"data":[`);
-  const tail = Buffer.from(next === undefined ? ']}' : `],"next":${JSON.stringify(next)}}`);
+  const tail = Buffer.from(`]${Object.entries(after).map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`).join('')}}`);
   ctx.type = 'application/json';
   ctx.length = head.length + page.json.length + tail.length;
   ctx.body = ctx.length <= CHUNK_SIZE ? Buffer.concat([head, page.json, tail]) : Readable.from(chunks(head, page.json, tail));
@@ -70,7 +75,7 @@ function* chunks(head: Buffer, json: Buffer, tail: Buffer): Generator<Buffer> {
 const badCursor = () => problems.badRequest([{ pointer: '/query/cursor', message: 'is not a cursor this server issued' }]);
 
 // The same answer whether or not another tenant has the key (D6).
-const unknownTable = (source: Source) =>
+export const unknownTable = (source: Source) =>
   problems.notFound(`No data table ${JSON.stringify(source.kind === 'tableRecords' ? source.table : '')} exists.`);
 
 function nextUrl(

@@ -68,6 +68,14 @@ export const problems = {
     new HttpProblem(413, 'payload-too-large', 'Content Too Large', `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () =>
     new HttpProblem(415, 'unsupported-media-type', 'Unsupported Media Type', 'The request body must be application/json.'),
+  /** A sync token from before the tenant's data was replaced (`import --replace`): sync again from `changed_since=0`. */
+  syncExpired: () =>
+    new HttpProblem(
+      410,
+      'sync-expired',
+      'Gone',
+      'The data was replaced since this token was issued: records may have been deleted. Sync again from changed_since=0 and drop the records not read again.',
+    ),
   unprocessable: (errors: readonly ParamProblem[], detail: string) =>
     new HttpProblem(422, 'unprocessable', 'Unprocessable Content', detail, errors),
   serviceUnavailable: (retryAfterSeconds: number, detail = 'Too many concurrent requests.') =>

@@ -16,6 +16,8 @@ export interface Store {
   page(principal: Principal, source: Source, query: PageQuery): Promise<PageOutcome>;
   /** How many records `source` holds (`limit=0`); `undefined` when the tenant has no such table. */
   total(principal: Principal, source: Source): Promise<Total | undefined>;
+  /** Incremental sync (`changed_since`): up to `query.limit` records of `source` changed after the token `query.since`, in change order. */
+  changes(principal: Principal, source: ChangedSource, query: ChangeQuery): Promise<ChangeOutcome>;
   /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
   /** Resolves when the database answers a read. */
@@ -82,6 +84,33 @@ export type Source =
   | { readonly kind: 'tableRecords'; readonly table: string }
   | { readonly kind: 'groupAttributions'; readonly user?: string; readonly dimension?: string }
   | { readonly kind: 'managerAttributions'; readonly user?: string };
+
+/** The listings that can be synced by `changed_since`. */
+export type ChangedSource = Extract<Source, { kind: 'reporting' | 'tableRecords' }>;
+
+export interface ChangeQuery {
+  /** The `changed_since` of the request: `0` or a token this server issued. */
+  readonly since: string;
+  /** Records wanted, at least 1. */
+  readonly limit: number;
+}
+
+/** A page of changes: a `next` token while more follow, else the `sync_token` for the next sync. */
+export interface ChangePage {
+  readonly count: number;
+  /** The records' JSON texts, comma-separated, UTF-8 (empty when `count` is 0). */
+  readonly json: Buffer;
+  readonly next?: string;
+  readonly syncToken?: string;
+  /** See {@link Total.version}. */
+  readonly version: string;
+}
+
+/**
+ * A page of changes, or why there is none: no such table (404), a token this server did not
+ * issue for this listing (400), a token from before the tenant's data was replaced (410).
+ */
+export type ChangeOutcome = ChangePage | 'unknownTable' | 'badToken' | 'resync';
 
 export interface PageQuery {
   /** Position of the first record (D2: up to 2^63 - 1). */

@@ -3,6 +3,7 @@ import { groupSlot, managerSlot, type SlotRow, type SlotWrites, type UserRef } f
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { BulkSteps, Columns } from '../bulkUpsert.js';
+import { NEXT_STAMP_CTE } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { tenantStatements as tenants } from './tenantStatements.js';
 import { writerStatements as w } from './writerStatements.js';
@@ -35,8 +36,10 @@ const fragments = statement<[number, number[], number[], number[]], { user_pk: n
    FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS w (user_pk, first, last)
    JOIN dimension_values v ON v.tenant_id = $1 AND v.user_pk = w.user_pk AND v.month BETWEEN w.first AND w.last`,
 );
+/** The changed dimension fields, stamped with the request's change (changeStamps.ts) in the same statement. */
 const updateFragments = statement<[number, number[], number[], string[]]>(
-  `UPDATE dimension_values v SET fragment = c.fragment
+  `WITH ${NEXT_STAMP_CTE}
+   UPDATE dimension_values v SET fragment = c.fragment, stamp = (SELECT sync_seq FROM next_stamp)
    FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );

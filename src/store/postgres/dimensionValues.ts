@@ -32,39 +32,46 @@ const periodsOfUsers = statement<[number, ...Bounds], GroupPeriod & { user_pk: n
    JOIN groups g ON g.tenant_id = a.tenant_id AND g.pk = a.group_pk
    JOIN dimensions d ON d.tenant_id = a.tenant_id AND d.pk = a.dimension_pk`,
 );
-const updateFragments = statement<[number, number[], number[], string[]]>(
-  `UPDATE dimension_values v SET fragment = c.fragment
+// A row made by this same transaction keeps minus its stamp (see ../sqlite/migrations.ts, 5).
+const updateFragments = statement<[number, number[], number[], string[], number]>(
+  `UPDATE dimension_values v SET fragment = c.fragment, stamp = CASE v.stamp WHEN -$5::bigint THEN v.stamp ELSE $5 END
    FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );
 const usersAfter = statement<[number, number, number], { pk: number }>('SELECT pk FROM users WHERE tenant_id = $1 AND pk > $2 ORDER BY pk LIMIT $3');
 const setEmptyFragment = statement<[string, number]>('UPDATE tenants SET empty_fragment = $1 WHERE id = $2');
+const stampRecords = statement<[number, number]>('UPDATE reporting_records SET stamp = $2 WHERE tenant_id = $1');
 
-/** Re-renders, for each user of `monthsByUser`, the fields of the months of its period. */
-export async function refreshUserMonths(db: Queryable, tenantId: number, monthsByUser: ReadonlyMap<number, Period>): Promise<void> {
+/** Re-renders, for each user of `monthsByUser`, the fields of the months of its period (`stamp`: of the changes). */
+export async function refreshUserMonths(db: Queryable, tenantId: number, stamp: number, monthsByUser: ReadonlyMap<number, Period>): Promise<void> {
   if (monthsByUser.size === 0) return;
   const keys = (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key);
   const entries = [...monthsByUser];
   for (let at = 0; at < entries.length; at += USERS_PER_ROUND) {
     const round = entries.slice(at, at + USERS_PER_ROUND);
-    await render(db, tenantId, keys, [round.map(([pk]) => pk), round.map(([, p]) => p.start ?? LOWEST), round.map(([, p]) => p.end ?? HIGHEST)]);
+    await render(db, tenantId, stamp, keys, [round.map(([pk]) => pk), round.map(([, p]) => p.start ?? LOWEST), round.map(([, p]) => p.end ?? HIGHEST)]);
   }
 }
 
-/** Re-renders every field of `userPks`, or of every user of the tenant (its dimensions changed). */
-export async function refreshUsers(db: Queryable, tenantId: number, userPks?: Iterable<number>): Promise<void> {
+/**
+ * Re-renders every field of `userPks`, or of every user of the tenant (its dimensions changed);
+ * `stamp`: of the changes. In the second case every record changes: the records take the stamp
+ * and the fields minus it, as on SQLite (../sqlite/dimensionValues.ts).
+ */
+export async function refreshUsers(db: Queryable, tenantId: number, stamp: number, userPks?: Iterable<number>): Promise<void> {
   const keys = (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key);
   const all = (pks: number[]): Bounds => [pks, pks.map(() => LOWEST), pks.map(() => HIGHEST)];
   if (userPks) {
     const pks = [...userPks];
-    for (let at = 0; at < pks.length; at += USERS_PER_ROUND) await render(db, tenantId, keys, all(pks.slice(at, at + USERS_PER_ROUND)));
+    for (let at = 0; at < pks.length; at += USERS_PER_ROUND) await render(db, tenantId, stamp, keys, all(pks.slice(at, at + USERS_PER_ROUND)));
     return;
   }
   await run(db, setEmptyFragment, renderDimensionFragment(keys, [], 0), tenantId);
+  await run(db, stampRecords, tenantId, stamp);
   for (let after = 0; ; ) {
     const pks = (await rowsOf(db, usersAfter, tenantId, after, USERS_PER_ROUND)).map((row) => row.pk);
     if (pks.length === 0) return;
-    await render(db, tenantId, keys, all(pks));
+    await render(db, tenantId, -stamp, keys, all(pks));
     after = pks[pks.length - 1]!;
   }
 }
@@ -91,7 +98,7 @@ async function fieldsWithin(db: Queryable, tenantId: number, bounds: Bounds): Pr
   return { stored, periodsOf };
 }
 
-async function render(db: Queryable, tenantId: number, keys: readonly string[], bounds: Bounds): Promise<void> {
+async function render(db: Queryable, tenantId: number, stamp: number, keys: readonly string[], bounds: Bounds): Promise<void> {
   const { stored, periodsOf } = await fieldsWithin(db, tenantId, bounds);
   if (stored.length === 0) return;
   const changed: [number[], number[], string[]] = [[], [], []];
@@ -102,5 +109,5 @@ async function render(db: Queryable, tenantId: number, keys: readonly string[], 
     changed[1].push(month);
     changed[2].push(rendered);
   }
-  if (changed[0].length > 0) await run(db, updateFragments, tenantId, ...changed);
+  if (changed[0].length > 0) await run(db, updateFragments, tenantId, ...changed, stamp);
 }

@@ -144,6 +144,21 @@ export const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (tenant_id, table_pk) REFERENCES data_tables (tenant_id, pk) ON DELETE CASCADE
   );
   `,
+  // 2: incremental sync, as migration 5 of the SQLite engine says (../sqlite/migrations.ts):
+  // the tenant's change counter, the stamps of records and of dimension fields, the stamp of
+  // the last replace, and the indexes a walk in change order reads.
+  `
+  ALTER TABLE tenants ADD COLUMN sync_seq bigint NOT NULL DEFAULT 0, ADD COLUMN resync_from bigint NOT NULL DEFAULT 0;
+  UPDATE tenants SET sync_seq = 1;
+  ALTER TABLE reporting_records ADD COLUMN stamp bigint NOT NULL DEFAULT 1;
+  ALTER TABLE table_records ADD COLUMN stamp bigint NOT NULL DEFAULT 1;
+  ALTER TABLE dimension_values ADD COLUMN stamp bigint NOT NULL DEFAULT 0;
+  CREATE INDEX reporting_records_by_stamp ON reporting_records (tenant_id, stamp, pos);
+  CREATE INDEX table_records_by_stamp ON table_records (tenant_id, table_pk, stamp, pos);
+  CREATE INDEX dimension_values_by_stamp ON dimension_values (tenant_id, stamp, user_pk, month);
+  DROP INDEX reporting_records_by_user;
+  CREATE INDEX reporting_records_by_user_month ON reporting_records (tenant_id, user_pk, month, pos);
+  `,
 ];
 
 /** Namespace of this service's advisory locks (the first of the two keys), "cd" + a version. */

@@ -17,7 +17,10 @@ import {
 } from '../store.js';
 import type { TenantWriter } from '../tenantWriting.js';
 import { attributionReads } from './attributionReads.js';
+import { changeScope, readChanges } from '../paging/changePaging.js';
 import { bulkUpsert } from './bulkUpsert.js';
+import { changeReads } from './changeReads.js';
+import { changeStamps } from './changeStamps.js';
 import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetReads } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
@@ -84,6 +87,13 @@ export async function openPostgresStore(connectionString: string, options: Postg
       const paged = await sourceOf(principal, source);
       return paged && { count: await paged.total(), version: (principal as PostgresPrincipal).dataVersion };
     },
+    async changes(principal, source, query) {
+      const { tenantId, emptyFragment, dataVersion } = principal as PostgresPrincipal;
+      const reads = source.kind === 'reporting' ? changeReads.reporting(pool, tenantId, emptyFragment) : await changeReads.tableRecords(pool, tenantId, source.table);
+      if (!reads) return 'unknownTable';
+      const page = await readChanges(reads, query, tenantId, changeScope(source));
+      return typeof page === 'string' ? page : { ...page, version: dataVersion };
+    },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => bulkUpsert(pool, principal.tenantId, items, options.busyTimeoutMs),
     async health() {
       await pool.query('SELECT 1');
@@ -101,6 +111,7 @@ export async function openPostgresStore(connectionString: string, options: Postg
         }
         if (load.replace) await tenants.deleteData(client, tenant);
         await tenants.dataChanged(client, tenant.id);
+        await changeStamps.forLoad(client, tenant.id, load.replace === true);
         return work(await PostgresTenantWriter.open(client, tenant.id));
       });
     },

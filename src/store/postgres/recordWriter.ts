@@ -13,6 +13,7 @@ import {
 } from '../loadChecks.js';
 import { UserMonthsSeen, type KnownUser, type OpenTable } from '../loadState.js';
 import { itemPath, type Origin, type ReportingLineInput } from '../tenantWriting.js';
+import { changeStamps } from './changeStamps.js';
 import { assertStorable, firstRow, rowsOf, run, storable, type Queryable } from './connection.js';
 import { writerStatements as s } from './writerStatements.js';
 
@@ -36,6 +37,8 @@ export class RecordWriter {
   private readonly users = new Map<string, KnownUser | null>();
   private readonly tables = new Map<string, OpenTable>();
   private reporting = new RecordPlacement(0);
+  /** The stamp of the load's changes (changeStamps.ts). */
+  stamp = 0;
   private readonly userMonthsWithRow = new UserMonthsSeen();
   private added = 0;
   private updated = 0;
@@ -47,6 +50,7 @@ export class RecordWriter {
 
   async open(): Promise<void> {
     this.reporting = new RecordPlacement((await firstRow(this.db, s.recordCount, this.tenantId))!.count);
+    this.stamp = await changeStamps.current(this.db, this.tenantId);
   }
 
   get reportingCounts(): { total: number; added: number; updated: number } {
@@ -106,10 +110,10 @@ export class RecordWriter {
       if (placement.isNew) inserts.id.push(line.id);
     }
     if (inserts.pos.length > 0) {
-      const inserted = await rowsOf(this.db, s.insertRecords, this.tenantId, inserts.pos, inserts.id, inserts.userPk, inserts.month, inserts.body);
+      const inserted = await rowsOf(this.db, s.insertRecords, this.tenantId, inserts.pos, inserts.id, inserts.userPk, inserts.month, inserts.body, this.stamp);
       this.assertInsertedOnce(inserts.id, inserted, items.map(({ line }) => line.id), origin);
     }
-    if (updates.pos.length > 0) await run(this.db, s.updateRecords, this.tenantId, updates.pos, updates.userPk, updates.month, updates.body);
+    if (updates.pos.length > 0) await run(this.db, s.updateRecords, this.tenantId, updates.pos, updates.userPk, updates.month, updates.body, this.stamp);
     this.added += inserts.pos.length;
     this.updated += updates.pos.length;
     await this.ensureDimensionValues(items.map(({ user, month }) => [user.pk, month]));
@@ -165,10 +169,10 @@ export class RecordWriter {
       if (placement.isNew) inserts.id.push(id);
     }
     if (inserts.pos.length > 0) {
-      const inserted = await rowsOf(this.db, s.insertTableRecords, this.tenantId, table.pk, inserts.pos, inserts.id, inserts.body);
+      const inserted = await rowsOf(this.db, s.insertTableRecords, this.tenantId, table.pk, inserts.pos, inserts.id, inserts.body, this.stamp);
       this.assertInsertedOnce(inserts.id, inserted, items.map(({ id }) => id), origin);
     }
-    if (updates.pos.length > 0) await run(this.db, s.updateTableRecords, this.tenantId, table.pk, updates.pos, updates.body);
+    if (updates.pos.length > 0) await run(this.db, s.updateTableRecords, this.tenantId, table.pk, updates.pos, updates.body, this.stamp);
     if (prepared.problem) throw prepared.problem;
   }
 
@@ -212,6 +216,6 @@ export class RecordWriter {
       missing[1].push(month);
       this.touchedUsers.add(pk);
     }
-    if (missing[0].length > 0) await run(this.db, s.ensureDimensionValues, this.tenantId, ...missing);
+    if (missing[0].length > 0) await run(this.db, s.ensureDimensionValues, this.tenantId, ...missing, this.stamp);
   }
 }

@@ -62,14 +62,14 @@ export class PostgresTenantWriter implements TenantWriter {
     const added = newCustomKeys({ metrics: this.records.metricKeys, dimensions: this.dimensionKeys }, { metrics, dimensions });
     for (const key of added.metrics) {
       await run(this.db, s.insertMetric, this.tenantId, key, this.records.metricKeys.length);
-      await run(this.db, s.addMetricToBodies, this.tenantId, `,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`);
+      await run(this.db, s.addMetricToBodies, this.tenantId, `,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.records.stamp);
       this.records.metricKeys.push(key);
     }
     const position = this.dimensionPks.size;
     for (const [index, key] of added.dimensions.entries()) await run(this.db, s.insertDimension, this.tenantId, key, position + index);
     if (added.dimensions.length > 0) {
       await this.loadDimensions();
-      await refreshUsers(this.db, this.tenantId);
+      await refreshUsers(this.db, this.tenantId, this.records.stamp);
     }
   }
 
@@ -108,7 +108,7 @@ export class PostgresTenantWriter implements TenantWriter {
       }
       this.records.rememberUser(user, pk, json[index]!);
     });
-    if (changed[0].length > 0) await run(this.db, s.rerenderUsersInRecords, this.tenantId, ...changed);
+    if (changed[0].length > 0) await run(this.db, s.rerenderUsersInRecords, this.tenantId, ...changed, this.records.stamp);
     this.idsByEmailKey.clear();
   }
 
@@ -189,7 +189,7 @@ export class PostgresTenantWriter implements TenantWriter {
   }
 
   async finish(): Promise<void> {
-    await refreshUsers(this.db, this.tenantId, this.records.touchedUsers);
+    await refreshUsers(this.db, this.tenantId, this.records.stamp, this.records.touchedUsers);
     this.records.touchedUsers.clear();
   }
 

@@ -15,8 +15,8 @@ export const writerStatements = {
   insertMetric: statement<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES ($1, $2, $3)'),
   insertDimension: statement<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES ($1, $2, $3)'),
   /** Adds a new metric (`,"key":null,"key_currency":`) to every stored body, valued null in the line's payment currency. */
-  addMetricToBodies: statement<[number, string]>(
-    `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text WHERE tenant_id = $1`,
+  addMetricToBodies: statement<[number, string, number]>(
+    `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text, stamp = $3 WHERE tenant_id = $1`,
   ),
 
   /** The stored users with one of these ids or e-mail keys. */
@@ -34,8 +34,8 @@ export const writerStatements = {
      RETURNING id, pk`,
   ),
   /** Rewrites the user object inside the stored bodies of users whose object changed. */
-  rerenderUsersInRecords: statement<[number, number[], string[], string[]]>(
-    `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new)
+  rerenderUsersInRecords: statement<[number, number[], string[], string[], number]>(
+    `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), stamp = $5
      FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c (user_pk, old, new)
      WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
   ),
@@ -86,19 +86,21 @@ export const writerStatements = {
   recordCount: statement<[number], { count: number }>('SELECT coalesce(max(pos) + 1, 0) AS count FROM reporting_records WHERE tenant_id = $1'),
   recordPositions: statement<[number, string[]], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = $1 AND id = ANY ($2)'),
   /** Inserts new records; an id already stored (given twice) is skipped, and missing from the ids returned. */
-  insertRecords: statement<[number, number[], string[], number[], number[], string[]], { id: string }>(
-    `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body)
-     SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[])
+  insertRecords: statement<[number, number[], string[], number[], number[], string[], number], { id: string }>(
+    `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp)
+     SELECT $1, *, $7 FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[])
      ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
   ),
-  updateRecords: statement<[number, number[], number[], number[], string[]]>(
-    `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body
+  /** Updates the records whose content changed (an unchanged one keeps its stamp). */
+  updateRecords: statement<[number, number[], number[], number[], string[], number]>(
+    `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, stamp = $6
      FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[]) AS c (pos, user_pk, month, body)
-     WHERE r.tenant_id = $1 AND r.pos = c.pos`,
+     WHERE r.tenant_id = $1 AND r.pos = c.pos AND (r.user_pk, r.month, r.body) IS DISTINCT FROM (c.user_pk, c.month, c.body)`,
   ),
-  ensureDimensionValues: statement<[number, number[], number[]]>(
-    `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment)
-     SELECT $1, user_pk, month, '}' FROM unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)
+  /** A new dimension fields row holds minus the stamp of the load that made it (see ../sqlite/migrations.ts, 5). */
+  ensureDimensionValues: statement<[number, number[], number[], number]>(
+    `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp)
+     SELECT $1, user_pk, month, '}', -$4::bigint FROM unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)
      ON CONFLICT DO NOTHING`,
   ),
 
@@ -113,13 +115,13 @@ export const writerStatements = {
   tableRecordPositions: statement<[number, number, string[]], { id: string; pos: number }>(
     'SELECT id, pos FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND id = ANY ($3)',
   ),
-  insertTableRecords: statement<[number, number, number[], string[], string[]], { id: string }>(
-    `INSERT INTO table_records (tenant_id, table_pk, pos, id, body)
-     SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::text[])
+  insertTableRecords: statement<[number, number, number[], string[], string[], number], { id: string }>(
+    `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, stamp)
+     SELECT $1, $2, *, $6 FROM unnest($3::bigint[], $4::text[], $5::text[])
      ON CONFLICT (tenant_id, table_pk, id) DO NOTHING RETURNING id`,
   ),
-  updateTableRecords: statement<[number, number, number[], string[]]>(
-    `UPDATE table_records r SET body = c.body FROM unnest($3::bigint[], $4::text[]) AS c (pos, body)
-     WHERE r.tenant_id = $1 AND r.table_pk = $2 AND r.pos = c.pos`,
+  updateTableRecords: statement<[number, number, number[], string[], number]>(
+    `UPDATE table_records r SET body = c.body, stamp = $5 FROM unnest($3::bigint[], $4::text[]) AS c (pos, body)
+     WHERE r.tenant_id = $1 AND r.table_pk = $2 AND r.pos = c.pos AND r.body IS DISTINCT FROM c.body`,
   ),
 };

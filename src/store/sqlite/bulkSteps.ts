@@ -3,6 +3,7 @@ import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { BulkSteps, Columns } from '../bulkUpsert.js';
 import { attributionStatements } from './attributions.js';
+import { changeStamps } from './changeStamps.js';
 import { dataVersionBumper } from './dataVersion.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
@@ -23,6 +24,7 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
   const groupWrites = tableWriter(db, 'group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
   const managerWrites = tableWriter(db, 'manager_attributions', ['user_pk', 'manager_pk']);
   const bumpDataVersion = dataVersionBumper(db);
+  const stamps = changeStamps(db);
 
   return (tenantId) => ({
     users(sent) {
@@ -85,7 +87,8 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
     fragments: (months) =>
       [...months].flatMap(([userPk, period]) => f.fragments(userPk, period).map(([month, fragment]) => ({ userPk, month, fragment }))),
     updateFragments(changed) {
-      for (const { userPk, month, fragment } of changed) f.setFragment(userPk, month, fragment);
+      const stamp = stamps.next(tenantId);
+      for (const { userPk, month, fragment } of changed) f.setFragment(userPk, month, fragment, stamp);
     },
     dataChanged: () => bumpDataVersion(tenantId),
   });

@@ -136,4 +136,27 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tenants ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
   UPDATE tenants SET data_version = random();
   `,
+  // 5: incremental sync (changeReads.ts). Each tenant counts its changes (`sync_seq`): a
+  // transaction that changes records takes the next number, its stamp, and writes it on the
+  // record rows whose content it changed and on the dimension fields it changed. A dimension
+  // fields row made by a transaction holds minus its stamp until a later one changes it: every
+  // record of that user and month was written by the same transaction, so the row's stamp says
+  // nothing the records do not. `resync_from`: the stamp of the last `import --replace`; a
+  // token from before it is answered "sync again from the start". The rows already stored get
+  // stamp 1; dimension fields get 0 (what they hold shows with their records).
+  `
+  ALTER TABLE tenants ADD COLUMN sync_seq INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE tenants ADD COLUMN resync_from INTEGER NOT NULL DEFAULT 0;
+  UPDATE tenants SET sync_seq = 1;
+  ALTER TABLE reporting_records ADD COLUMN stamp INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE table_records ADD COLUMN stamp INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE dimension_values ADD COLUMN tenant_id INTEGER;
+  ALTER TABLE dimension_values ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;
+  UPDATE dimension_values SET tenant_id = (SELECT tenant_id FROM users WHERE users.pk = dimension_values.user_pk);
+  CREATE INDEX reporting_records_by_stamp ON reporting_records (tenant_id, stamp, pos);
+  CREATE INDEX table_records_by_stamp ON table_records (table_pk, stamp, pos);
+  CREATE INDEX dimension_values_by_stamp ON dimension_values (tenant_id, stamp);
+  DROP INDEX reporting_records_by_user;
+  CREATE INDEX reporting_records_by_user_month ON reporting_records (user_pk, month);
+  `,
 ];

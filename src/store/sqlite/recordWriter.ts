@@ -26,6 +26,8 @@ export class RecordWriter {
   constructor(
     private readonly statements: TenantWriterStatements,
     private readonly tenantId: number,
+    /** The stamp of the load's changes (changeStamps.ts). */
+    readonly stamp: number,
   ) {
     this.reporting = new RecordPlacement(statements.recordCount.get(tenantId)!);
   }
@@ -59,14 +61,14 @@ export class RecordWriter {
       const stored = this.reporting.needsLookup ? recordPos.get(this.tenantId, line.id) : undefined;
       const placement = this.checked(this.reporting.place(stored), origin, index, line.id);
       if (placement.isNew) {
-        this.insertOnce(() => insertRecord.run(this.tenantId, placement.pos, line.id, user.pk, month, body), origin, index, line.id);
+        this.insertOnce(() => insertRecord.run(this.tenantId, placement.pos, line.id, user.pk, month, body, this.stamp), origin, index, line.id);
         this.added += 1;
       } else {
-        updateRecord.run(user.pk, month, body, this.tenantId, placement.pos);
+        updateRecord.run({ userPk: user.pk, month, body, stamp: this.stamp, tenantId: this.tenantId, pos: placement.pos });
         this.updated += 1;
       }
       if (this.userMonthsWithRow.add(user.pk, month)) {
-        ensureDimensionValue.run(user.pk, month);
+        ensureDimensionValue.run(this.tenantId, user.pk, month, this.stamp);
         this.touchedUsers.add(user.pk);
       }
     }
@@ -100,8 +102,8 @@ export class RecordWriter {
       const body = renderedTableRecord(table.fields, record, { fields: table.userFields, isUser: (id) => this.user(id) !== undefined }, origin, index);
       const stored = table.placement.needsLookup ? tableRecordPos.get(table.pk, record.id) : undefined;
       const placement = this.checked(table.placement.place(stored), origin, index, record.id);
-      if (placement.isNew) this.insertOnce(() => insertTableRecord.run(table.pk, placement.pos, record.id, body), origin, index, record.id);
-      else updateTableRecord.run(body, table.pk, placement.pos);
+      if (placement.isNew) this.insertOnce(() => insertTableRecord.run(table.pk, placement.pos, record.id, body, this.stamp), origin, index, record.id);
+      else updateTableRecord.run(body, this.stamp, table.pk, placement.pos, body);
     }
   }
 

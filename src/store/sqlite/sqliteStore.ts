@@ -15,6 +15,9 @@ import { checkInvariants } from '../invariantCheck.js';
 import { attributionReads } from './attributionReads.js';
 import { backupDatabase } from './backup.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { changeScope, readChanges } from '../paging/changePaging.js';
+import { changeReads } from './changeReads.js';
+import { changeStamps } from './changeStamps.js';
 import { datasetReads } from './datasetReads.js';
 import { dataVersionBumper } from './dataVersion.js';
 import { invariantReads } from './invariantReads.js';
@@ -55,6 +58,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
   const tenants = tenantStatements(db);
   const paged = pagedReads(db);
   const attributions = attributionReads(db);
+  const changes = changeReads(db);
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const writer: Writer = startWriter(
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
@@ -103,6 +107,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       const paged = sourceOf(principal, source);
       return paged && { count: await paged.total(), version: (principal as SqlitePrincipal).dataVersion };
     },
+    async changes(principal, source, query) {
+      const { tenantId, emptyFragment, dataVersion } = principal as SqlitePrincipal;
+      const reads = source.kind === 'reporting' ? changes.reporting(tenantId, emptyFragment) : changes.tableRecords(tenantId, source.table);
+      if (!reads) return 'unknownTable';
+      const page = await readChanges(reads, query, tenantId, changeScope(source));
+      return typeof page === 'string' ? page : { ...page, version: dataVersion };
+    },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),
     async health() {
       ping.get();
@@ -121,6 +132,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
           }
           if (load.replace) own.deleteData(tenant);
           dataVersionBumper(connection)(tenant.id);
+          changeStamps(connection).forLoad(tenant.id, load.replace === true);
           return work(new SqliteTenantWriter(connection, tenant.id));
         }),
       );

@@ -6,6 +6,7 @@ import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId } from '../loadChecks.js';
 import { attributionStatements, type AttributionStatements } from './attributions.js';
 import type { Db } from './db.js';
+import { changeStamps } from './changeStamps.js';
 import { dimensionValuesRefresher } from './dimensionValues.js';
 import { RecordWriter } from './recordWriter.js';
 import { tenantWriterStatements, type TenantWriterStatements } from './tenantWriterStatements.js';
@@ -45,7 +46,7 @@ export class SqliteTenantWriter implements TenantWriter {
     this.statements = tenantWriterStatements(db);
     this.attributions = attributionStatements(db);
     this.refreshDimensionValues = dimensionValuesRefresher(db);
-    this.records = new RecordWriter(this.statements, tenantId);
+    this.records = new RecordWriter(this.statements, tenantId, changeStamps(db).current(tenantId));
     this.records.metricKeys = this.statements.metricKeys.all(tenantId);
     this.loadDimensions();
   }
@@ -77,14 +78,14 @@ export class SqliteTenantWriter implements TenantWriter {
     );
     for (const key of newMetrics) {
       this.statements.insertMetric.run(this.tenantId, key, this.records.metricKeys.length);
-      this.statements.addMetricToBodies.run(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.tenantId);
+      this.statements.addMetricToBodies.run(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.records.stamp, this.tenantId);
       this.records.metricKeys.push(key);
     }
     const position = this.dimensionPks.size;
     newDimensions.forEach((key, index) => this.statements.insertDimension.run(this.tenantId, key, position + index));
     if (newDimensions.length > 0) {
       this.loadDimensions();
-      this.refreshDimensionValues(this.tenantId);
+      this.refreshDimensionValues(this.tenantId, this.records.stamp);
     }
   }
 
@@ -99,7 +100,7 @@ export class SqliteTenantWriter implements TenantWriter {
       const stored = userIdentity.get(this.tenantId, user.id);
       const pk = upsertUser.get(this.tenantId, user.id, user.email, json)!;
       // The user object is part of each stored record body: rewrite it there too.
-      if (stored && stored[1] !== json) rerenderUserInRecords.run(`"user":${stored[1]}`, `"user":${json}`, pk);
+      if (stored && stored[1] !== json) rerenderUserInRecords.run(`"user":${stored[1]}`, `"user":${json}`, this.records.stamp, pk);
       this.records.rememberUser(user, pk, json);
     });
   }
@@ -169,7 +170,7 @@ export class SqliteTenantWriter implements TenantWriter {
 
   /** Brings the dimension fields of every user touched by this writer up to date. */
   async finish(): Promise<void> {
-    this.refreshDimensionValues(this.tenantId, this.records.touchedUsers);
+    this.refreshDimensionValues(this.tenantId, this.records.stamp, this.records.touchedUsers);
     this.records.touchedUsers.clear();
   }
 

@@ -66,7 +66,8 @@ export async function readBacksAndBulk() {
   }
   // The envelope the client derives is the contract's, for every paged operation.
   same<Equal<Page<components['schemas']['GroupAttributionResponseItem']>, components['schemas']['GroupAttributionPage']>>();
-  same<Equal<Page<components['schemas']['DataTableRecord']>, components['schemas']['DataTableRecordPage']>>();
+  // (The record listings' pages also have `sync_token`, the answer to `changed_since`, which the client does not send.)
+  same<Equal<Page<components['schemas']['DataTableRecord']>, Omit<components['schemas']['DataTableRecordPage'], 'sync_token'>>>();
 
   const items: BulkItem[] = [
     { user: 'ada@example.com', group_dimension: 'region', group: 'EMEA', start_date: '2026-01' },

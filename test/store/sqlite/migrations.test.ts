@@ -4,6 +4,7 @@ import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
+import { BEFORE_SYNC } from '../../support/undoMigrations.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -29,6 +30,7 @@ test('migration 3 deletes the attributions that hold no month of 0000-01..9999-1
   groupRow.run(u1, region, group, 120_000, null);
   groupRow.run(u1, region, group, 119_999, null);
   const before = rowsOf(db);
+  db.exec(BEFORE_SYNC.sqlite); // what migration 5 adds again
   db.exec('ALTER TABLE tenants DROP COLUMN data_version'); // what migration 4 adds again
   db.pragma('user_version = 2');
   db.close();
@@ -45,6 +47,7 @@ test('migration 4 gives every existing tenant a data version, each its own', asy
   const { dbPath, db, store } = await tempSqliteDatabase(t);
   await buildFixture(store, { tenant: 'acme' });
   await buildFixture(store, { tenant: 'globex' });
+  db.exec(BEFORE_SYNC.sqlite);
   db.exec('ALTER TABLE tenants DROP COLUMN data_version');
   db.pragma('user_version = 3');
   db.close();

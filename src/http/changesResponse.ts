@@ -1,0 +1,51 @@
+import type { Context } from 'koa';
+import { parsePageRequest, type ParamProblem } from '../domain/paging.js';
+import type { ChangedSource } from '../store/store.js';
+import { answeredNotModified } from './conditionalRead.js';
+import type { HandlerDeps, RequestState } from './handlerTypes.js';
+import { sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js';
+import { problems } from './problems.js';
+import { publicBase } from './publicBase.js';
+
+/** Parameters a `changed_since` walk cannot take: it goes on from the token in its `next`. */
+const NOT_WITH_CHANGED_SINCE = ['offset', 'cursor'] as const;
+
+/**
+ * Incremental sync (`changed_since`) on the wire side: the records changed after the token, in
+ * change order, with the paged envelope. `next` carries `limit` and the token of the position
+ * reached; the last page carries `sync_token` instead, the token of the next sync. A token this
+ * server did not issue for this listing is a `400`; one from before the tenant's data was
+ * replaced is a `410`, which asks for a new sync from `changed_since=0`.
+ */
+export async function respondWithChanges(
+  ctx: Context & { state: RequestState },
+  { store, publicBase: config }: Pick<HandlerDeps, 'store' | 'publicBase'>,
+  source: ChangedSource,
+  target: PageTarget,
+): Promise<void> {
+  const { since, limit } = changesRequest(ctx.query);
+  const page = await store.changes(ctx.state.principal, source, { since, limit });
+  if (page === 'unknownTable') throw unknownTable(source);
+  if (page === 'badToken') throw problems.badRequest([{ pointer: '/query/changed_since', message: 'is not a sync token this server issued for this listing' }]);
+  if (page === 'resync') throw problems.syncExpired();
+  const base = publicBase(ctx, config);
+  if (answeredNotModified(ctx, page.version, base)) return;
+  if (page.next === undefined) return sendEnvelope(ctx, page, { sync_token: page.syncToken! });
+  const query = new URLSearchParams({ ...target.params, limit: String(limit), changed_since: page.next });
+  sendEnvelope(ctx, page, { next: `${base}${target.path}?${query}` });
+}
+
+/** `changed_since` (given once) and `limit` (1 to 2000); `offset` and `cursor` are refused beside them. */
+function changesRequest(query: Context['query']): { since: string; limit: number } {
+  const errors: ParamProblem[] = [];
+  const since = query.changed_since;
+  if (typeof since !== 'string' || since === '') errors.push({ pointer: '/query/changed_since', message: 'must be given once: 0 or a sync token' });
+  for (const name of NOT_WITH_CHANGED_SINCE) {
+    if (query[name] !== undefined) errors.push({ pointer: `/query/${name}`, message: 'cannot be combined with changed_since (its next carries the position)' });
+  }
+  const request = parsePageRequest(undefined, query.limit);
+  if (Array.isArray(request)) errors.push(...request);
+  else if (request.limit === 0) errors.push({ pointer: '/query/limit', message: 'must be at least 1 with changed_since' });
+  if (errors.length > 0) throw problems.badRequest(errors);
+  return { since: since as string, limit: (request as { limit: number }).limit };
+}

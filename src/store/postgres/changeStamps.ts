@@ -1,0 +1,23 @@
+import { firstRow, statement, type Queryable } from './connection.js';
+
+/**
+ * The stamps of incremental sync (see ../sqlite/migrations.ts, migration 5): each transaction
+ * that changes a tenant's records takes the next number of the tenant's change counter and
+ * writes it on what it changed. The counter's row stays locked until the transaction ends, and
+ * every writer of the tenant holds the tenant's write lock first, so stamps commit in order.
+ */
+const next = statement<[number, boolean], { stamp: number }>(
+  `UPDATE tenants SET sync_seq = sync_seq + 1, resync_from = CASE WHEN $2 THEN sync_seq + 1 ELSE resync_from END
+   WHERE id = $1 RETURNING sync_seq AS stamp`,
+);
+const current = statement<[number], { stamp: number }>('SELECT sync_seq AS stamp FROM tenants WHERE id = $1');
+
+/** `UPDATE tenants` of the next stamp, as a CTE a statement that writes changes begins with (`$1`: the tenant). */
+export const NEXT_STAMP_CTE = 'next_stamp AS (UPDATE tenants SET sync_seq = sync_seq + 1 WHERE id = $1 RETURNING sync_seq)';
+
+export const changeStamps = {
+  /** A load's stamp (`replace`: its data replaced the tenant's, and tokens from before it call for a new sync). */
+  forLoad: async (db: Queryable, tenantId: number, replace: boolean): Promise<number> => (await firstRow(db, next, tenantId, replace))!.stamp,
+  /** The stamp the transaction took last (a writer opened inside a load). */
+  current: async (db: Queryable, tenantId: number): Promise<number> => (await firstRow(db, current, tenantId))!.stamp,
+};

@@ -1,0 +1,32 @@
+import type { TestEngine } from './testDatabases.js';
+
+/**
+ * SQL that takes a database of this build back to before incremental sync (SQLite migration
+ * 5, PostgreSQL migration 2): the schema an older build left, for tests of the migrations.
+ * The version is set back too, so the next open migrates again.
+ */
+export const BEFORE_SYNC: Record<TestEngine, string> = {
+  sqlite: `
+    DROP INDEX reporting_records_by_stamp;
+    DROP INDEX table_records_by_stamp;
+    DROP INDEX dimension_values_by_stamp;
+    DROP INDEX reporting_records_by_user_month;
+    CREATE INDEX reporting_records_by_user ON reporting_records (user_pk);
+    ALTER TABLE tenants DROP COLUMN sync_seq;
+    ALTER TABLE tenants DROP COLUMN resync_from;
+    ALTER TABLE reporting_records DROP COLUMN stamp;
+    ALTER TABLE table_records DROP COLUMN stamp;
+    ALTER TABLE dimension_values DROP COLUMN tenant_id;
+    ALTER TABLE dimension_values DROP COLUMN stamp;
+    PRAGMA user_version = 4;
+  `,
+  postgres: `
+    DROP INDEX reporting_records_by_stamp, table_records_by_stamp, dimension_values_by_stamp, reporting_records_by_user_month;
+    CREATE INDEX reporting_records_by_user ON reporting_records (tenant_id, user_pk);
+    ALTER TABLE tenants DROP COLUMN sync_seq, DROP COLUMN resync_from;
+    ALTER TABLE reporting_records DROP COLUMN stamp;
+    ALTER TABLE table_records DROP COLUMN stamp;
+    ALTER TABLE dimension_values DROP COLUMN stamp;
+    UPDATE schema_version SET version = 1;
+  `,
+};

@@ -25,6 +25,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reporting/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the typed fields of the statement reporting records
+         * @description Every field a record of `GET /v1/reporting` carries, in the records' order: the standard
+         *     fields, then each custom metric of the tenant followed by its `_currency` companion, then
+         *     each custom dimension with the names of its groups. Each field has a `type` (see
+         *     `ListedField`) and says whether it may be `null`. `schema_hash` changes exactly when this
+         *     list changes (a metric or dimension added, a group of a dimension created), never when
+         *     only the records' values do: a client that stored it knows its copy's shape is still right.
+         */
+        get: operations["getReportingFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/groups/bulk": {
         parameters: {
             query?: never;
@@ -157,6 +182,53 @@ export interface paths {
          *     not a data table of the caller's tenant is a `404`, whether or not another tenant has it.
          */
         get: operations["getTableRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the data tables
+         * @description The caller's tenant's data tables, by key: each with its `name`, its `record_count`, and
+         *     the absolute URLs of its records (`GET /v1/tables/{data_table_key}/records`) and of its
+         *     fields (`GET /v1/tables/{data_table_key}/fields`), built as `next` URLs are. `schema_hash`
+         *     changes exactly when a table or a table's fields change, never when only records do.
+         */
+        get: operations["getTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{data_table_key}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the typed fields of a data table's records
+         * @description Every field a record of `GET /v1/tables/{data_table_key}/records` carries, in the records'
+         *     order: `id`, then each field of the table (an `amount` followed by its `_currency`
+         *     companion). Every field but `id` may be `null` (a record may leave it out). `schema_hash`
+         *     changes exactly when the list changes. A key that is not a data table of the caller's
+         *     tenant is a `404`, as for its records.
+         */
+        get: operations["getTableFields"];
         put?: never;
         post?: never;
         delete?: never;
@@ -416,6 +488,52 @@ export interface components {
             count: components["schemas"]["PageCount"];
             data: components["schemas"]["ManagerAttributionResponseItem"][];
             next?: components["schemas"]["NextPage"];
+        };
+        /**
+         * @description A field of a record. `type`: `string`; `number` (a plain number); `amount` (a number in
+         *     the currency of its `<name>_currency` companion); `currency` (a three-letter code);
+         *     `date` (`YYYY-MM-DD`); `datetime` (ISO 8601 UTC); `user` (the user object of a reporting
+         *     record); `user_id` (a user's id: a table field declared `user`); `groups` (the group
+         *     names of a dimension, `[]` when none). `nullable`: whether the value may be `null`.
+         */
+        ListedField: {
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "amount" | "currency" | "date" | "datetime" | "user" | "user_id" | "groups";
+            nullable: boolean;
+            /** @description On a dimension (`type` `groups`) only, every group the dimension has, by name (binary order). */
+            groups?: string[];
+        };
+        /** @description Changes exactly when the listed structure changes; the same structure gives the same hash. */
+        SchemaHash: string;
+        FieldListing: {
+            /** @description The number of fields. */
+            count: number;
+            schema_hash: components["schemas"]["SchemaHash"];
+            data: components["schemas"]["ListedField"][];
+        };
+        TableFieldListing: {
+            /** @description The table's key. */
+            table: string;
+            /** @description The number of fields. */
+            count: number;
+            schema_hash: components["schemas"]["SchemaHash"];
+            data: components["schemas"]["ListedField"][];
+        };
+        TableSummary: {
+            key: string;
+            name: string;
+            record_count: number;
+            /** Format: uri */
+            records_url: string;
+            /** Format: uri */
+            fields_url: string;
+        };
+        TableListing: {
+            /** @description The number of tables. */
+            count: number;
+            schema_hash: components["schemas"]["SchemaHash"];
+            data: components["schemas"]["TableSummary"][];
         };
         Health: {
             /** @constant */
@@ -722,6 +840,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Key of the data table.
+         * @example deals
+         */
+        DataTableKey: string;
+        /**
          * @description Position of the first record to return (0-based). Every integer from 0 to
          *     9223372036854775807 is accepted exactly; past the end the page is empty.
          * @example 0
@@ -828,6 +951,33 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReportingFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fields of the reporting records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldListing"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
@@ -1023,7 +1173,7 @@ export interface operations {
                  * @description Key of the data table.
                  * @example deals
                  */
-                data_table_key: string;
+                data_table_key: components["parameters"]["DataTableKey"];
             };
             cookie?: never;
         };
@@ -1042,6 +1192,67 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data tables. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTableFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Key of the data table.
+                 * @example deals
+                 */
+                data_table_key: components["parameters"]["DataTableKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fields of the table's records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableFieldListing"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

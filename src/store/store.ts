@@ -18,6 +18,10 @@ export interface Store {
   total(principal: Principal, source: Source): Promise<Total | undefined>;
   /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
+  /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
+  tables(principal: Principal, key?: string): Promise<TableSummary[]>;
+  /** Discovery: the custom fields of the tenant's reporting records. */
+  reportingSchema(principal: Principal): Promise<ReportingSchema>;
   /** Resolves when the database answers a read. */
   health(): Promise<void>;
 
@@ -136,6 +140,17 @@ export interface StoredTable {
   name: string;
   /** The fields as stored: JSON text of `[{key, type}, ...]`. */
   fieldsJson: string;
+}
+
+/** A data table as discovery lists it. */
+export interface TableSummary extends StoredTable {
+  recordCount: number;
+}
+
+/** The custom fields of a tenant's reporting records: metrics and dimensions in field order, each dimension's groups by name. */
+export interface ReportingSchema {
+  metricKeys: string[];
+  dimensions: { key: string; groups: string[] }[];
 }
 
 export interface LoadOptions {

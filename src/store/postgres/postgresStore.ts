@@ -18,6 +18,7 @@ import { attributionReads } from './attributionReads.js';
 import { bulkUpsert } from './bulkUpsert.js';
 import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetReads } from './datasetReads.js';
+import { discoveryReads } from './discoveryReads.js';
 import { keyStatements, type PostgresPrincipal } from './keys.js';
 import { migrate } from './migrations.js';
 import { pagedReads } from './pagedReads.js';
@@ -82,6 +83,8 @@ export async function openPostgresStore(connectionString: string, options: Postg
       return paged && { count: await paged.total(), version: (principal as PostgresPrincipal).dataVersion };
     },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => bulkUpsert(pool, principal.tenantId, items, options.busyTimeoutMs),
+    tables: (principal, key) => discoveryReads.tables(pool, principal.tenantId, key),
+    reportingSchema: (principal) => discoveryReads.reportingSchema(pool, principal.tenantId),
     async health() {
       await pool.query('SELECT 1');
     },

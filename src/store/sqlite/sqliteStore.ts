@@ -14,6 +14,7 @@ import type { TenantWriter } from '../tenantWriting.js';
 import { attributionReads } from './attributionReads.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { datasetReads } from './datasetReads.js';
+import { discoveryReads } from './discoveryReads.js';
 import { dataVersionBumper } from './dataVersion.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
@@ -52,6 +53,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
   const tenants = tenantStatements(db);
   const paged = pagedReads(db);
   const attributions = attributionReads(db);
+  const discovery = discoveryReads(db);
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const writer: Writer = startWriter(
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
@@ -101,6 +103,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       return paged && { count: await paged.total(), version: (principal as SqlitePrincipal).dataVersion };
     },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),
+    tables: async (principal, key) => discovery.tables(principal.tenantId, key),
+    reportingSchema: async (principal) => discovery.reportingSchema(principal.tenantId),
     async health() {
       ping.get();
     },

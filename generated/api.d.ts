@@ -15,6 +15,19 @@ export interface paths {
          * Read statement reporting records, page by page
          * @description One record per statement line, in storage order. See "Paged reads" and "Custom metrics
          *     and dimensions" in the document's description.
+         *
+         *     **Filters** (extension): `user`, `date_from`, `date_to` and `plan` narrow the records to
+         *     those that match every filter given, in the same order; `limit`=0 counts them. A `user`
+         *     that matches no user of the tenant gives an empty page. `next` carries the filters and an
+         *     opaque `cursor`: following it seeks past the last record of the page, on an index that
+         *     holds the matching records in order, so every page of a filtered walk costs what the
+         *     first does (for `user` and `plan`; a date range alone reads the records stored between
+         *     the first and the last of its months, so its pages cost what the first does when records
+         *     are stored about in date order, as they usually are). A request without a cursor (or with
+         *     one issued for another `offset` or other filters, then ignored) gets the same page by
+         *     `offset`, skipping that many matching records: a deep raw offset costs more than
+         *     following `next`. A `date_from` after `date_to`, or a date that is no calendar date, is a
+         *     `400`.
          */
         get: operations["getReportingRecords"];
         put?: never;
@@ -436,7 +449,7 @@ export interface components {
         /**
          * Format: uri
          * @description Absolute URL of the following page, carrying `limit` and `offset` (and, on the read-back
-         *     extensions, an opaque `cursor`). Present exactly when at least one record follows this
+         *     extensions and filtered reporting reads, the filters and an opaque `cursor`). Present exactly when at least one record follows this
          *     page; absent on the last page.
          * @example http://127.0.0.1:8080/v1/reporting?limit=2000&offset=2000
          */
@@ -866,6 +879,26 @@ export interface components {
          */
         UserFilter: components["schemas"]["Email"];
         /**
+         * @description Only the records of the user with this e-mail address (compared without regard to case).
+         * @example jack.wong@example.com
+         */
+        ReportingUserFilter: components["schemas"]["Email"];
+        /**
+         * @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`).
+         * @example 2023-04-01
+         */
+        DateFrom: string;
+        /**
+         * @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`.
+         * @example 2023-06-30
+         */
+        DateTo: string;
+        /**
+         * @description Only the records of the plan with exactly this name.
+         * @example AE Commission Plan 2023
+         */
+        PlanFilter: string;
+        /**
          * @description Only the attributions of the dimension with this key.
          * @example segment
          */
@@ -925,6 +958,33 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only the records of the user with this e-mail address (compared without regard to case).
+                 * @example jack.wong@example.com
+                 */
+                user?: components["parameters"]["ReportingUserFilter"];
+                /**
+                 * @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`).
+                 * @example 2023-04-01
+                 */
+                date_from?: components["parameters"]["DateFrom"];
+                /**
+                 * @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`.
+                 * @example 2023-06-30
+                 */
+                date_to?: components["parameters"]["DateTo"];
+                /**
+                 * @description Only the records of the plan with exactly this name.
+                 * @example AE Commission Plan 2023
+                 */
+                plan?: components["parameters"]["PlanFilter"];
+                /**
+                 * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
+                 *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
+                 *     found by `offset`); one this server did not issue is a `400`.
+                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: {
                 /**

@@ -1,4 +1,5 @@
 import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
+import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { TenantWriter } from './tenantWriting.js';
 
 /**
@@ -69,7 +70,7 @@ export interface KeyInfo {
 
 /** A paged listing of a tenant (D2): one page request serves every one of them. */
 export type Source =
-  | { readonly kind: 'reporting' }
+  | ({ readonly kind: 'reporting' } & ReportingFilter)
   | { readonly kind: 'tableRecords'; readonly table: string }
   | { readonly kind: 'groupAttributions'; readonly user?: string; readonly dimension?: string }
   | { readonly kind: 'managerAttributions'; readonly user?: string };

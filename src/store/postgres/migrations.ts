@@ -144,6 +144,16 @@ export const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (tenant_id, table_pk) REFERENCES data_tables (tenant_id, pk) ON DELETE CASCADE
   );
   `,
+  // 2: filters of the reporting records: a user's records and a plan's in position order (the
+  // plan read by the same expression), and the records of each month, whose first and last
+  // positions bound a walk of a date range. The index by user gains the position, so it
+  // replaces the one without.
+  `
+  CREATE INDEX reporting_records_by_user_position ON reporting_records (tenant_id, user_pk, pos);
+  DROP INDEX reporting_records_by_user;
+  CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, ((body || '}')::json ->> 'plan'), pos);
+  CREATE INDEX reporting_records_by_month ON reporting_records (tenant_id, month, pos);
+  `,
 ];
 
 /** Namespace of this service's advisory locks (the first of the two keys), "cd" + a version. */

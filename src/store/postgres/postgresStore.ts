@@ -1,4 +1,5 @@
 import type { Upsert } from '../../domain/bulkItems.js';
+import { narrows } from '../../domain/reportingFilter.js';
 import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
 import {
@@ -19,6 +20,7 @@ import { bulkUpsert } from './bulkUpsert.js';
 import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetReads } from './datasetReads.js';
 import { discoveryReads } from './discoveryReads.js';
+import { filteredReporting } from './filteredReporting.js';
 import { keyStatements, type PostgresPrincipal } from './keys.js';
 import { migrate } from './migrations.js';
 import { pagedReads } from './pagedReads.js';
@@ -60,6 +62,7 @@ export async function openPostgresStore(connectionString: string, options: Postg
     const { tenantId, emptyFragment } = principal as PostgresPrincipal;
     switch (source.kind) {
       case 'reporting':
+        if (narrows(source)) return filteredReporting(pool, tenantId, emptyFragment, source);
         return pagedReads.reporting(pool, tenantId, emptyFragment);
       case 'tableRecords':
         return pagedReads.tableRecords(pool, tenantId, source.table);

@@ -136,4 +136,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tenants ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
   UPDATE tenants SET data_version = random();
   `,
+  // 5: filters of the reporting records. A plan's records in position order (the index holds
+  // the primary key after the plan), read by the same expression; the records of each month,
+  // whose first and last positions bound a walk of a date range. A user's records in position
+  // order were already there (reporting_records_by_user: user_pk, then the primary key).
+  `
+  CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
+  CREATE INDEX reporting_records_by_month ON reporting_records (tenant_id, month);
+  `,
 ];

@@ -1,4 +1,5 @@
 import type { Upsert } from '../../domain/bulkItems.js';
+import { narrows } from '../../domain/reportingFilter.js';
 import {
   TenantNotEmpty,
   type BulkOutcome,
@@ -15,6 +16,7 @@ import { attributionReads } from './attributionReads.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { datasetReads } from './datasetReads.js';
 import { discoveryReads } from './discoveryReads.js';
+import { filteredReporting } from './filteredReporting.js';
 import { dataVersionBumper } from './dataVersion.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
@@ -54,6 +56,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
   const paged = pagedReads(db);
   const attributions = attributionReads(db);
   const discovery = discoveryReads(db);
+  const filtered = filteredReporting(db);
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const writer: Writer = startWriter(
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
@@ -71,6 +74,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     const { tenantId, emptyFragment } = principal as SqlitePrincipal;
     switch (source.kind) {
       case 'reporting':
+        if (narrows(source)) return filtered.reporting(tenantId, emptyFragment, source);
         return paged.reporting(tenantId, emptyFragment);
       case 'tableRecords':
         return paged.tableRecords(tenantId, source.table);

@@ -5,6 +5,7 @@
  */
 import type autocannon from 'autocannon';
 import type { BenchConfig } from './config.js';
+import type { FilteredPaths } from './filteredPaths.js';
 
 export type ScenarioKind =
   | 'reporting-first'
@@ -17,7 +18,9 @@ export type ScenarioKind =
   | 'reporting-small-random'
   | 'reporting-count'
   | 'bulk-put'
-  | 'reporting-depth';
+  | 'reporting-depth'
+  | 'reporting-user-first'
+  | 'reporting-user-deep-next';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
 export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
@@ -44,6 +47,8 @@ export interface ScenarioInputs {
   /** Path and query of the deep page as `next` of the page before it gives it. */
   deepNextPath: string;
   bulkBodies: string[];
+  /** The requests of the filtered scenarios (filteredPaths.ts); without them there are none. */
+  filtered?: FilteredPaths;
 }
 
 export const READ_PATH = '/v1/reporting';
@@ -59,7 +64,7 @@ export function allScenarios(inputs: ScenarioInputs): Scenario[] {
 
 type ScenarioMaker = (connections: number) => Scenario;
 
-function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): ScenarioMaker[] {
+function scenarioKinds({ config, deepNextPath, bulkBodies, filtered }: ScenarioInputs): ScenarioMaker[] {
   const { limit, smallLimit, records } = config;
   const deep = records - limit;
   return [
@@ -118,6 +123,7 @@ function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): Sc
       recordsPerRequest: 0,
       requests: () => fixedPath(`${READ_PATH}?limit=0`),
     }),
+    ...(filtered ? filteredKinds(filtered, limit) : []),
     (connections) => ({
       kind: 'bulk-put',
       title: `bulk PUT of ${config.bulkItems} group/manager items`,
@@ -125,6 +131,25 @@ function scenarioKinds({ config, deepNextPath, bulkBodies }: ScenarioInputs): Sc
       server: 'bulk',
       recordsPerRequest: config.bulkItems,
       requests: () => rotatingBodies(bulkBodies),
+    }),
+  ];
+}
+
+/** One user's records (`user=`): the first page, and a deep page of the walk by `next` (cursor included). */
+function filteredKinds(filtered: FilteredPaths, limit: number): ScenarioMaker[] {
+  const page = (connections: number) => ({ connections, server: 'read' as const, recordsPerRequest: limit });
+  return [
+    (connections) => ({
+      ...page(connections),
+      kind: 'reporting-user-first',
+      title: `reporting, first page of one user's records (user=)`,
+      requests: () => fixedPath(filtered.firstPath),
+    }),
+    (connections) => ({
+      ...page(connections),
+      kind: 'reporting-user-deep-next',
+      title: `reporting, one user's records, page at ${filtered.deepOffset} by next`,
+      requests: () => fixedPath(filtered.deepNextPath),
     }),
   ];
 }

@@ -21,6 +21,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { bulkBodies } from './bulkStore.js';
 import { benchConfig } from './config.js';
+import { filteredPaths, type FilteredPaths } from './filteredPaths.js';
 import { runScenario, type Sample, type Target } from './load.js';
 import { allScenarios, type Scenario } from './scenarios.js';
 import { startServerProcess, type ServerOptions, type ServerProcess } from './serverProcess.js';
@@ -38,8 +39,8 @@ if (specs.length < 2) {
 }
 const config = benchConfig();
 
-function chosenScenarios(bodies: string[]): Scenario[] {
-  const scenarios = allScenarios({ config, deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`, bulkBodies: bodies });
+function chosenScenarios(bodies: string[], filtered?: FilteredPaths): Scenario[] {
+  const scenarios = allScenarios({ config, deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`, bulkBodies: bodies, filtered });
   return (wanted.length > 0 ? wanted : ['reporting-first@8']).map((name) => {
     const [kind, connections = '8'] = name.split('@');
     const found = scenarios.find((scenario) => scenario.kind === kind && scenario.connections === Number(connections));
@@ -79,7 +80,9 @@ async function main(): Promise<void> {
     }
     const targetsOf = (scenario: Scenario): Target[] =>
       scenario.server === 'read' ? servers.read.map((server, i) => ({ server, key: readKeys[i]! })) : servers.bulk.map((server) => ({ server, key: bulk!.key }));
-    const scenarios = chosenScenarios(bulk ? bulkBodies(64, config.bulkItems, bulk.users) : []);
+    // The filtered scenarios' requests, found on the first server (every server must serve the same records).
+    const filtered = wanted.some((name) => name.startsWith('reporting-user-')) ? await filteredPaths(servers.read[0]!.url, readKeys[0]!, config.limit) : undefined;
+    const scenarios = chosenScenarios(bulk ? bulkBodies(64, config.bulkItems, bulk.users) : [], filtered);
     const samples: Sample[][][] = scenarios.map((scenario) => targetsOf(scenario).map(() => []));
     for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);
     for (let round = 0; round < config.rounds; round += 1) {

@@ -156,3 +156,24 @@ test('a filtered walk by next seeks past its last record: a record that leaves t
   const rest = await walk(server, key, first.body.next.slice(server.url.length));
   assert.deepEqual(rest.rows.map((r) => r.id), before.slice(5), 'the walk goes on after the last record read, none skipped');
 });
+
+test('a plan holding U+0000 or quotes is found by its exact name; a name holding U+0000 breaks no date filter', async (t) => {
+  const plans = ['AE\u0000 2026', 'AE "2026"', 'AE 2026'];
+  let key!: string;
+  const server = await startTestServer(t, {}, async (store) => {
+    key = await load(store, 'acme', Array.from({ length: 30 }, (_, i) => ({ ...line(i), plan: plans[i % 3]! })));
+    await store.loadTenant('acme', {}, async (writer) => {
+      await writer.upsertUsers([{ ...fixtureUser('acme', 1, 'shared.example'), email: 'User1@Shared.example', name: 'Ada\u0000Lovelace' }]);
+      await writer.finish();
+    });
+  });
+  for (const plan of plans) {
+    const { rows } = await walk(server, key, `/v1/reporting?${new URLSearchParams({ plan, limit: '4' })}`);
+    assert.deepEqual(rows.map((r) => r.plan), Array(10).fill(plan));
+  }
+  const all = (await walk(server, key, '/v1/reporting')).rows;
+  assert.ok(all.some((r) => (r.user as { name?: string }).name === 'Ada\u0000Lovelace'));
+  const filter = { date_from: '2026-01-15', date_to: '2026-03-01' };
+  const { rows } = await walk(server, key, `/v1/reporting?${query(filter, 4)}`);
+  assert.deepEqual(rows.map((r) => r.id), all.filter(matches(filter)).map((r) => r.id));
+});

@@ -145,13 +145,14 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   // 2: filters of the reporting records: a user's records and a plan's in position order (the
-  // plan read by the same expression), and the records of each month, whose first and last
+  // plan's JSON text cut from the body by the same expression as filteredReporting.ts's), and the records of each month, whose first and last
   // positions bound a walk of a date range. The index by user gains the position, so it
   // replaces the one without.
   `
   CREATE INDEX reporting_records_by_user_position ON reporting_records (tenant_id, user_pk, pos);
   DROP INDEX reporting_records_by_user;
-  CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, ((body || '}')::json ->> 'plan'), pos);
+  CREATE INDEX reporting_records_by_plan ON reporting_records
+    (tenant_id, (substr(body, strpos(body, ',"plan":') + 8, strpos(body, ',"user":') - strpos(body, ',"plan":') - 8)), pos);
   CREATE INDEX reporting_records_by_month ON reporting_records (tenant_id, month, pos);
   `,
 ];

@@ -57,3 +57,18 @@ test('migration 4 gives every existing tenant a data version, each its own', asy
   assert.equal(new Set(versions).size, 2, 'two tenants, two versions');
   assert.ok(!versions.includes(0n), 'random, not the column default');
 });
+
+test('migration 5 adds the indexes of the reporting filters to a database without them', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  await buildFixture(store, { tenant: 'acme', records: 30 });
+  const filterIndexes = (on: Db) =>
+    on.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('reporting_records_by_plan', 'reporting_records_by_month') ORDER BY name").pluck().all();
+  db.exec('DROP INDEX reporting_records_by_plan; DROP INDEX reporting_records_by_month');
+  db.pragma('user_version = 4');
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.deepEqual(filterIndexes(migrated), ['reporting_records_by_month', 'reporting_records_by_plan']);
+});

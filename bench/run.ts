@@ -15,6 +15,7 @@ import { writeLatencyChart } from './charts.js';
 import { benchConfig, type BenchConfig } from './config.js';
 import { runScenario, type Target } from './load.js';
 import { markdownReport, medianCeilings, resultRows, targetChecks, writeResult, type BenchResult, type RunSample } from './report.js';
+import { filteredPaths } from './filteredPaths.js';
 import { allScenarios, nextPathIn, READ_PATH, type Scenario } from './scenarios.js';
 import { startServerProcess, type ServerProcess } from './serverProcess.js';
 import { prepareBulkRunStore, prepareReadStore, type Stores } from './stores.js';
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
       deepNextPath: await deepNextPath(read.url, stores.read.key, config),
       bulkBodies: bulkBodies(BULK_BODIES, config.bulkItems, stores.bulk.users),
       tenantBulkBodies: bulkBodies(BULK_BODIES, config.bulkItems, tenantUsersFor(stores.bulk.users)),
+      filtered: await filteredPaths(read.url, stores.read.key, config.limit),
     });
     const chartConnections = scenarios.find((scenario) => scenario.kind === 'reporting-depth')?.connections ?? config.connections[0]!;
     await warmUp(config, scenarios, targetOf, chartConnections);

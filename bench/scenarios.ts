@@ -5,6 +5,7 @@
  */
 import type autocannon from 'autocannon';
 import type { BenchConfig } from './config.js';
+import type { FilteredPaths } from './filteredPaths.js';
 
 export type ScenarioKind =
   | 'reporting-first'
@@ -18,7 +19,9 @@ export type ScenarioKind =
   | 'reporting-count'
   | 'bulk-put'
   | 'bulk-put-tenants'
-  | 'reporting-depth';
+  | 'reporting-depth'
+  | 'reporting-user-first'
+  | 'reporting-user-deep-next';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
 export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
@@ -47,6 +50,8 @@ export interface ScenarioInputs {
   bulkBodies: string[];
   /** Bodies for the bulk store's smaller tenants (bulkStore.ts `TENANTS`), the same for each. */
   tenantBulkBodies?: string[];
+  /** The requests of the filtered scenarios (filteredPaths.ts); without them there are none. */
+  filtered?: FilteredPaths;
 }
 
 export const READ_PATH = '/v1/reporting';
@@ -62,7 +67,7 @@ export function allScenarios(inputs: ScenarioInputs): Scenario[] {
 
 type ScenarioMaker = (connections: number) => Scenario;
 
-function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = [] }: ScenarioInputs): ScenarioMaker[] {
+function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = [], filtered }: ScenarioInputs): ScenarioMaker[] {
   const { limit, smallLimit, records } = config;
   const deep = records - limit;
   return [
@@ -121,6 +126,7 @@ function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = []
       recordsPerRequest: 0,
       requests: () => fixedPath(`${READ_PATH}?limit=0`),
     }),
+    ...(filtered ? filteredKinds(filtered, limit) : []),
     (connections) => ({
       kind: 'bulk-put',
       title: `bulk PUT of ${config.bulkItems} group/manager items`,
@@ -136,6 +142,25 @@ function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = []
       server: 'bulk',
       recordsPerRequest: config.bulkItems,
       requests: ({ tenantKeys = [] }) => rotatingBodies(tenantBulkBodies, tenantKeys),
+    }),
+  ];
+}
+
+/** One user's records (`user=`): the first page, and a deep page of the walk by `next` (cursor included). */
+function filteredKinds(filtered: FilteredPaths, limit: number): ScenarioMaker[] {
+  const page = (connections: number) => ({ connections, server: 'read' as const, recordsPerRequest: limit });
+  return [
+    (connections) => ({
+      ...page(connections),
+      kind: 'reporting-user-first',
+      title: `reporting, first page of one user's records (user=)`,
+      requests: () => fixedPath(filtered.firstPath),
+    }),
+    (connections) => ({
+      ...page(connections),
+      kind: 'reporting-user-deep-next',
+      title: `reporting, one user's records, page at ${filtered.deepOffset} by next`,
+      requests: () => fixedPath(filtered.deepNextPath),
     }),
   ];
 }

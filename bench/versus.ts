@@ -26,6 +26,7 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import { bulkBodies, fillBulkStore, tenantUsersFor, type BulkStore } from './bulkStore.js';
 import { benchConfig } from './config.js';
+import { filteredPaths, type FilteredPaths } from './filteredPaths.js';
 import { runScenario, type Sample, type Target } from './load.js';
 import { allScenarios, type Scenario } from './scenarios.js';
 import { postmasterPid, startServerProcess, type ServerOptions, type ServerProcess } from './serverProcess.js';
@@ -43,12 +44,13 @@ if (specs.length < 2) {
 }
 const config = benchConfig();
 
-function chosenScenarios(users: number | undefined): Scenario[] {
+function chosenScenarios(users: number | undefined, filtered?: FilteredPaths): Scenario[] {
   const scenarios = allScenarios({
     config,
     deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`,
     bulkBodies: users === undefined ? [] : bulkBodies(64, config.bulkItems, users),
     tenantBulkBodies: users === undefined ? [] : bulkBodies(64, config.bulkItems, tenantUsersFor(users)),
+    filtered,
   });
   return (wanted.length > 0 ? wanted : ['reporting-first@8']).map((name) => {
     const [kind, connections = '8'] = name.split('@');
@@ -113,7 +115,9 @@ async function main(): Promise<void> {
       scenario.server === 'read'
         ? servers.read.map((server, i) => ({ server, key: readKeys[i]! }))
         : servers.bulk.map((server, i) => ({ server, key: bulkKeys[i]!.key, tenantKeys: bulkKeys[i]!.tenantKeys }));
-    const scenarios = chosenScenarios(bulk?.users);
+    // The filtered scenarios' requests, found on the first server (every server must serve the same records).
+    const filtered = wanted.some((name) => name.startsWith('reporting-user-')) ? await filteredPaths(servers.read[0]!.url, readKeys[0]!, config.limit) : undefined;
+    const scenarios = chosenScenarios(bulk?.users, filtered);
     const samples: Sample[][][] = scenarios.map((scenario) => targetsOf(scenario).map(() => []));
     for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);
     for (let round = 0; round < config.rounds; round += 1) {

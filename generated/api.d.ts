@@ -14,10 +14,51 @@ export interface paths {
         /**
          * Read statement reporting records, page by page
          * @description One record per statement line, in storage order. See "Paged reads" and "Custom metrics
-         *     and dimensions" in the document's description. With `changed_since` (an extension), the
-         *     records changed since a sync token, in change order (see "Incremental sync").
+         *     and dimensions" in the document's description.
+         *
+         *     **Filters** (extension): `user`, `date_from`, `date_to` and `plan` narrow the records to
+         *     those that match every filter given, in the same order; `limit`=0 counts them. A `user`
+         *     that matches no user of the tenant gives an empty page. `next` carries the filters and an
+         *     opaque `cursor`: following it seeks past the last record of the page, on an index that
+         *     holds the matching records in order, so every page of a filtered walk costs what the
+         *     first does (for `user` and `plan`; a date range alone reads the records stored between
+         *     the first and the last of its months, so its pages cost what the first does when records
+         *     are stored about in date order, as they usually are). A request without a cursor (or with
+         *     one issued for another `offset` or other filters, then ignored) gets the same page by
+         *     `offset`, skipping that many matching records: a deep raw offset costs more than
+         *     following `next`. A `date_from` after `date_to`, or a date that is no calendar date, is a
+         *     `400`.
+         *
+         *     **Incremental sync** (extension): with `changed_since`, the records changed since a sync
+         *     token, in change order (see "Incremental sync"). The filters cannot be combined with it
+         *     (`400`): a sync returns every changed record.
          */
         get: operations["getReportingRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reporting/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the typed fields of the statement reporting records
+         * @description Every field a record of `GET /v1/reporting` carries, in the records' order: the standard
+         *     fields, then each custom metric of the tenant followed by its `_currency` companion, then
+         *     each custom dimension with the names of its groups. Each field has a `type` (see
+         *     `ListedField`) and says whether it may be `null`. `schema_hash` changes exactly when this
+         *     list changes (a metric or dimension added, a group of a dimension created), never when
+         *     only the records' values do: a client that stored it knows its copy's shape is still right.
+         */
+        get: operations["getReportingFields"];
         put?: never;
         post?: never;
         delete?: never;
@@ -158,6 +199,53 @@ export interface paths {
          *     not a data table of the caller's tenant is a `404`, whether or not another tenant has it.
          */
         get: operations["getTableRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the data tables
+         * @description The caller's tenant's data tables, by key: each with its `name`, its `record_count`, and
+         *     the absolute URLs of its records (`GET /v1/tables/{data_table_key}/records`) and of its
+         *     fields (`GET /v1/tables/{data_table_key}/fields`), built as `next` URLs are. `schema_hash`
+         *     changes exactly when a table or a table's fields change, never when only records do.
+         */
+        get: operations["getTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{data_table_key}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the typed fields of a data table's records
+         * @description Every field a record of `GET /v1/tables/{data_table_key}/records` carries, in the records'
+         *     order: `id`, then each field of the table (an `amount` followed by its `_currency`
+         *     companion). Every field but `id` may be `null` (a record may leave it out). `schema_hash`
+         *     changes exactly when the list changes. A key that is not a data table of the caller's
+         *     tenant is a `404`, as for its records.
+         */
+        get: operations["getTableFields"];
         put?: never;
         post?: never;
         delete?: never;
@@ -367,9 +455,9 @@ export interface components {
         /**
          * Format: uri
          * @description Absolute URL of the following page, carrying `limit` and `offset` (and, on the read-back
-         *     extensions, an opaque `cursor`; with `changed_since`, `limit` and `changed_since`
-         *     instead). Present exactly when at least one record follows this page; absent on the last
-         *     page.
+         *     extensions and filtered reporting reads, the filters and an opaque `cursor`; with
+         *     `changed_since`, `limit` and `changed_since` instead). Present exactly when at least one
+         *     record follows this page; absent on the last page.
          * @example http://127.0.0.1:8080/v1/reporting?limit=2000&offset=2000
          */
         NextPage: string;
@@ -426,6 +514,52 @@ export interface components {
             count: components["schemas"]["PageCount"];
             data: components["schemas"]["ManagerAttributionResponseItem"][];
             next?: components["schemas"]["NextPage"];
+        };
+        /**
+         * @description A field of a record. `type`: `string`; `number` (a plain number); `amount` (a number in
+         *     the currency of its `<name>_currency` companion); `currency` (a three-letter code);
+         *     `date` (`YYYY-MM-DD`); `datetime` (ISO 8601 UTC); `user` (the user object of a reporting
+         *     record); `user_id` (a user's id: a table field declared `user`); `groups` (the group
+         *     names of a dimension, `[]` when none). `nullable`: whether the value may be `null`.
+         */
+        ListedField: {
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "amount" | "currency" | "date" | "datetime" | "user" | "user_id" | "groups";
+            nullable: boolean;
+            /** @description On a dimension (`type` `groups`) only, every group the dimension has, by name (binary order). */
+            groups?: string[];
+        };
+        /** @description Changes exactly when the listed structure changes; the same structure gives the same hash. */
+        SchemaHash: string;
+        FieldListing: {
+            /** @description The number of fields. */
+            count: number;
+            schema_hash: components["schemas"]["SchemaHash"];
+            data: components["schemas"]["ListedField"][];
+        };
+        TableFieldListing: {
+            /** @description The table's key. */
+            table: string;
+            /** @description The number of fields. */
+            count: number;
+            schema_hash: components["schemas"]["SchemaHash"];
+            data: components["schemas"]["ListedField"][];
+        };
+        TableSummary: {
+            key: string;
+            name: string;
+            record_count: number;
+            /** Format: uri */
+            records_url: string;
+            /** Format: uri */
+            fields_url: string;
+        };
+        TableListing: {
+            /** @description The number of tables. */
+            count: number;
+            schema_hash: components["schemas"]["SchemaHash"];
+            data: components["schemas"]["TableSummary"][];
         };
         Health: {
             /** @constant */
@@ -774,6 +908,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Key of the data table.
+         * @example deals
+         */
+        DataTableKey: string;
+        /**
          * @description Position of the first record to return (0-based). Every integer from 0 to
          *     9223372036854775807 is accepted exactly; past the end the page is empty.
          * @example 0
@@ -794,6 +933,26 @@ export interface components {
          * @example aiko.lefevre@example.com
          */
         UserFilter: components["schemas"]["Email"];
+        /**
+         * @description Only the records of the user with this e-mail address (compared without regard to case).
+         * @example jack.wong@example.com
+         */
+        ReportingUserFilter: components["schemas"]["Email"];
+        /**
+         * @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`).
+         * @example 2023-04-01
+         */
+        DateFrom: string;
+        /**
+         * @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`.
+         * @example 2023-06-30
+         */
+        DateTo: string;
+        /**
+         * @description Only the records of the plan with exactly this name.
+         * @example AE Commission Plan 2023
+         */
+        PlanFilter: string;
         /**
          * @description Only the attributions of the dimension with this key.
          * @example segment
@@ -872,6 +1031,33 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
+                 * @description Only the records of the user with this e-mail address (compared without regard to case).
+                 * @example jack.wong@example.com
+                 */
+                user?: components["parameters"]["ReportingUserFilter"];
+                /**
+                 * @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`).
+                 * @example 2023-04-01
+                 */
+                date_from?: components["parameters"]["DateFrom"];
+                /**
+                 * @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`.
+                 * @example 2023-06-30
+                 */
+                date_to?: components["parameters"]["DateTo"];
+                /**
+                 * @description Only the records of the plan with exactly this name.
+                 * @example AE Commission Plan 2023
+                 */
+                plan?: components["parameters"]["PlanFilter"];
+                /**
+                 * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
+                 *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
+                 *     found by `offset`); one this server did not issue is a `400`.
+                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Extension (incremental sync): only the records whose content changed after this token, in
                  *     change order. `0` starts from nothing (a full read in change order); otherwise a token
                  *     from the `next` or the `sync_token` of an earlier answer of the same listing. Combines
@@ -909,6 +1095,33 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["SyncExpired"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReportingFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fields of the reporting records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1113,7 +1326,7 @@ export interface operations {
                  * @description Key of the data table.
                  * @example deals
                  */
-                data_table_key: string;
+                data_table_key: components["parameters"]["DataTableKey"];
             };
             cookie?: never;
         };
@@ -1137,6 +1350,67 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["SyncExpired"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data tables. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTableFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Key of the data table.
+                 * @example deals
+                 */
+                data_table_key: components["parameters"]["DataTableKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fields of the table's records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableFieldListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

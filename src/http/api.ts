@@ -11,8 +11,11 @@ import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
 import { getManagerAttributions } from './handlers/getManagerAttributions.js';
 import { getOpenApiDocument } from './handlers/getOpenApiDocument.js';
+import { getReportingFields } from './handlers/getReportingFields.js';
 import { getReportingRecords } from './handlers/getReportingRecords.js';
+import { getTableFields } from './handlers/getTableFields.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
+import { getTables } from './handlers/getTables.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { problems } from './problems.js';
 import { problemsFromAjv, type JsonSchema } from './validationErrors.js';
@@ -59,6 +62,9 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
     getGroupAttributions: getGroupAttributions(deps),
     getManagerAttributions: getManagerAttributions(deps),
     getTableRecords: getTableRecords(deps),
+    getTables: getTables(deps),
+    getTableFields: getTableFields(deps),
+    getReportingFields: getReportingFields(deps),
     getOpenApiDocument: getOpenApiDocument(deps),
     getHealth: getHealth(deps),
     getDocsPage: getDocsPage(deps),

@@ -7,8 +7,11 @@ import { sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js'
 import { problems } from './problems.js';
 import { publicBase } from './publicBase.js';
 
-/** Parameters a `changed_since` walk cannot take: it goes on from the token in its `next`. */
-const NOT_WITH_CHANGED_SINCE = ['offset', 'cursor'] as const;
+/**
+ * Parameters a `changed_since` walk cannot take: it goes on from the token in its `next`, and it
+ * returns every changed record (a filtered copy would miss the records that leave the filter).
+ */
+const NOT_WITH_CHANGED_SINCE = ['offset', 'cursor', 'user', 'date_from', 'date_to', 'plan'] as const;
 
 /**
  * Incremental sync (`changed_since`) on the wire side: the records changed after the token, in
@@ -25,7 +28,7 @@ export async function respondWithChanges(
 ): Promise<void> {
   const { since, limit } = changesRequest(ctx.query);
   const page = await store.changes(ctx.state.principal, source, { since, limit });
-  if (page === 'unknownTable') throw unknownTable(source);
+  if (page === 'unknownTable') throw unknownTable(source.kind === 'tableRecords' ? source.table : '');
   if (page === 'badToken') throw problems.badRequest([{ pointer: '/query/changed_since', message: 'is not a sync token this server issued for this listing' }]);
   if (page === 'resync') throw problems.syncExpired();
   const base = publicBase(ctx, config);
@@ -41,7 +44,7 @@ function changesRequest(query: Context['query']): { since: string; limit: number
   const since = query.changed_since;
   if (typeof since !== 'string' || since === '') errors.push({ pointer: '/query/changed_since', message: 'must be given once: 0 or a sync token' });
   for (const name of NOT_WITH_CHANGED_SINCE) {
-    if (query[name] !== undefined) errors.push({ pointer: `/query/${name}`, message: 'cannot be combined with changed_since (its next carries the position)' });
+    if (query[name] !== undefined) errors.push({ pointer: `/query/${name}`, message: 'cannot be combined with changed_since' });
   }
   const request = parsePageRequest(undefined, query.limit);
   if (Array.isArray(request)) errors.push(...request);

@@ -36,7 +36,7 @@ export async function respondWithPage(
   const base = publicBase(ctx, config);
   if (request.limit === 0) {
     const total = await store.total(principal, source);
-    if (total === undefined) throw unknownTable(source);
+    if (total === undefined) throw unknownTable(tableOf(source));
     if (answeredNotModified(ctx, total.version, base)) return;
     ctx.type = 'application/json';
     ctx.body = `{"count":${total.count},"data":[]}`;
@@ -45,7 +45,7 @@ export async function respondWithPage(
   const cursor = ctx.query.cursor;
   if (cursor !== undefined && typeof cursor !== 'string') throw badCursor();
   const page = await store.page(principal, source, { offset: request.offset, limit: request.limit, cursor });
-  if (page === 'unknownTable') throw unknownTable(source);
+  if (page === 'unknownTable') throw unknownTable(tableOf(source));
   if (page === 'badCursor') throw badCursor();
   if (answeredNotModified(ctx, page.version, base)) return;
   const next = page.more ? nextUrl(base, target, request, request.offset + BigInt(page.count), page.cursor) : undefined;
@@ -75,8 +75,9 @@ function* chunks(head: Buffer, json: Buffer, tail: Buffer): Generator<Buffer> {
 const badCursor = () => problems.badRequest([{ pointer: '/query/cursor', message: 'is not a cursor this server issued' }]);
 
 // The same answer whether or not another tenant has the key (D6).
-export const unknownTable = (source: Source) =>
-  problems.notFound(`No data table ${JSON.stringify(source.kind === 'tableRecords' ? source.table : '')} exists.`);
+export const unknownTable = (table: string) => problems.notFound(`No data table ${JSON.stringify(table)} exists.`);
+
+const tableOf = (source: Source) => (source.kind === 'tableRecords' ? source.table : '');
 
 function nextUrl(
   base: string,

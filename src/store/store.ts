@@ -1,4 +1,5 @@
 import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
+import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { TenantWriter } from './tenantWriting.js';
 
 /**
@@ -20,6 +21,10 @@ export interface Store {
   changes(principal: Principal, source: ChangedSource, query: ChangeQuery): Promise<ChangeOutcome>;
   /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
+  /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
+  tables(principal: Principal, key?: string): Promise<TableSummary[]>;
+  /** Discovery: the custom fields of the tenant's reporting records. */
+  reportingSchema(principal: Principal): Promise<ReportingSchema>;
   /** Resolves when the database answers a read. */
   health(): Promise<void>;
 
@@ -80,7 +85,7 @@ export interface KeyInfo {
 
 /** A paged listing of a tenant (D2): one page request serves every one of them. */
 export type Source =
-  | { readonly kind: 'reporting' }
+  | ({ readonly kind: 'reporting' } & ReportingFilter)
   | { readonly kind: 'tableRecords'; readonly table: string }
   | { readonly kind: 'groupAttributions'; readonly user?: string; readonly dimension?: string }
   | { readonly kind: 'managerAttributions'; readonly user?: string };
@@ -178,6 +183,17 @@ export interface StoredTable {
   name: string;
   /** The fields as stored: JSON text of `[{key, type}, ...]`. */
   fieldsJson: string;
+}
+
+/** A data table as discovery lists it. */
+export interface TableSummary extends StoredTable {
+  recordCount: number;
+}
+
+/** The custom fields of a tenant's reporting records: metrics and dimensions in field order, each dimension's groups by name. */
+export interface ReportingSchema {
+  metricKeys: string[];
+  dimensions: { key: string; groups: string[] }[];
 }
 
 export interface LoadOptions {

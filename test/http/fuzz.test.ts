@@ -39,6 +39,9 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
       group_dimension: ['region', 'segment', 'unknown'],
       group: ['EMEA', 'APAC'],
       data_table_key: ['deals', 'forecasts'],
+      date_from: ['2026-01-15', '2026-03-01', '0000-01-01'],
+      date_to: ['2026-01-14', '2026-06-30', '9999-12-31'],
+      plan: ['AE 2026', 'nothing'],
     },
   };
   t.diagnostic(`replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node --import tsx --test test/http/fuzz.test.ts`);

@@ -1,12 +1,30 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before the filters of the reporting records
+ * (SQLite migration 6, PostgreSQL migration 3), for tests of the migrations. The version is set
+ * back too, so the next open migrates again.
+ */
+export const BEFORE_FILTERS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP INDEX reporting_records_by_user_position;
+    DROP INDEX reporting_records_by_plan;
+    DROP INDEX reporting_records_by_month;
+    PRAGMA user_version = 5;
+  `,
+  postgres: `
+    DROP INDEX reporting_records_by_user_position, reporting_records_by_plan, reporting_records_by_month;
+    UPDATE schema_version SET version = 2;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before incremental sync (SQLite migration
- * 5, PostgreSQL migration 2): the schema an older build left, for tests of the migrations.
- * The version is set back too, so the next open migrates again.
+ * 5, PostgreSQL migration 2), and so before the filters too: the schema an older build left,
+ * for tests of the migrations. The version is set back too, so the next open migrates again.
  */
 export const BEFORE_SYNC: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_FILTERS.sqlite}
     DROP INDEX reporting_records_by_stamp;
     DROP INDEX table_records_by_stamp;
     DROP INDEX dimension_values_by_stamp;
@@ -20,7 +38,7 @@ export const BEFORE_SYNC: Record<TestEngine, string> = {
     ALTER TABLE dimension_values DROP COLUMN stamp;
     PRAGMA user_version = 4;
   `,
-  postgres: `
+  postgres: `${BEFORE_FILTERS.postgres}
     DROP INDEX reporting_records_by_stamp, table_records_by_stamp, dimension_values_by_stamp, reporting_records_by_user_month;
     CREATE INDEX reporting_records_by_user ON reporting_records (tenant_id, user_pk);
     ALTER TABLE tenants DROP COLUMN sync_seq, DROP COLUMN resync_from;

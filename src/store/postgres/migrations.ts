@@ -159,6 +159,17 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX reporting_records_by_user;
   CREATE INDEX reporting_records_by_user_month ON reporting_records (tenant_id, user_pk, month, pos);
   `,
+  // 3: filters of the reporting records: a user's records and a plan's in position order (the
+  // plan's JSON text cut from the body by the same expression as filteredReporting.ts's), and
+  // the records of each month, whose first and last positions bound a walk of a date range.
+  // The index by user without the position went in migration 2.
+  `
+  CREATE INDEX reporting_records_by_user_position ON reporting_records (tenant_id, user_pk, pos);
+  DROP INDEX IF EXISTS reporting_records_by_user;
+  CREATE INDEX reporting_records_by_plan ON reporting_records
+    (tenant_id, (substr(body, strpos(body, ',"plan":') + 8, strpos(body, ',"user":') - strpos(body, ',"plan":') - 8)), pos);
+  CREATE INDEX reporting_records_by_month ON reporting_records (tenant_id, month, pos);
+  `,
 ];
 
 /** Namespace of this service's advisory locks (the first of the two keys), "cd" + a version. */

@@ -1,4 +1,5 @@
 import type { Upsert } from '../../domain/bulkItems.js';
+import { narrows } from '../../domain/reportingFilter.js';
 import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
 import { checkInvariants } from '../invariantCheck.js';
@@ -23,6 +24,8 @@ import { changeReads } from './changeReads.js';
 import { changeStamps } from './changeStamps.js';
 import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetReads } from './datasetReads.js';
+import { discoveryReads } from './discoveryReads.js';
+import { filteredReporting } from './filteredReporting.js';
 import { invariantReads } from './invariantReads.js';
 import { keyStatements, type PostgresPrincipal } from './keys.js';
 import { migrate } from './migrations.js';
@@ -65,6 +68,7 @@ export async function openPostgresStore(connectionString: string, options: Postg
     const { tenantId, emptyFragment } = principal as PostgresPrincipal;
     switch (source.kind) {
       case 'reporting':
+        if (narrows(source)) return filteredReporting(pool, tenantId, emptyFragment, source);
         return pagedReads.reporting(pool, tenantId, emptyFragment);
       case 'tableRecords':
         return pagedReads.tableRecords(pool, tenantId, source.table);
@@ -95,6 +99,8 @@ export async function openPostgresStore(connectionString: string, options: Postg
       return typeof page === 'string' ? page : { ...page, version: dataVersion };
     },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => bulkUpsert(pool, principal.tenantId, items, options.busyTimeoutMs),
+    tables: (principal, key) => discoveryReads.tables(pool, principal.tenantId, key),
+    reportingSchema: (principal) => discoveryReads.reportingSchema(pool, principal.tenantId),
     async health() {
       await pool.query('SELECT 1');
     },

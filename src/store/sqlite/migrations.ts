@@ -159,4 +159,14 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX reporting_records_by_user;
   CREATE INDEX reporting_records_by_user_month ON reporting_records (user_pk, month);
   `,
+  // 6: filters of the reporting records. A user's records in position order (the index holds
+  // the primary key after the user; migration 5 had dropped the earlier one for an index
+  // by user and month); a plan's records in position order, read by the same expression; the
+  // records of each month, whose first and last positions bound a walk of a date range.
+  // `IF NOT EXISTS`: the tests of earlier migrations set an older version on a newer schema.
+  `
+  CREATE INDEX IF NOT EXISTS reporting_records_by_user_position ON reporting_records (user_pk);
+  CREATE INDEX IF NOT EXISTS reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
+  CREATE INDEX IF NOT EXISTS reporting_records_by_month ON reporting_records (tenant_id, month);
+  `,
 ];

@@ -1,4 +1,5 @@
 import type { Upsert } from '../../domain/bulkItems.js';
+import { narrows } from '../../domain/reportingFilter.js';
 import {
   TenantNotEmpty,
   type BulkOutcome,
@@ -19,6 +20,8 @@ import { changeScope, readChanges } from '../paging/changePaging.js';
 import { changeReads } from './changeReads.js';
 import { changeStamps } from './changeStamps.js';
 import { datasetReads } from './datasetReads.js';
+import { discoveryReads } from './discoveryReads.js';
+import { filteredReporting } from './filteredReporting.js';
 import { dataVersionBumper } from './dataVersion.js';
 import { invariantReads } from './invariantReads.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
@@ -59,6 +62,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
   const paged = pagedReads(db);
   const attributions = attributionReads(db);
   const changes = changeReads(db);
+  const discovery = discoveryReads(db);
+  const filtered = filteredReporting(db);
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const writer: Writer = startWriter(
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
@@ -76,6 +81,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     const { tenantId, emptyFragment } = principal as SqlitePrincipal;
     switch (source.kind) {
       case 'reporting':
+        if (narrows(source)) return filtered.reporting(tenantId, emptyFragment, source);
         return paged.reporting(tenantId, emptyFragment);
       case 'tableRecords':
         return paged.tableRecords(tenantId, source.table);
@@ -115,6 +121,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       return typeof page === 'string' ? page : { ...page, version: dataVersion };
     },
     bulkUpsert: (principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> => writer.bulkUpsert(principal.tenantId, items),
+    tables: async (principal, key) => discovery.tables(principal.tenantId, key),
+    reportingSchema: async (principal) => discovery.reportingSchema(principal.tenantId),
     async health() {
       ping.get();
     },

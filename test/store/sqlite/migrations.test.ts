@@ -4,7 +4,7 @@ import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
-import { BEFORE_SYNC } from '../../support/undoMigrations.js';
+import { BEFORE_FILTERS, BEFORE_SYNC } from '../../support/undoMigrations.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -30,7 +30,7 @@ test('migration 3 deletes the attributions that hold no month of 0000-01..9999-1
   groupRow.run(u1, region, group, 120_000, null);
   groupRow.run(u1, region, group, 119_999, null);
   const before = rowsOf(db);
-  db.exec(BEFORE_SYNC.sqlite); // what migration 5 adds again
+  db.exec(BEFORE_SYNC.sqlite); // what migrations 5 and 6 add again
   db.exec('ALTER TABLE tenants DROP COLUMN data_version'); // what migration 4 adds again
   db.pragma('user_version = 2');
   db.close();
@@ -59,4 +59,21 @@ test('migration 4 gives every existing tenant a data version, each its own', asy
   assert.equal(versions.length, 2);
   assert.equal(new Set(versions).size, 2, 'two tenants, two versions');
   assert.ok(!versions.includes(0n), 'random, not the column default');
+});
+
+test('migration 6 adds the indexes of the reporting filters to a database without them', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  await buildFixture(store, { tenant: 'acme', records: 30 });
+  const filterIndexes = (on: Db) =>
+    on
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('reporting_records_by_user_position', 'reporting_records_by_plan', 'reporting_records_by_month') ORDER BY name")
+      .pluck()
+      .all();
+  db.exec(BEFORE_FILTERS.sqlite);
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.deepEqual(filterIndexes(migrated), ['reporting_records_by_month', 'reporting_records_by_plan', 'reporting_records_by_user_position']);
 });

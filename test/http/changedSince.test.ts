@@ -151,7 +151,7 @@ describe('GET ...?changed_since (incremental sync)', () => {
     assert.equal(next.status, 200);
   });
 
-  test('bad input: a token not issued here, of another listing or tenant, from the future; offset, cursor or limit=0 beside it: 400 with a pointer', async (t) => {
+  test('bad input: a token not issued here, of another listing or tenant, from the future; offset, cursor, limit=0 or a filter beside it: 400 with a pointer', async (t) => {
     let acme!: Fixture;
     let globex!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {
@@ -172,6 +172,9 @@ describe('GET ...?changed_since (incremental sync)', () => {
       ['with offset', '/v1/reporting?changed_since=0&offset=0', '/query/offset'],
       ['with cursor', '/v1/reporting?changed_since=0&cursor=abc', '/query/cursor'],
       ['with limit=0', '/v1/reporting?changed_since=0&limit=0', '/query/limit'],
+      ['with a user filter', '/v1/reporting?changed_since=0&user=user0%40acme.example', '/query/user'],
+      ['with date filters', '/v1/reporting?changed_since=0&date_from=2026-01-01', '/query/date_from'],
+      ['with a plan filter', '/v1/reporting?changed_since=0&plan=Plan', '/query/plan'],
     ];
     for (const [name, path, pointer] of cases) {
       const response = await server.call('GET', path, { key: acme.key });

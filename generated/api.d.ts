@@ -618,6 +618,31 @@ export interface components {
             };
         };
         /**
+         * @description The key has sent more requests than the server's rate limit per key allows (only when
+         *     the operator set one). Nothing was done, and a request body was not read; try again
+         *     after `Retry-After` seconds.
+         */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:too-many-requests",
+                 *       "title": "Too Many Requests",
+                 *       "status": 429,
+                 *       "detail": "This key may make 10 requests a second, 20 at once; try again in 1 s."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description More concurrent requests than the configured maximum (per server process), or (on writes)
          *     the database held by another writer, such as a CLI import, for longer than the busy
          *     timeout (counted from the write's arrival), or the server's writer stopped before the
@@ -781,6 +806,20 @@ export interface components {
         RequestId: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
+        /**
+         * @description The key's rate limit, as the IETF httpapi RateLimit header fields draft writes it: the
+         *     policy `per-key`, a quota `q` of requests that may be sent at once and the window `w`
+         *     in seconds that an emptied quota takes to fill again (the server's `--rate-limit N/BURST`
+         *     gives `q` = BURST and `w` = BURST / N, rounded up).
+         * @example "per-key";q=20;w=2
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description The key's state under the `per-key` policy (IETF httpapi RateLimit header fields
+         *     draft): `r` requests left now and `t` seconds until the quota is full again.
+         * @example "per-key";r=0;t=2
+         */
+        RateLimit: string;
         /** @description The methods the path has. */
         Allow: string;
     };
@@ -831,6 +870,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -866,6 +906,7 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -931,6 +972,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -991,6 +1033,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1046,6 +1089,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

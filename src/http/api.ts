@@ -15,6 +15,7 @@ import { getReportingRecords } from './handlers/getReportingRecords.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { problems } from './problems.js';
+import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
 import { problemsFromAjv, type JsonSchema } from './validationErrors.js';
 
 type KoaCtx = KoaContext & { state: RequestState };
@@ -25,6 +26,8 @@ export interface ApiSetup {
   authenticate: (key: string | undefined) => Promise<Principal | undefined>;
   /** Reads the request body once the operation is known and the key accepted (413, 415, 400). */
   readBody: (ctx: KoaCtx) => Promise<unknown>;
+  /** `--rate-limit`: a key past its rate is answered 429 before its body is read. */
+  rateLimiter?: KeyRateLimiter;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -52,7 +55,7 @@ class OpenApi31Backend extends OpenAPIBackend {
  * openapi-backend routes, checks the key, and validates the request against the contract
  * before an operation handler runs; every refusal on the way is a problem (D5).
  */
-export async function createApi({ definition, deps, authenticate, readBody }: ApiSetup): Promise<OpenAPIBackend> {
+export async function createApi({ definition, deps, authenticate, readBody, rateLimiter }: ApiSetup): Promise<OpenAPIBackend> {
   const operations = inTurn({
     getReportingRecords: getReportingRecords(deps),
     upsertGroupsBulk: upsertGroupsBulk(deps),
@@ -90,7 +93,9 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
         throw problems.unauthorized();
       },
       postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
-        if (!apiContext.security.authorized || !apiContext.operation.requestBody) return;
+        if (!apiContext.security.authorized) return;
+        if (rateLimiter && ctx.state.principal) await admitByRate(rateLimiter, ctx.get('X-API-Key'));
+        if (!apiContext.operation.requestBody) return;
         // openapi-backend validates the request object it was given: the body goes there.
         request.body = await readBody(ctx);
         ctx.state.body = request.body;

@@ -10,6 +10,7 @@ import { loadDocument } from './document.js';
 import { readJsonBody } from './jsonBody.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
+import type { KeyRateLimiter } from './rateLimit.js';
 
 export interface ServerOptions extends Partial<Limits> {
   /** The database, as `--db` names it (see `openStore`); it must exist (`StoreMissing` otherwise). */
@@ -26,6 +27,8 @@ export interface ServerOptions extends Partial<Limits> {
   busyTimeoutMs?: number;
   /** PostgreSQL: connections at most (`--db-pool`, default 10). */
   dbPool?: number;
+  /** Rate limits per key (`--rate-limit`); none: no limit. */
+  rateLimiter?: KeyRateLimiter;
   /** Where structured logs go (default: pino at `info` on standard output). */
   logger?: Logger;
   /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
@@ -68,6 +71,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       authenticate: (key) => store.authenticate(key),
       readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
+      rateLimiter: options.rateLimiter,
     });
     const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [] });
     const server = createServer(httpServerOptions(limits), app.callback());

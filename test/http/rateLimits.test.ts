@@ -24,10 +24,10 @@ const count = (answers: Exchange[], status: number) => answers.filter((answer) =
 describe('rate limits per key', () => {
   test('a burst gets BURST successes, then 429 with Retry-After and the RateLimit fields; after the wait, requests pass again', async (t) => {
     let fixture!: Fixture;
-    const server = await startTestServer(t, { rateLimiter: localRateLimiter(POLICY) }, async (store) => {
+    const server = await startTestServer(t, { rateLimiter: localRateLimiter(POLICY), corsOrigins: ['*'] }, async (store) => {
       fixture = await buildFixture(store, { tenant: 'acme', records: 3 });
     });
-    const { answers, seconds } = await burst(() => server.call('GET', '/v1/reporting?limit=1', { key: fixture.key }), 10);
+    const { answers, seconds } = await burst(() => server.call('GET', '/v1/reporting?limit=1', { key: fixture.key, headers: { Origin: 'https://app.example.com' } }), 10);
     const granted = count(answers, 200);
     assert.ok(granted >= POLICY.burst && granted <= POLICY.burst + Math.floor(seconds * POLICY.perSecond), `${granted} of 10 served in ${seconds} s: ${statusesOf(answers)}`);
     assert.equal(count(answers, 429), 10 - granted, `only 200 or 429: ${statusesOf(answers)}`);
@@ -38,6 +38,8 @@ describe('rate limits per key', () => {
     assert.equal(refused.headers.get('Retry-After'), '1', 'one token comes back within a second');
     assert.equal(refused.headers.get('RateLimit-Policy'), '"per-key";q=4;w=4');
     assert.match(refused.headers.get('RateLimit')!, /^"per-key";r=0;t=[34]$/, 'nothing left; full again in about four seconds');
+    const exposed = refused.headers.get('Access-Control-Expose-Headers')!.split(',');
+    for (const field of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) assert.ok(exposed.includes(field), `a browser application may read ${field}`);
 
     // Refused on every keyed operation, a PUT's body unread; a key-less request is not metered.
     const put = await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data: [] } });

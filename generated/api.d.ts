@@ -255,6 +255,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Figures of the server for Prometheus (only with `serve --metrics`)
+         * @description Off unless the operator starts the server with `--metrics`; otherwise a `404`, as for any
+         *     path the server does not have. No key needed: expose it only where scrapers reach it.
+         *     The Prometheus text exposition format (version 0.0.4):
+         *
+         *     - `compdata_http_requests_total{operation,status}`: answers by operationId (`none`
+         *       for requests that matched no operation) and status;
+         *     - `compdata_http_request_duration_seconds{operation}`: a histogram of the time from a
+         *       request's arrival to the last byte of its answer;
+         *     - `compdata_records_served_total{operation}`: records in the pages answered;
+         *     - `compdata_write_lock_timeouts_total`: writes answered `503` because another writer
+         *       held the write lock past the busy timeout;
+         *     - `compdata_database_size_bytes`: the database's size at the scrape;
+         *     - the process's and Node.js's own (`process_resident_memory_bytes`,
+         *       `process_open_fds`, `nodejs_eventloop_lag_seconds`, heap and GC figures).
+         *
+         *     A server of several processes (`--workers`) answers for all of them together, whichever
+         *     worker the scrape reaches: counters and histograms summed over the workers, the
+         *     database size once.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1217,6 +1254,38 @@ export interface operations {
                     "text/javascript": string;
                     "text/css": string;
                     "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures, in the Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP compdata_http_requests_total HTTP requests answered, by operation and status
+                     *     # TYPE compdata_http_requests_total counter
+                     *     compdata_http_requests_total{operation="getReportingRecords",status="200"} 1042
+                     */
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["BadRequest"];

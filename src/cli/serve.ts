@@ -10,6 +10,7 @@ import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
 import { parseRateLimit, rateLimiterFor, rateLimitService } from './serveRateLimit.js';
+import { metricsOption, metricsService } from './serveMetrics.js';
 
 /**
  * Resolves on the first SIGTERM or SIGINT (a second one then ends the process at once). A worker
@@ -78,6 +79,7 @@ export function serveCommand(): Command {
       'requests a second per API key, and how many at once (default: n); more are answered 429; default: no limit',
       parseRateLimit,
     )
+    .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
@@ -94,7 +96,7 @@ export function serveCommand(): Command {
       requireDatabase(options.db);
       const serverOptions = toServerOptions(options);
       if (options.workers > 1 && !isServeWorker()) {
-        const services: PrimaryService[] = [...rateLimitService(options.rateLimit)];
+        const services: PrimaryService[] = [...rateLimitService(options.rateLimit), ...metricsService(options.metrics)];
         process.exitCode = await runServeWorkers(options.workers, serverOptions.logger, services);
         return;
       }
@@ -122,6 +124,7 @@ interface CliServeOptions {
   workers: number;
   dbPool: number;
   rateLimit?: RatePolicy;
+  metrics?: boolean;
 }
 
 type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
@@ -145,6 +148,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     shutdownTimeoutMs: options.shutdownTimeout,
     dbPool: options.dbPool,
     ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
+    ...(options.metrics && { metrics: metricsOption(options.metrics) }),
     logger: createLogger(options.logLevel),
   };
 }

@@ -10,6 +10,7 @@ import { getDocsPage } from './handlers/getDocsPage.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
 import { getManagerAttributions } from './handlers/getManagerAttributions.js';
+import { getMetrics } from './handlers/getMetrics.js';
 import { getOpenApiDocument } from './handlers/getOpenApiDocument.js';
 import { getReportingRecords } from './handlers/getReportingRecords.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
@@ -66,6 +67,7 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     getHealth: getHealth(deps),
     getDocsPage: getDocsPage(deps),
     getDocsAsset: getDocsAsset(deps),
+    getMetrics: getMetrics(deps),
   });
   const api = new OpenApi31Backend({
     definition: definition as unknown as Document,
@@ -86,6 +88,12 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
         const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
         if (allow.includes('get')) allow.push('head' as never);
         throw problems.methodNotAllowed(ctx.method, ctx.path, allow.map((m) => m.toUpperCase()));
+      },
+      // The operation a request is for, for the metrics (called before the key is checked, and
+      // also, without an operation, before notFound and methodNotAllowed).
+      postRoutingHandler: (apiContext: ApiContext, ctx: KoaCtx) => {
+        const operation = apiContext.operation as ApiContext['operation'] | undefined;
+        if (operation) ctx.state.operationId = operation.operationId;
       },
       unauthorizedHandler: (_api: ApiContext, ctx: KoaCtx) => {
         // The store could not say (the database is away): that is its answer, not a 401.

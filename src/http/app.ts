@@ -7,6 +7,7 @@ import { crossOrigin } from './cors.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
 import { lingerAfterEarlyAnswers } from './linger.js';
+import type { Metrics } from './metrics.js';
 import { HttpProblem, problems } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
@@ -17,17 +18,19 @@ export interface AppSettings {
   publicBase: PublicBaseConfig;
   /** Origins allowed to call from a browser (`*`: any); none: CORS off. */
   corsOrigins: readonly string[];
+  /** `--metrics`: every request counted. */
+  metrics?: Pick<Metrics, 'middleware'>;
 }
 
 /**
  * The request flow, in order: request id and log line -> a lingering close for an answer sent
  * before its body was read -> compression of the answer (gzip, br)
- * -> problem rendering for anything thrown -> CORS (preflight 204, headers on every answer)
+ * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler, in its turn: see fairQueue.ts).
  */
-export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins }: AppSettings): Koa {
+export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins, metrics }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
@@ -48,6 +51,8 @@ export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, cor
       ctx.body = JSON.stringify(problem);
     }
   });
+
+  if (metrics) app.use(metrics.middleware);
 
   const cors = crossOrigin(corsOrigins);
   if (cors) app.use(cors);

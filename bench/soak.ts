@@ -40,8 +40,14 @@ interface MinuteRow {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** p99 of the reads alone (pages and read-backs), and of the bulk PUTs alone. */
+  readP99Ms: number;
+  putP99Ms: number;
   rssMiB: number;
   anonMiB: number;
+  /** V8's heap in use and the memory outside it (Buffers), from the server's /metrics. */
+  heapUsedMiB: number;
+  externalMiB: number;
   openFds: number;
   dbMiB: number;
   serverCpuSeconds: number;
@@ -74,6 +80,8 @@ function compdata(args: readonly string[]): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+type Kind = 'read' | 'put';
+
 /** The mixed requests, drawn with a fixed seed. */
 function mixedRequests(key: string, users: number, records: number): autocannon.Request {
   let state = 4242;
@@ -84,8 +92,10 @@ function mixedRequests(key: string, users: number, records: number): autocannon.
   const bodies = bulkBodies(64, 20, users);
   let nextBody = 0;
   return {
-    setupRequest: (request) => {
+    // The context is the connection's: it names the kind of the request in flight on it (one at a time).
+    setupRequest: (request, context) => {
       const draw = random(100);
+      (context as { kind?: Kind }).kind = draw < 85 ? 'read' : 'put';
       const user = `user${random(users)}@bench.example`;
       const headers = { 'X-API-Key': key };
       if (draw < 55) return { ...request, method: 'GET', headers, path: `/v1/reporting?limit=100&offset=${random(records - 100)}` };
@@ -117,9 +127,10 @@ function linearSlope(points: readonly [number, number][]): number {
   return sxy / sxx;
 }
 
-async function lockTimeouts(server: ServerProcess): Promise<number | undefined> {
+/** A series without labels from the server's /metrics. */
+async function scraped(server: ServerProcess, name: string): Promise<number | undefined> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('compdata_write_lock_timeouts_total '));
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
 
@@ -134,7 +145,8 @@ async function main(): Promise<void> {
 
   const server = await startServerProcess(store.dbPath, { serveArgs: ['--max-concurrent', '256', '--metrics'] });
   console.log(`soak: ${options.minutes} min at ${options.rate} req/s over ${options.connections} connections against ${server.url} (pid ${server.pid})`);
-  let minute: { times: number[]; other: Record<string, number>; errors: number; imports: number } = { times: [], other: {}, errors: 0, imports: 0 };
+  const newMinute = () => ({ times: [] as number[], byKind: { read: [] as number[], put: [] as number[] }, other: {} as Record<string, number>, errors: 0, imports: 0 });
+  let minute = newMinute();
   const rows: MinuteRow[] = [];
   let importsFailed = 0;
   let stopping = false;
@@ -144,7 +156,9 @@ async function main(): Promise<void> {
   });
 
   let cpuBefore = server.cpuSeconds();
-  const sample = (): void => {
+  const sample = async (): Promise<void> => {
+    const heapUsed = (await scraped(server, 'nodejs_heap_size_used_bytes')) ?? 0;
+    const external = (await scraped(server, 'nodejs_external_memory_bytes')) ?? 0;
     const sorted = Float64Array.from(minute.times).sort();
     const memory = server.memory();
     const cpu = server.cpuSeconds();
@@ -156,8 +170,12 @@ async function main(): Promise<void> {
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
       maxMs: sorted.at(-1) ?? 0,
+      readP99Ms: percentile(Float64Array.from(minute.byKind.read).sort(), 99),
+      putP99Ms: percentile(Float64Array.from(minute.byKind.put).sort(), 99),
       rssMiB: memory.rssMiB,
       anonMiB: memory.anonRssMiB,
+      heapUsedMiB: heapUsed / 2 ** 20,
+      externalMiB: external / 2 ** 20,
       openFds: readdirSync(`/proc/${server.pid}/fd`).length,
       dbMiB: fileMiB(store.dbPath) + fileMiB(`${store.dbPath}-wal`),
       serverCpuSeconds: cpu - cpuBefore,
@@ -165,16 +183,16 @@ async function main(): Promise<void> {
     };
     cpuBefore = cpu;
     rows.push(row);
-    minute = { times: [], other: {}, errors: 0, imports: 0 };
+    minute = newMinute();
     console.log(
-      `min ${row.minute}: ${row.requests} req, p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, max ${row.maxMs.toFixed(0)} ms, ` +
-        `RSS ${row.rssMiB.toFixed(1)} MiB (anon ${row.anonMiB.toFixed(1)}), fds ${row.openFds}, db ${row.dbMiB.toFixed(1)} MiB, ` +
+      `min ${row.minute}: ${row.requests} req, p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms (reads ${row.readP99Ms.toFixed(1)}, PUTs ${row.putP99Ms.toFixed(1)}), max ${row.maxMs.toFixed(0)} ms, ` +
+        `RSS ${row.rssMiB.toFixed(1)} MiB (anon ${row.anonMiB.toFixed(1)}, heap ${row.heapUsedMiB.toFixed(1)}, external ${row.externalMiB.toFixed(1)}), fds ${row.openFds}, db ${row.dbMiB.toFixed(1)} MiB, ` +
         `imports ${row.importsDone}, other ${JSON.stringify(row.other)}, errors ${row.errors}`,
     );
   };
 
   const started = new Date();
-  const every = setInterval(sample, 60_000);
+  const every = setInterval(() => void sample(), 60_000);
   await new Promise<void>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -186,17 +204,19 @@ async function main(): Promise<void> {
       },
       (error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
     );
-    instance.on('response', (_client, status: number, _bytes, responseTime: number) => {
+    instance.on('response', (client, status: number, _bytes, responseTime: number) => {
       minute.times.push(responseTime);
+      const kind = (client as unknown as { requestIterator: { context: { kind?: Kind } } }).requestIterator.context.kind;
+      if (kind) minute.byKind[kind].push(responseTime);
       if (status !== 200) minute.other[status] = (minute.other[status] ?? 0) + 1;
     });
     instance.on('reqError', () => (minute.errors += 1));
   });
   clearInterval(every);
-  if (minute.times.length > 0 && rows.length < options.minutes) sample();
+  if (minute.times.length > 0 && rows.length < options.minutes) await sample();
   stopping = true;
   await imports;
-  const refusedForLock = await lockTimeouts(server);
+  const refusedForLock = await scraped(server, 'compdata_write_lock_timeouts_total');
   await server.stop();
 
   const result = { started: started.toISOString(), options, importsFailed, writeLockTimeouts: refusedForLock, rows };
@@ -220,16 +240,18 @@ function markdown(result: { started: string; options: SoakOptions; importsFailed
       '`compdata serve --metrics` over SQLite, with `compdata import --replace` of a 24,012-record, 100,045-attribution tenant ' +
       'running again and again (20 s pauses). Machine shared with other work (2 cores).',
     '',
-    '| minute | requests | p50 ms | p99 ms | max ms | RSS MiB | anon MiB | open fds | db MiB | server CPU s | imports | not 200 | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| minute | requests | p50 ms | p99 ms | reads p99 ms | PUTs p99 ms | max ms | RSS MiB | anon MiB | heap MiB | external MiB | open fds | db MiB | server CPU s | imports | not 200 | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.minute} | ${r.requests} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.maxMs.toFixed(0)} | ${r.rssMiB.toFixed(1)} | ${r.anonMiB.toFixed(1)} | ${r.openFds} | ${r.dbMiB.toFixed(1)} | ${r.serverCpuSeconds.toFixed(1)} | ${r.importsDone} | ${Object.entries(r.other).map(([status, n]) => `${status}: ${n}`).join(', ') || '0'} | ${r.errors} |`,
+        `| ${r.minute} | ${r.requests} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.readP99Ms.toFixed(1)} | ${r.putP99Ms.toFixed(1)} | ${r.maxMs.toFixed(0)} | ${r.rssMiB.toFixed(1)} | ${r.anonMiB.toFixed(1)} | ${r.heapUsedMiB.toFixed(1)} | ${r.externalMiB.toFixed(1)} | ${r.openFds} | ${r.dbMiB.toFixed(1)} | ${r.serverCpuSeconds.toFixed(1)} | ${r.importsDone} | ${Object.entries(r.other).map(([status, n]) => `${status}: ${n}`).join(', ') || '0'} | ${r.errors} |`,
     ),
     '',
     `After minute 1 (least-squares slope per minute; range): RSS ${slope((r) => r.rssMiB).toFixed(2)} MiB/min (${range((r) => r.rssMiB)} MiB); ` +
-      `anon ${slope((r) => r.anonMiB).toFixed(2)} MiB/min (${range((r) => r.anonMiB)}); open fds ${slope((r) => r.openFds).toFixed(2)}/min (${range((r) => r.openFds)}); ` +
-      `p99 ${slope((r) => r.p99Ms).toFixed(2)} ms/min (${range((r) => r.p99Ms)} ms).`,
+      `anon ${slope((r) => r.anonMiB).toFixed(2)} MiB/min (${range((r) => r.anonMiB)}); heap in use ${slope((r) => r.heapUsedMiB).toFixed(2)} MiB/min (${range((r) => r.heapUsedMiB)}); ` +
+      `external ${slope((r) => r.externalMiB).toFixed(2)} MiB/min (${range((r) => r.externalMiB)}); open fds ${slope((r) => r.openFds).toFixed(2)}/min (${range((r) => r.openFds)}); ` +
+      `p99 ${slope((r) => r.p99Ms).toFixed(2)} ms/min (${range((r) => r.p99Ms)} ms); ` +
+      `reads' p99 ${slope((r) => r.readP99Ms).toFixed(2)} ms/min (${range((r) => r.readP99Ms)} ms); PUTs' p99 ${slope((r) => r.putP99Ms).toFixed(2)} ms/min (${range((r) => r.putP99Ms)} ms).`,
     '',
     `Imports that failed: ${result.importsFailed}. Writes answered 503 for the write lock (server's /metrics): ${result.writeLockTimeouts ?? 'unknown'}.`,
     '',

@@ -344,6 +344,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Figures of the server for Prometheus (only with `serve --metrics`)
+         * @description Off unless the operator starts the server with `--metrics`; otherwise a `404`, as for any
+         *     path the server does not have. No key needed: expose it only where scrapers reach it.
+         *     The Prometheus text exposition format (version 0.0.4):
+         *
+         *     - `compdata_http_requests_total{operation,status}`: answers by operationId (`none`
+         *       for requests that matched no operation) and status;
+         *     - `compdata_http_request_duration_seconds{operation}`: a histogram of the time from a
+         *       request's arrival to the last byte of its answer;
+         *     - `compdata_records_served_total{operation}`: records in the pages answered;
+         *     - `compdata_write_lock_timeouts_total`: writes answered `503` because another writer
+         *       held the write lock past the busy timeout;
+         *     - `compdata_database_size_bytes`: the database's size at the scrape;
+         *     - the process's and Node.js's own (`process_resident_memory_bytes`,
+         *       `process_open_fds`, `nodejs_eventloop_lag_seconds`, heap and GC figures).
+         *
+         *     A server of several processes (`--workers`) answers for all of them together, whichever
+         *     worker the scrape reaches: counters and histograms summed over the workers, the
+         *     database size once.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -759,6 +796,7 @@ export interface components {
         SyncExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
             content: {
@@ -796,6 +834,32 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["ValidationProblem"];
+            };
+        };
+        /**
+         * @description The key has sent more requests than the server's rate limit per key allows (only when
+         *     the operator set one). Nothing was done, and a request body was not read; try again
+         *     after `Retry-After` seconds.
+         */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:too-many-requests",
+                 *       "title": "Too Many Requests",
+                 *       "status": 429,
+                 *       "detail": "This key may make 10 requests a second, 20 at once; try again in 1 s."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /**
@@ -1009,6 +1073,20 @@ export interface components {
         Fault: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
+        /**
+         * @description The key's rate limit, as the IETF httpapi RateLimit header fields draft writes it: the
+         *     policy `per-key`, a quota `q` of requests that may be sent at once and the window `w`
+         *     in seconds that an emptied quota takes to fill again (the server's `--rate-limit N/BURST`
+         *     gives `q` = BURST and `w` = BURST / N, rounded up).
+         * @example "per-key";q=20;w=2
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description The key's state under the `per-key` policy (IETF httpapi RateLimit header fields
+         *     draft): `r` requests left now and `t` seconds until the quota is full again.
+         * @example "per-key";r=0;t=2
+         */
+        RateLimit: string;
         /** @description The methods the path has. */
         Allow: string;
     };
@@ -1096,6 +1174,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["SyncExpired"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1114,6 +1193,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1123,6 +1203,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1159,6 +1240,7 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1225,6 +1307,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1286,6 +1369,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1351,6 +1435,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["SyncExpired"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1369,6 +1454,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1378,6 +1464,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1402,6 +1489,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1412,6 +1500,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1539,6 +1628,38 @@ export interface operations {
                     "text/javascript": string;
                     "text/css": string;
                     "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures, in the Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP compdata_http_requests_total HTTP requests answered, by operation and status
+                     *     # TYPE compdata_http_requests_total counter
+                     *     compdata_http_requests_total{operation="getReportingRecords",status="200"} 1042
+                     */
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import type { FaultSpec } from '../http/faultSpec.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
+import type { RatePolicy } from '../http/rateLimit.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
 import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
@@ -9,7 +10,9 @@ import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
 import { CommandFailure } from './errors.js';
-import { isServeWorker, reportListening, runServeWorkers } from './serveWorkers.js';
+import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
+import { parseRateLimit, rateLimiterFor, rateLimitService } from './serveRateLimit.js';
+import { metricsOption, metricsService } from './serveMetrics.js';
 
 /**
  * Resolves on the first SIGTERM or SIGINT (a second one then ends the process at once). A worker
@@ -74,13 +77,20 @@ export function serveCommand(): Command {
     .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
     .option('--workers <n>', 'server processes on the one port (auto: one per core); limits apply to each', parseWorkers, 1)
     .option('--db-pool <n>', 'PostgreSQL: connections to the database per server process', integerIn(1, 1000), DEFAULT_POOL_SIZE)
+    .option(
+      '--rate-limit <n[/burst]>',
+      'requests a second per API key, and how many at once (default: n); more are answered 429; default: no limit',
+      parseRateLimit,
+    )
+    .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(
       'after',
       '\nThe first line of stdout is "listening on <url>"; JSON log lines (pino) follow it on stdout.\n' +
         'SIGTERM or SIGINT stops accepting, finishes the requests in flight and exits 0; a second\n' +
         'signal ends the process at once. With --workers N, every worker is a whole server over the\n' +
-        'same database (its own limits, --max-concurrent included); a worker that dies is replaced.',
+        'same database (its own limits, --max-concurrent included; --rate-limit holds for the\n' +
+        'workers together); a worker that dies is replaced.',
     )
     .action(async (options: CliServeOptions, command: Command) => {
       if (options.headersTimeout > options.requestTimeout) {
@@ -89,7 +99,8 @@ export function serveCommand(): Command {
       requireDatabase(options.db);
       const serverOptions = toServerOptions(options);
       if (options.workers > 1 && !isServeWorker()) {
-        process.exitCode = await runServeWorkers(options.workers, serverOptions.logger);
+        const services: PrimaryService[] = [...rateLimitService(options.rateLimit), ...metricsService(options.metrics)];
+        process.exitCode = await runServeWorkers(options.workers, serverOptions.logger, services);
         return;
       }
       await serve(serverOptions);
@@ -116,6 +127,8 @@ interface CliServeOptions {
   logLevel: LogLevel;
   workers: number;
   dbPool: number;
+  rateLimit?: RatePolicy;
+  metrics?: boolean;
 }
 
 type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
@@ -139,6 +152,8 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     idleTimeoutMs: options.idleTimeout,
     shutdownTimeoutMs: options.shutdownTimeout,
     dbPool: options.dbPool,
+    ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
+    ...(options.metrics && { metrics: metricsOption(options.metrics) }),
     logger: createLogger(options.logLevel),
   };
 }

@@ -14,6 +14,9 @@ export function reportListening(url: string): void {
   process.send?.({ listening: url } satisfies Listening);
 }
 
+/** Something the primary does for its workers (such as keeping the rate-limit buckets): attached to every worker forked. */
+export type PrimaryService = (worker: Worker) => void;
+
 export const isServeWorker = (): boolean => cluster.isWorker;
 
 /** A worker that dies sooner than this after its start is replaced only after a pause (doubling up to MAX_PAUSE_MS). */
@@ -29,12 +32,13 @@ const MAX_PAUSE_MS = 5_000;
  * and replaced. The first SIGTERM or SIGINT is passed on to every worker, which finishes its
  * requests in flight; the primary exits 0 once all have ended. A second signal ends them at once.
  */
-export async function runServeWorkers(count: number, logger: Logger): Promise<number> {
+export async function runServeWorkers(count: number, logger: Logger, services: readonly PrimaryService[] = []): Promise<number> {
   let phase: 'starting' | 'serving' | 'stopping' = 'starting';
   let pause = 0;
   /** Forks a worker that, should it die while serving, is logged and replaced (after a pause when it died young). */
   const fork = (): Worker => {
     const worker = cluster.fork();
+    for (const service of services) service(worker);
     const born = Date.now();
     worker.once('exit', (code, signal) => {
       if (phase !== 'serving') return;

@@ -10,6 +10,7 @@ import { getDocsPage } from './handlers/getDocsPage.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
 import { getManagerAttributions } from './handlers/getManagerAttributions.js';
+import { getMetrics } from './handlers/getMetrics.js';
 import { getOpenApiDocument } from './handlers/getOpenApiDocument.js';
 import { getReportingFields } from './handlers/getReportingFields.js';
 import { getReportingRecords } from './handlers/getReportingRecords.js';
@@ -18,6 +19,7 @@ import { getTableRecords } from './handlers/getTableRecords.js';
 import { getTables } from './handlers/getTables.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { problems } from './problems.js';
+import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
 import { problemsFromAjv, type JsonSchema } from './validationErrors.js';
 
 type KoaCtx = KoaContext & { state: RequestState };
@@ -28,6 +30,8 @@ export interface ApiSetup {
   authenticate: (key: string | undefined) => Promise<Principal | undefined>;
   /** Reads the request body once the operation is known and the key accepted (413, 415, 400). */
   readBody: (ctx: KoaCtx) => Promise<unknown>;
+  /** `--rate-limit`: a key past its rate is answered 429 before its body is read. */
+  rateLimiter?: KeyRateLimiter;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -55,7 +59,7 @@ class OpenApi31Backend extends OpenAPIBackend {
  * openapi-backend routes, checks the key, and validates the request against the contract
  * before an operation handler runs; every refusal on the way is a problem (D5).
  */
-export async function createApi({ definition, deps, authenticate, readBody }: ApiSetup): Promise<OpenAPIBackend> {
+export async function createApi({ definition, deps, authenticate, readBody, rateLimiter }: ApiSetup): Promise<OpenAPIBackend> {
   const operations = inTurn({
     getReportingRecords: getReportingRecords(deps),
     upsertGroupsBulk: upsertGroupsBulk(deps),
@@ -69,6 +73,7 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
     getHealth: getHealth(deps),
     getDocsPage: getDocsPage(deps),
     getDocsAsset: getDocsAsset(deps),
+    getMetrics: getMetrics(deps),
   });
   const api = new OpenApi31Backend({
     definition: definition as unknown as Document,
@@ -90,13 +95,21 @@ export async function createApi({ definition, deps, authenticate, readBody }: Ap
         if (allow.includes('get')) allow.push('head' as never);
         throw problems.methodNotAllowed(ctx.method, ctx.path, allow.map((m) => m.toUpperCase()));
       },
+      // The operation a request is for, for the metrics (called before the key is checked, and
+      // also, without an operation, before notFound and methodNotAllowed).
+      postRoutingHandler: (apiContext: ApiContext, ctx: KoaCtx) => {
+        const operation = apiContext.operation as ApiContext['operation'] | undefined;
+        if (operation) ctx.state.operationId = operation.operationId;
+      },
       unauthorizedHandler: (_api: ApiContext, ctx: KoaCtx) => {
         // The store could not say (the database is away): that is its answer, not a 401.
         if (ctx.state.authenticationFailure !== undefined) throw ctx.state.authenticationFailure;
         throw problems.unauthorized();
       },
       postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
-        if (!apiContext.security.authorized || !apiContext.operation.requestBody) return;
+        if (!apiContext.security.authorized) return;
+        if (rateLimiter && ctx.state.principal) await admitByRate(rateLimiter, ctx.get('X-API-Key'));
+        if (!apiContext.operation.requestBody) return;
         // openapi-backend validates the request object it was given: the body goes there.
         request.body = await readBody(ctx);
         ctx.state.body = request.body;

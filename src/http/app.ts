@@ -9,6 +9,7 @@ import { injectFaults } from './faults.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
 import { lingerAfterEarlyAnswers } from './linger.js';
+import type { Metrics } from './metrics.js';
 import { HttpProblem, problems, respondWithProblem } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
@@ -21,17 +22,19 @@ export interface AppSettings {
   faults?: FaultSpec;
   /** Origins allowed to call from a browser (`*`: any); none: CORS off. */
   corsOrigins: readonly string[];
+  /** `--metrics`: every request counted. */
+  metrics?: Pick<Metrics, 'middleware'>;
 }
 
 /**
  * The request flow, in order: request id and log line -> a lingering close for an answer sent
  * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
- * -> problem rendering for anything thrown -> CORS (preflight 204, headers on every answer)
+ * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler, in its turn: see fairQueue.ts).
  */
-export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins, faults }: AppSettings): Koa {
+export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins, faults, metrics }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
@@ -50,6 +53,8 @@ export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, cor
       respondWithProblem(ctx, problem);
     }
   });
+
+  if (metrics) app.use(metrics.middleware);
 
   const cors = crossOrigin(corsOrigins);
   if (cors) app.use(cors);

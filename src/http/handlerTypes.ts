@@ -5,6 +5,7 @@ import type { Principal, Store } from '../store/store.js';
 import type { DocsAssets } from './docsAssets.js';
 import type { FaultSpec } from './faultSpec.js';
 import type { LoadedDocument } from './document.js';
+import type { MeteredState, Scrape } from './metrics.js';
 import type { PublicBaseConfig } from './publicBase.js';
 
 /** What handlers are given once, at start-up. */
@@ -17,10 +18,12 @@ export interface HandlerDeps {
   document: Pick<LoadedDocument, 'servedJson'>;
   /** The API reference page and its files (`GET /docs`). */
   docs: DocsAssets;
+  /** `--metrics`: what `GET /metrics` answers; absent: a 404, as for any unknown path. */
+  metrics?: { scrape(): Promise<Scrape> };
 }
 
 /** Koa state set before a handler runs: the key's principal on operations that need a key. */
-export interface RequestState {
+export interface RequestState extends MeteredState {
   principal: Principal;
   /** The parsed JSON body, on operations that take one (validated before the handler runs). */
   body?: unknown;

@@ -48,6 +48,7 @@ export async function respondWithPage(
   if (page === 'unknownTable') throw unknownTable(tableOf(source));
   if (page === 'badCursor') throw badCursor();
   if (answeredNotModified(ctx, page.version, base)) return;
+  ctx.state.recordsServed = page.count;
   const next = page.more ? nextUrl(base, target, request, request.offset + BigInt(page.count), page.cursor) : undefined;
   writeEnvelope(ctx, page, next);
 }

@@ -78,6 +78,12 @@ export const problems = {
     ),
   unprocessable: (errors: readonly ParamProblem[], detail: string) =>
     new HttpProblem(422, 'unprocessable', 'Unprocessable Content', detail, errors),
+  /** A key past its rate limit (rateLimit.ts); `headers` are the RateLimit fields. */
+  tooManyRequests: (retryAfterSeconds: number, detail: string, headers: Readonly<Record<string, string>>) =>
+    new HttpProblem(429, 'too-many-requests', 'Too Many Requests', detail, undefined, {
+      'Retry-After': String(retryAfterSeconds),
+      ...headers,
+    }),
   serviceUnavailable: (retryAfterSeconds: number, detail = 'Too many concurrent requests.') =>
     new HttpProblem(503, 'service-unavailable', 'Service Unavailable', detail, undefined, {
       'Retry-After': String(retryAfterSeconds),

@@ -11,6 +11,8 @@ import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
+import type { KeyRateLimiter } from './rateLimit.js';
+import { createMetrics, type MetricsSharing } from './metrics.js';
 
 export interface ServerOptions extends Partial<Limits> {
   /** The database, as `--db` names it (see `openStore`); it must exist (`StoreMissing` otherwise). */
@@ -27,6 +29,10 @@ export interface ServerOptions extends Partial<Limits> {
   busyTimeoutMs?: number;
   /** PostgreSQL: connections at most (`--db-pool`, default 10). */
   dbPool?: number;
+  /** `--metrics`: serve `GET /metrics`; the function says how figures are shared (default: each server its own). */
+  metrics?: true | MetricsSharing;
+  /** Rate limits per key (`--rate-limit`); none: no limit. */
+  rateLimiter?: KeyRateLimiter;
   /** Where structured logs go (default: pino at `info` on standard output). */
   logger?: Logger;
   /** Faults injected into the API's answers, for testing clients (`--faults`); absent: none. */
@@ -60,6 +66,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   try {
     const document = loadDocument();
+    const metrics = options.metrics ? createMetrics(store) : undefined;
+    const scrape = metrics && (options.metrics === true ? metrics.scrape : options.metrics!(metrics));
     const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
     const api = await createApi({
       definition: document.definition,
@@ -69,11 +77,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         faults: options.faults,
         document,
         docs: loadDocsAssets(),
+        ...(scrape && { metrics: { scrape } }),
       },
       authenticate: (key) => store.authenticate(key),
       readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
+      rateLimiter: options.rateLimiter,
     });
-    const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults });
+    const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics });
     const server = createServer(httpServerOptions(limits), app.callback());
     server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
     answerClientErrors(server, logger, limits.maxHeaderSize);

@@ -27,6 +27,8 @@ export interface Store {
   reportingSchema(principal: Principal): Promise<ReportingSchema>;
   /** Resolves when the database answers a read. */
   health(): Promise<void>;
+  /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */
+  databaseBytes(): Promise<number>;
 
   findTenant(name: string): Promise<Tenant | undefined>;
   /** A new key for the tenant (created when missing); the key itself is only in the answer. */
@@ -252,6 +254,9 @@ export class StoreUnavailable extends Error {
     super(message, options);
   }
 }
+
+/** The write lock was held by another writer (an import, another server) past the busy timeout. */
+export class StoreBusy extends StoreUnavailable {}
 
 /** Where the store reports what goes wrong in the background (pino's signature). */
 export interface StoreLog {

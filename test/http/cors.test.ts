@@ -40,7 +40,7 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
     }
   });
 
-  await t.test('answers to an allowed origin, problems included, carry the origin and expose X-Request-Id', async () => {
+  await t.test('answers to an allowed origin, problems included, carry the origin and expose X-Request-Id and Compdata-Fault', async () => {
     const page = await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key, headers: { Origin: APP } });
     const refused = await server.call('GET', '/v1/reporting', { headers: { Origin: APP } });
     const written = await server.call('PUT', '/v1/users/groups/bulk', {
@@ -51,7 +51,8 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
     for (const [answer, status] of [[page, 200], [refused, 401], [written, 200]] as const) {
       assert.equal(answer.status, status);
       assert.equal(answer.headers.get('access-control-allow-origin'), APP);
-      assert.ok(answer.headers.get('access-control-expose-headers')!.split(',').includes('X-Request-Id'));
+      const exposed = answer.headers.get('access-control-expose-headers')!.split(',');
+      assert.ok(exposed.includes('X-Request-Id') && exposed.includes('Compdata-Fault'), exposed.join(','));
     }
   });
 

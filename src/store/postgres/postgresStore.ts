@@ -4,6 +4,7 @@ import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
 import { checkInvariants } from '../invariantCheck.js';
 import {
+  StoreBusy,
   StoreUnavailable,
   TenantNotEmpty,
   BackupUnsupported,
@@ -104,6 +105,10 @@ export async function openPostgresStore(connectionString: string, options: Postg
     async health() {
       await pool.query('SELECT 1');
     },
+    async databaseBytes() {
+      const { rows } = await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes');
+      return Number(rows[0]!.bytes);
+    },
     findTenant: (name) => tenants.find(pool, name),
     createKey: (tenantName) => inTransaction(pool, async (client) => keyStatements.create(client, await tenants.ensure(client, tenantName))),
     revokeKey: (keyOrId) => keyStatements.revoke(pool, keyOrId),
@@ -161,6 +166,6 @@ function withUnavailability(store: Store): Store {
 
 function unavailable(error: unknown): unknown {
   if (isUnreachable(error)) return new StoreUnavailable('The database cannot be reached; try again.', 1, { cause: error });
-  if (isLockTimeout(error)) return new StoreUnavailable('The database is busy with another writer of this tenant; try again.', 1, { cause: error });
+  if (isLockTimeout(error)) return new StoreBusy('The database is busy with another writer of this tenant; try again.', 1, { cause: error });
   return error;
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Upsert } from '../../domain/bulkItems.js';
 import { narrows } from '../../domain/reportingFilter.js';
 import {
@@ -126,6 +127,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     async health() {
       ping.get();
     },
+    async databaseBytes() {
+      return fileBytes(path) + fileBytes(`${path}-wal`);
+    },
     findTenant: async (name) => tenants.find(name),
     createKey: async (tenantName) => db.transaction(() => keys.create(tenants.ensure(tenantName))).immediate(),
     revokeKey: async (keyOrId) => keys.revoke(keyOrId),
@@ -175,5 +179,14 @@ function foldWal(db: Db, log: StoreLog): void {
     if (result?.busy) log.warn({}, 'the WAL could not be truncated: another connection is using it');
   } catch (error) {
     log.warn({ err: error }, 'the WAL could not be checkpointed');
+  }
+}
+
+/** The size of a file, 0 when there is none (a WAL folded away). */
+function fileBytes(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }

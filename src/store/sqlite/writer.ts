@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { Upsert } from '../../domain/bulkItems.js';
-import { StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
+import { StoreBusy, StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
 import { isDatabaseBusy } from './db.js';
 import { startThread } from './startThread.js';
 import { CHECKPOINT_BY_ITSELF, STOP, type WriteReply, type WriteRequest, type WriterData } from './writerProtocol.js';
@@ -94,7 +94,7 @@ export function startWriter(data: WriterData, log: StoreLog): Writer {
 function writeError({ message, code }: { message: string; code: string | undefined }): Error {
   const error = Object.assign(new Error(message), { code });
   if (isDatabaseBusy(error)) {
-    return new StoreUnavailable('The database is busy with another writer; try again.', 1, { cause: error });
+    return new StoreBusy('The database is busy with another writer; try again.', 1, { cause: error });
   }
   return error;
 }

@@ -1,0 +1,108 @@
+import type { Middleware } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { StoreBusy, type Store } from '../store/store.js';
+
+/**
+ * `serve --metrics`: `GET /metrics` in the Prometheus text format (prom-client), one registry
+ * per server. What is counted:
+ *
+ * - `compdata_http_requests_total{operation,status}`: every answer, by operationId (`none` for
+ *   a request that matched no operation: 404, 405, the `/` redirect, a refused preflight) and
+ *   status;
+ * - `compdata_http_request_duration_seconds{operation}`: from arrival to the last byte sent;
+ * - `compdata_records_served_total{operation}`: records in the pages answered;
+ * - `compdata_write_lock_timeouts_total`: writes answered 503 because another writer (an
+ *   import, another server) held the write lock past the busy timeout;
+ * - `compdata_database_size_bytes`: read at each scrape;
+ * - prom-client's process and Node.js metrics (`process_resident_memory_bytes`,
+ *   `process_open_fds`, event-loop lag, heap, GC).
+ */
+export interface Metrics {
+  /** Counts every request (place it inside the problem handler, to see what is thrown). */
+  middleware: Middleware;
+  /** This server's own figures. */
+  scrape(): Promise<Scrape>;
+  /** The registry, for `--workers` (the primary asks each worker for it). */
+  registry: Registry;
+}
+
+/** What a scrape answers: the text, and its content type (text/plain; version=0.0.4). */
+export interface Scrape {
+  text: string;
+  contentType: string;
+}
+
+/**
+ * How a server shares its figures: by default a scrape answers its own; a worker of `--workers`
+ * hands its registry to the primary and answers what the primary gathered from all workers.
+ */
+export type MetricsSharing = (metrics: Metrics) => () => Promise<Scrape>;
+
+/** Request state the metrics read: set by the router (operationId) and the paged-read path. */
+export interface MeteredState {
+  operationId?: string;
+  recordsServed?: number;
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'compdata_http_requests_total',
+    help: 'HTTP requests answered, by operation and status',
+    labelNames: ['operation', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'compdata_http_request_duration_seconds',
+    help: 'Time from a request\'s arrival to the last byte of its answer, by operation',
+    labelNames: ['operation'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const records = new Counter({
+    name: 'compdata_records_served_total',
+    help: 'Records in the pages answered, by operation',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const lockTimeouts = new Counter({
+    name: 'compdata_write_lock_timeouts_total',
+    help: 'Writes answered 503 because another writer held the write lock past the busy timeout',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'compdata_database_size_bytes',
+    help: 'Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database)',
+    registers: [registry],
+    // Every worker of --workers sees the same database: the aggregate is one of them, not a sum.
+    aggregator: 'max',
+    async collect() {
+      this.set(await store.databaseBytes());
+    },
+  });
+
+  const middleware: Middleware = async (ctx, next) => {
+    const stopTimer = duration.startTimer();
+    ctx.res.once('close', () => {
+      const { operationId = 'none', recordsServed } = ctx.state as MeteredState;
+      stopTimer({ operation: operationId });
+      requests.inc({ operation: operationId, status: String(ctx.res.statusCode) });
+      if (recordsServed) records.inc({ operation: operationId }, recordsServed);
+    });
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof StoreBusy) lockTimeouts.inc();
+      throw error;
+    }
+  };
+
+  return {
+    middleware,
+    registry,
+    scrape: async () => ({ text: await registry.metrics(), contentType: registry.contentType }),
+  };
+}

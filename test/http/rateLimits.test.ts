@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { localRateLimiter } from '../../src/http/rateLimit.js';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { startTestServer, type Exchange } from '../support/harness.js';
+
+/**
+ * `serve --rate-limit N/BURST` on a real server: one request a second per key, four at once.
+ * A burst is timed: a token comes back every second, so a burst that took longer than a second
+ * may have been granted one more success per second it took.
+ */
+const POLICY = { perSecond: 1, burst: 4 };
+
+async function burst(call: () => Promise<Exchange>, size: number): Promise<{ answers: Exchange[]; seconds: number }> {
+  const started = performance.now();
+  const answers = await Promise.all(Array.from({ length: size }, call));
+  return { answers, seconds: (performance.now() - started) / 1000 };
+}
+
+const statusesOf = (answers: Exchange[]) => answers.map((answer) => answer.status);
+const count = (answers: Exchange[], status: number) => answers.filter((answer) => answer.status === status).length;
+
+describe('rate limits per key', () => {
+  test('a burst gets BURST successes, then 429 with Retry-After and the RateLimit fields; after the wait, requests pass again', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, { rateLimiter: localRateLimiter(POLICY), corsOrigins: ['*'] }, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 3 });
+    });
+    const { answers, seconds } = await burst(() => server.call('GET', '/v1/reporting?limit=1', { key: fixture.key, headers: { Origin: 'https://app.example.com' } }), 10);
+    const granted = count(answers, 200);
+    assert.ok(granted >= POLICY.burst && granted <= POLICY.burst + Math.floor(seconds * POLICY.perSecond), `${granted} of 10 served in ${seconds} s: ${statusesOf(answers)}`);
+    assert.equal(count(answers, 429), 10 - granted, `only 200 or 429: ${statusesOf(answers)}`);
+
+    const refused = answers.find((answer) => answer.status === 429)!;
+    assert.equal(refused.headers.get('Content-Type'), 'application/problem+json');
+    assert.equal(refused.body.type, 'urn:compdata:problem:too-many-requests');
+    assert.equal(refused.headers.get('Retry-After'), '1', 'one token comes back within a second');
+    assert.equal(refused.headers.get('RateLimit-Policy'), '"per-key";q=4;w=4');
+    assert.match(refused.headers.get('RateLimit')!, /^"per-key";r=0;t=[34]$/, 'nothing left; full again in about four seconds');
+    const exposed = refused.headers.get('Access-Control-Expose-Headers')!.split(',');
+    for (const field of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) assert.ok(exposed.includes(field), `a browser application may read ${field}`);
+
+    // Refused on every keyed operation, a PUT's body unread; a key-less request is not metered.
+    const put = await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data: [] } });
+    assert.equal(put.status, 429);
+    assert.equal((await server.call('GET', '/v1/tables/deals/records', { key: fixture.key })).status, 429);
+    assert.equal((await server.call('GET', '/v1/reporting')).status, 401, 'a missing key is a 401 as always');
+    assert.equal((await server.call('GET', '/healthz')).status, 200);
+
+    await sleep(Number(refused.headers.get('Retry-After')) * 1000 + 50);
+    const again = await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key });
+    assert.equal(again.status, 200, 'after Retry-After seconds a request passes');
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 429, 'and only as many as came back');
+  });
+
+  test('two keys have buckets of their own, even of one tenant; bad keys take nothing from anyone', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, { rateLimiter: localRateLimiter(POLICY) }, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 3 });
+    });
+    const other = await server.store.createKey('acme');
+    for (let i = 0; i < 10; i += 1) assert.equal((await server.call('GET', '/v1/reporting', { key: 'cdk_000000000000_' + 'A'.repeat(43) })).status, 401);
+
+    const first = await burst(() => server.call('GET', '/v1/reporting?limit=0', { key: fixture.key }), 8);
+    assert.ok(count(first.answers, 200) >= POLICY.burst, `the 401s took nothing from the key: ${statusesOf(first.answers)}`);
+    assert.ok(count(first.answers, 429) > 0, `the first key is refused past its burst: ${statusesOf(first.answers)}`);
+    const second = await burst(() => server.call('GET', '/v1/reporting?limit=0', { key: other.key }), POLICY.burst);
+    assert.deepEqual(statusesOf(second.answers), [200, 200, 200, 200], 'the second key has its whole burst');
+  });
+
+  test('without --rate-limit, nothing is metered', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 3 });
+    });
+    const { answers } = await burst(() => server.call('GET', '/v1/reporting?limit=0', { key: fixture.key }), 20);
+    assert.deepEqual(new Set(statusesOf(answers)), new Set([200]));
+    assert.equal(answers[0]!.headers.get('RateLimit'), null);
+  });
+});

@@ -997,25 +997,13 @@ export interface components {
          * @example aiko.lefevre@example.com
          */
         UserFilter: components["schemas"]["Email"];
-        /**
-         * @description Only the records of the user with this e-mail address (compared without regard to case).
-         * @example jack.wong@example.com
-         */
+        /** @description Only the records of the user with this e-mail address (compared without regard to case). For example `jack.wong@example.com`. */
         ReportingUserFilter: components["schemas"]["Email"];
-        /**
-         * @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`).
-         * @example 2023-04-01
-         */
+        /** @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`). For example `2023-04-01`. */
         DateFrom: string;
-        /**
-         * @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`.
-         * @example 2023-06-30
-         */
+        /** @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`. For example `2023-06-30`. */
         DateTo: string;
-        /**
-         * @description Only the records of the plan with exactly this name.
-         * @example AE Commission Plan 2023
-         */
+        /** @description Only the records of the plan with exactly this name. For example `AE Commission Plan 2023`. */
         PlanFilter: string;
         /**
          * @description Only the attributions of the dimension with this key.
@@ -1026,7 +1014,6 @@ export interface components {
          * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
          *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
          *     found by `offset`); one this server did not issue is a `400`.
-         * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
          */
         Cursor: string;
         /**
@@ -1108,31 +1095,18 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["Limit"];
-                /**
-                 * @description Only the records of the user with this e-mail address (compared without regard to case).
-                 * @example jack.wong@example.com
-                 */
+                /** @description Only the records of the user with this e-mail address (compared without regard to case). For example `jack.wong@example.com`. */
                 user?: components["parameters"]["ReportingUserFilter"];
-                /**
-                 * @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`).
-                 * @example 2023-04-01
-                 */
+                /** @description Only the records whose `date` is this calendar date or later (`YYYY-MM-DD`). For example `2023-04-01`. */
                 date_from?: components["parameters"]["DateFrom"];
-                /**
-                 * @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`.
-                 * @example 2023-06-30
-                 */
+                /** @description Only the records whose `date` is this calendar date or earlier (`YYYY-MM-DD`); not before `date_from`. For example `2023-06-30`. */
                 date_to?: components["parameters"]["DateTo"];
-                /**
-                 * @description Only the records of the plan with exactly this name.
-                 * @example AE Commission Plan 2023
-                 */
+                /** @description Only the records of the plan with exactly this name. For example `AE Commission Plan 2023`. */
                 plan?: components["parameters"]["PlanFilter"];
                 /**
                  * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
                  *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
                  *     found by `offset`); one this server did not issue is a `400`.
-                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -1274,7 +1248,6 @@ export interface operations {
                  * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
                  *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
                  *     found by `offset`); one this server did not issue is a `400`.
-                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -1336,7 +1309,6 @@ export interface operations {
                  * @description Opaque; carried by `next`, never built by a client. It lets the server seek to the page
                  *     by key. A cursor issued for another `offset` or other filters is ignored (the page is
                  *     found by `offset`); one this server did not issue is a `400`.
-                 * @example WyIxIiwiW1tcInVzZXJcIixcImFpa28ubGVmZXZyZUBleGFtcGxlLmNvbVwiXSxbXCJkaW1lbnNpb25cIixcInNlZ21lbnRcIl1dIiwiW1wiYWlrby5sZWZldnJlQGV4YW1wbGUuY29tXCIsXCJzZWdtZW50XCIsMjQyNzksMzg0XSJd
                  */
                 cursor?: components["parameters"]["Cursor"];
             };

@@ -17,6 +17,15 @@ async function serveFixture(t: TestContext, args: string[] = []) {
   return { dbPath, key, server: await startServe(t, dbPath, args) };
 }
 
+/** Resolves once `condition()` holds, checked every 20 ms; fails after `timeoutMs`. */
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
 const pageRequest = (key: string) => `GET /v1/reporting?limit=2000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
 
 describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
@@ -27,7 +36,10 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     reader.write(pageRequest(key).repeat(6));
     await sleep(300);
     server.child.kill('SIGTERM');
-    await sleep(200);
+    // The listener closes right after the server says it is stopping: wait for that line (a
+    // fixed wait was too short on a loaded machine), and a moment for the close itself.
+    await until(() => server.logs().some((line) => line.msg === 'stopping: finishing the requests in flight'), 10_000);
+    await sleep(50);
     await assert.rejects(exchange(server.url, 'GET', '/healthz'), /ECONNREFUSED/, 'no new connection is accepted');
     const received = readUntilClosed(reader, 20_000);
     reader.resume();

@@ -29,12 +29,18 @@ async function makeSchemaNewer(location: string, ahead: number): Promise<number>
   return POSTGRES_MIGRATIONS.length;
 }
 
+/** How long a command that should refuse at once may run before it is stopped (and the test fails). */
+const CLI_BOUND_MS = 60_000;
+
 describe('a database this build cannot serve: exit 2, one line', () => {
   test('of a newer schema: serve, keys and export refuse it, naming both versions', async (t) => {
     const location = await databaseFor(t);
     const known = await makeSchemaNewer(location, 3);
     for (const args of [['serve', '--db', location, '--port', '0'], ['keys', 'list', '--db', location], ['export', '--db', location, '--tenant', 'acme']]) {
-      const result = await runCli(args, undefined, 20_000); // a serve that started is stopped, and fails below
+      // A serve that started would never end: it is stopped after a minute, and fails below. The
+      // bound is wide because a CLI's start (tsx compiling the sources) takes seconds when the
+      // machine runs both test passes at once; a refusal ends the process as soon as it starts.
+      const result = await runCli(args, undefined, CLI_BOUND_MS);
       assert.equal(result.code, 2, `${args[0]}: ${result.stderr}`);
       assert.match(result.stderr, new RegExp(`^error: [^\\n]*schema is version ${known + 3}, newer than this build's ${known}[^\\n]*\\n$`), args[0]);
       assert.equal(result.stdout, '', `${args[0]} printed nothing on stdout`);
@@ -44,7 +50,7 @@ describe('a database this build cannot serve: exit 2, one line', () => {
   test('a file that is not a database', { skip: onlyOn('sqlite') }, async (t) => {
     const location = await databaseFor(t);
     writeFileSync(location, 'these are notes, not a database\n'.repeat(200));
-    const result = await runCli(['serve', '--db', location, '--port', '0'], undefined, 20_000);
+    const result = await runCli(['serve', '--db', location, '--port', '0'], undefined, CLI_BOUND_MS);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /^error: [^\n]*is not a database[^\n]*\n$/);
   });

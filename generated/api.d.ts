@@ -364,6 +364,8 @@ export interface paths {
          *     - `compdata_records_served_total{operation}`: records in the pages answered;
          *     - `compdata_write_lock_timeouts_total`: writes answered `503` because another writer
          *       held the write lock past the busy timeout;
+         *     - `compdata_writes_refused_disk_full_total`: writes answered `507` because the disk
+         *       that holds the database was full;
          *     - `compdata_database_size_bytes`: the database's size at the scrape;
          *     - the process's and Node.js's own (`process_resident_memory_bytes`,
          *       `process_open_fds`, `nodejs_eventloop_lag_seconds`, heap and GC figures).
@@ -889,6 +891,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The disk that holds the database is full. The write was rolled back whole: nothing of
+         *     the request was written. Reads go on being served meanwhile, and the same request
+         *     succeeds once the server's operator frees space (nothing is to be restarted). There is
+         *     no `Retry-After`: the server cannot tell when that will be.
+         */
+        InsufficientStorage: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Compdata-Fault": components["headers"]["Fault"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:insufficient-storage",
+                 *       "title": "Insufficient Storage",
+                 *       "status": 507,
+                 *       "detail": "The server has no room to store this write: nothing of it was written. Reads go on; the same request succeeds once space is freed."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A fault of the server itself (never the answer to client input); says nothing more. */
         InternalError: {
             headers: {
@@ -1218,6 +1244,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getGroupAttributions: {

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { OpenAPIBackend } from 'openapi-backend';
-import { StoreUnavailable } from '../store/store.js';
+import { StoreFull, StoreUnavailable } from '../store/store.js';
 import { admission } from './admission.js';
 import { compression } from './compression.js';
 import { crossOrigin } from './cors.js';
@@ -47,7 +47,9 @@ export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, cor
       await next();
     } catch (error) {
       const problem = asProblem(error);
-      if (!(error instanceof HttpProblem) && !(error instanceof StoreUnavailable)) {
+      if (error instanceof StoreFull) {
+        logger.error({ reqId: requestIdOf(ctx) }, 'a write was refused: the disk that holds the database is full');
+      } else if (!(error instanceof HttpProblem) && !(error instanceof StoreUnavailable)) {
         logger.error({ reqId: requestIdOf(ctx), err: error }, 'unexpected error');
       }
       respondWithProblem(ctx, problem);
@@ -103,10 +105,12 @@ function isClientGone(error: unknown): boolean {
 /**
  * What the client is told: a problem thrown on purpose as it is; a store that cannot do the work
  * now (a database locked by another process past the busy timeout, a writer that stopped) is a
- * 503 to retry, not a fault; anything else is a 500 that says nothing of the inside.
+ * 503 to retry, not a fault; a write refused for a full disk is a 507 (rolled back whole);
+ * anything else is a 500 that says nothing of the inside.
  */
 function asProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StoreUnavailable) return problems.serviceUnavailable(error.retryAfterSeconds, error.message);
+  if (error instanceof StoreFull) return problems.insufficientStorage();
   return problems.internal();
 }

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { StoreBusy, type Store } from '../store/store.js';
+import { StoreBusy, StoreFull, type Store } from '../store/store.js';
 
 /**
  * `serve --metrics`: `GET /metrics` in the Prometheus text format (prom-client), one registry
@@ -13,6 +13,8 @@ import { StoreBusy, type Store } from '../store/store.js';
  * - `compdata_records_served_total{operation}`: records in the pages answered;
  * - `compdata_write_lock_timeouts_total`: writes answered 503 because another writer (an
  *   import, another server) held the write lock past the busy timeout;
+ * - `compdata_writes_refused_disk_full_total`: writes answered 507 because the database's disk
+ *   was full;
  * - `compdata_database_size_bytes`: read at each scrape;
  * - prom-client's process and Node.js metrics (`process_resident_memory_bytes`,
  *   `process_open_fds`, event-loop lag, heap, GC).
@@ -73,6 +75,11 @@ export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
     help: 'Writes answered 503 because another writer held the write lock past the busy timeout',
     registers: [registry],
   });
+  const diskFull = new Counter({
+    name: 'compdata_writes_refused_disk_full_total',
+    help: 'Writes answered 507 because the disk that holds the database was full',
+    registers: [registry],
+  });
   new Gauge({
     name: 'compdata_database_size_bytes',
     help: 'Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database)',
@@ -96,6 +103,7 @@ export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
       await next();
     } catch (error) {
       if (error instanceof StoreBusy) lockTimeouts.inc();
+      if (error instanceof StoreFull) diskFull.inc();
       throw error;
     }
   };

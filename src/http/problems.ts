@@ -88,5 +88,13 @@ export const problems = {
     new HttpProblem(503, 'service-unavailable', 'Service Unavailable', detail, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
+  /** The database's disk is full (`StoreFull`): the write was rolled back whole. No Retry-After: space returns when an operator frees it. */
+  insufficientStorage: () =>
+    new HttpProblem(
+      507,
+      'insufficient-storage',
+      'Insufficient Storage',
+      'The server has no room to store this write: nothing of it was written. Reads go on; the same request succeeds once space is freed.',
+    ),
   internal: () => new HttpProblem(500, 'internal', 'Internal Server Error', 'The server could not complete the request.'),
 };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isUnreachable } from './postgres/connection.js';
 import { openPostgresStore } from './postgres/postgresStore.js';
-import { DEFAULT_BUSY_TIMEOUT_MS } from './sqlite/db.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, isDiskFull } from './sqlite/db.js';
 import { openSqliteStore } from './sqlite/sqliteStore.js';
 import { SchemaTooNew, type Store, type StoreLog } from './store.js';
 
@@ -101,6 +101,9 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
       writerExitsInFirstTransaction: options.writerExitsInFirstTransaction,
     });
   } catch (error) {
+    if (isDiskFull(error)) {
+      throw new StoreOpenError(`cannot open database ${path}: the disk that holds it is full (SQLite needs room for the -shm file beside it); free space, then try again`, { cause: error });
+    }
     throw unusableSqlite(path, error) ?? new StoreOpenError(`cannot open database ${path}: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -258,6 +258,17 @@ export class StoreUnavailable extends Error {
 /** The write lock was held by another writer (an import, another server) past the busy timeout. */
 export class StoreBusy extends StoreUnavailable {}
 
+/**
+ * The database has no room for the write: the disk (or file system) that holds it is full.
+ * The write's transaction was rolled back, so nothing of it was written; reads go on. Writes
+ * succeed again once space is freed: the client is told so (507), and is not told when.
+ */
+export class StoreFull extends Error {
+  constructor(options?: ErrorOptions) {
+    super('The disk that holds the database is full: nothing was written. Reads go on; writes succeed again once space is freed.', options);
+  }
+}
+
 /** Where the store reports what goes wrong in the background (pino's signature). */
 export interface StoreLog {
   warn(details: object, message: string): void;

@@ -23,6 +23,8 @@ export function runCli(args: readonly string[], input?: string | Buffer, timeout
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
+    // A command may end before it has read all its input (a refusal): the broken pipe is no error here.
+    child.stdin!.on('error', () => {});
     if (input !== undefined) child.stdin!.end(input);
   });
 }

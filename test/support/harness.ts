@@ -8,7 +8,8 @@ import { LOCK_NAMESPACE } from '../../src/store/postgres/migrations.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import type { Store } from '../../src/store/store.js';
 import { assertConforms } from './contract.js';
-import { newDatabase, TEST_ENGINE, type TestEngine } from './testDatabases.js';
+import type { SmallDisk } from './smallDisk.js';
+import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
 
 export { onlyOn, TEST_ENGINE } from './testDatabases.js';
 
@@ -51,6 +52,8 @@ export interface TestServer {
   /** The store over the same database, as the CLI opens it: for setting up data. */
   store: Store;
   sql: TestSql;
+  /** The small disk the database is on, when asked for (`DatabaseOptions.smallDiskMegabytes`). */
+  disk?: SmallDisk;
   /** One HTTP exchange; the response is checked against the contract before it is returned. */
   call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
   close(): Promise<void>;
@@ -63,6 +66,8 @@ export interface TempDatabase {
   /** The store over the database, as a CLI command opens it. */
   store: Store;
   sql: TestSql;
+  /** The small disk the database is on, when asked for. */
+  disk?: SmallDisk;
   beforeRemoval(close: () => Promise<void>): void;
 }
 
@@ -70,8 +75,8 @@ export interface TempDatabase {
  * A fresh database on the engine of the test run (see testDatabases.ts); removed when the test
  * ends, after whatever was passed to `beforeRemoval` (servers over it) has finished.
  */
-export async function tempDatabase(t: TestContext, engine: TestEngine = TEST_ENGINE): Promise<TempDatabase> {
-  const { location, beforeRemoval } = await newDatabase(t, engine);
+export async function tempDatabase(t: TestContext, engine: TestEngine = TEST_ENGINE, options?: DatabaseOptions): Promise<TempDatabase> {
+  const { location, disk, beforeRemoval } = await newDatabase(t, engine, options);
   const store = await openStore(location, { role: 'command' });
   const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location)) : postgresSql(location);
   const closers: (() => Promise<void>)[] = [];
@@ -80,7 +85,7 @@ export async function tempDatabase(t: TestContext, engine: TestEngine = TEST_ENG
     await store.close();
     await sql.close();
   });
-  return { engine, database: location, store, sql, beforeRemoval: (close) => void closers.push(close) };
+  return { engine, database: location, store, sql, disk, beforeRemoval: (close) => void closers.push(close) };
 }
 
 /** A fresh SQLite file, with a connection of its own: for tests of the SQLite engine's internals. */
@@ -103,14 +108,15 @@ export async function withOtherStore<T>(database: string, work: (store: Store) =
 
 /**
  * A real server on port 0 over a fresh database. `prepare` runs on the database before the
- * server starts (for data the test needs).
+ * server starts (for data the test needs); `databaseOptions` say where the database is.
  */
 export async function startTestServer(
   t: TestContext,
   options: Partial<ServerOptions> = {},
   prepare?: (store: Store) => Promise<unknown>,
+  databaseOptions?: DatabaseOptions,
 ): Promise<TestServer> {
-  const { database, store, sql, beforeRemoval } = await tempDatabase(t);
+  const { database, store, sql, disk, beforeRemoval } = await tempDatabase(t, TEST_ENGINE, databaseOptions);
   await prepare?.(store);
   // Only warnings and errors, on stderr: a request line per call would drown the test output.
   const logger = createLogger('warn', process.stderr);
@@ -121,7 +127,7 @@ export async function startTestServer(
     closed = true;
   };
   beforeRemoval(close);
-  return { url: server.url, database, store, sql, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+  return { url: server.url, database, store, sql, disk, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
 }
 
 function sqliteSql(db: Db): TestSql & { close(): Promise<void> } {

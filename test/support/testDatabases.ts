@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { emptyDatabaseFile } from './fixture.js';
+import { mountSmallDisk, SMALL_DISK_SKIP, type SmallDisk } from './smallDisk.js';
 
 /**
  * The engine the HTTP, CLI and dataset tests run on: SQLite unless `COMPDATA_TEST_ENGINE=postgres`
@@ -16,33 +17,81 @@ export const TEST_ENGINE: TestEngine = process.env.COMPDATA_TEST_ENGINE === 'pos
 /** Skips a test that is about the other engine's behaviour (`{ skip: onlyOn('sqlite') }`). */
 export const onlyOn = (engine: TestEngine): string | false => (TEST_ENGINE === engine ? false : `only on ${engine}`);
 
+export interface DatabaseOptions {
+  /**
+   * Puts the database on a file system of its own of this many megabytes (smallDisk.ts), for
+   * tests of a full disk: the SQLite file, or the PostgreSQL database's tablespace. Needs
+   * `smallDiskSkip` to be false.
+   */
+  smallDiskMegabytes?: number;
+}
+
 /**
  * A new empty database for one test, as `--db` names it: a file in a temp dir (SQLite), or a
  * database created on the test run's PostgreSQL server. Removed when the test ends, after
  * whatever `beforeRemoval` was given (servers and stores over it) has closed.
  */
-export async function newDatabase(t: { after(fn: () => Promise<void> | void): void }, engine: TestEngine = TEST_ENGINE) {
+export async function newDatabase(t: { after(fn: () => Promise<void> | void): void }, engine: TestEngine = TEST_ENGINE, options: DatabaseOptions = {}) {
   const closers: (() => Promise<void>)[] = [];
   let location: string;
   let remove: () => Promise<void>;
+  let disk: SmallDisk | undefined;
   if (engine === 'sqlite') {
-    const directory = mkdtempSync(join(tmpdir(), 'compdata-test-'));
+    if (options.smallDiskMegabytes) disk = mountSmallDisk({ megabytes: options.smallDiskMegabytes });
+    const directory = disk ? disk.directory : mkdtempSync(join(tmpdir(), 'compdata-test-'));
     location = join(directory, 'compdata.db');
-    remove = async () => rmSync(directory, { recursive: true, force: true });
+    remove = async () => (disk ? disk.unmount() : rmSync(directory, { recursive: true, force: true }));
   } else {
     const admin = postgresAdmin();
     const name = `compdata_test_${randomBytes(6).toString('hex')}`;
-    await admin.query(`CREATE DATABASE ${name}`);
+    let placement = '';
+    if (options.smallDiskMegabytes) {
+      // The database's own tablespace on the small disk: its tables and indexes live there (the
+      // server's WAL stays on its data directory's disk).
+      disk = mountSmallDisk({ megabytes: options.smallDiskMegabytes, owner: await postgresServerOwner() });
+      await admin.query(`CREATE TABLESPACE ${name} LOCATION '${disk.directory}'`);
+      placement = ` TABLESPACE ${name}`;
+    }
+    await admin.query(`CREATE DATABASE ${name}${placement}`);
     const url = new URL(admin.url);
     url.pathname = `/${name}`;
     location = url.toString();
-    remove = async () => void (await admin.query(`DROP DATABASE ${name} WITH (FORCE)`));
+    remove = async () => {
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      if (disk) {
+        await admin.query(`DROP TABLESPACE ${name}`);
+        disk.unmount();
+      }
+    };
   }
   t.after(async () => {
     for (const close of closers.reverse()) await close();
     await remove();
   });
-  return { location, beforeRemoval: (close: () => Promise<void>) => void closers.push(close) };
+  return { location, disk, beforeRemoval: (close: () => Promise<void>) => void closers.push(close) };
+}
+
+/**
+ * Why a test of a full disk cannot run on `engine` here (smallDisk.ts; and, for PostgreSQL, a
+ * server whose files are not on this machine); false when it can.
+ */
+export async function smallDiskSkip(engine: TestEngine = TEST_ENGINE): Promise<string | false> {
+  if (SMALL_DISK_SKIP || engine === 'sqlite') return SMALL_DISK_SKIP;
+  try {
+    await postgresServerOwner();
+    return false;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The user the test run's PostgreSQL server runs as: the owner of its data directory. */
+async function postgresServerOwner(): Promise<{ uid: number; gid: number }> {
+  const rows = (await postgresAdmin().query('SHOW data_directory')) as { rows: { data_directory: string }[] };
+  const directory = rows.rows[0]!.data_directory;
+  if (!existsSync(directory)) throw new Error(`the PostgreSQL server's files (${directory}) are not on this machine: its disk cannot be made small`);
+  const { uid, gid } = statSync(directory);
+  return { uid, gid };
 }
 
 /** A connection to the test run's PostgreSQL server (`COMPDATA_TEST_PG`). */

@@ -129,6 +129,15 @@ export function isLockTimeout(error: unknown): boolean {
 }
 
 /**
+ * The database server could not extend a file (`53100`, disk_full): the statement failed and the
+ * transaction is rolled back. (A server whose WAL disk fills stops instead: it is then
+ * unreachable until restarted.)
+ */
+export function isDiskFull(error: unknown): boolean {
+  return sqlState(error) === '53100';
+}
+
+/**
  * The database cannot be reached or is going away: a refused or broken connection, a server
  * shutting down or starting up, too many connections. Nothing of the request's fault.
  */

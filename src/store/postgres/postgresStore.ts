@@ -3,8 +3,10 @@ import { narrows } from '../../domain/reportingFilter.js';
 import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
 import { checkInvariants } from '../invariantCheck.js';
+import { translatingErrors } from '../errorTranslation.js';
 import {
   StoreBusy,
+  StoreFull,
   StoreUnavailable,
   TenantNotEmpty,
   BackupUnsupported,
@@ -23,7 +25,7 @@ import { changeScope, readChanges } from '../paging/changePaging.js';
 import { bulkUpsert } from './bulkUpsert.js';
 import { changeReads } from './changeReads.js';
 import { changeStamps } from './changeStamps.js';
-import { inTransaction, isLockTimeout, isUnreachable, openPool } from './connection.js';
+import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetReads } from './datasetReads.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
@@ -48,7 +50,8 @@ export interface PostgresStoreOptions {
  * one transaction that first takes its tenant's write lock (tenants.ts), so that writes of one
  * tenant are serialised and those of different tenants run side by side. Should the database
  * go away, each request is refused with `StoreUnavailable` (503, Retry-After) and the pool
- * connects again once it is back; nothing is to be restarted.
+ * connects again once it is back; nothing is to be restarted. Should its disk fill, each write
+ * that needs more room is refused with `StoreFull` (507) and rolled back.
  *
  * Resolves once the database answers and its schema is up to date; rejects when it cannot be
  * reached (see `isUnreachable`) or migrated.
@@ -146,26 +149,13 @@ export async function openPostgresStore(connectionString: string, options: Postg
     },
     close: () => pool.end(),
   };
-  return withUnavailability(store);
+  return translatingErrors(store, storeError);
 }
 
-/** The store, each of its operations turning "the database is not there" into `StoreUnavailable` (503). */
-function withUnavailability(store: Store): Store {
-  const guarded = Object.entries(store).map(([name, operation]) => [
-    name,
-    async (...args: unknown[]) => {
-      try {
-        return await (operation as (...a: unknown[]) => Promise<unknown>)(...args);
-      } catch (error) {
-        throw unavailable(error);
-      }
-    },
-  ]);
-  return Object.fromEntries(guarded) as unknown as Store;
-}
-
-function unavailable(error: unknown): unknown {
+/** PostgreSQL's errors as the store's: a server gone (503), a lock wait past its timeout (503), a full disk (507). */
+function storeError(error: unknown): unknown {
   if (isUnreachable(error)) return new StoreUnavailable('The database cannot be reached; try again.', 1, { cause: error });
   if (isLockTimeout(error)) return new StoreBusy('The database is busy with another writer of this tenant; try again.', 1, { cause: error });
+  if (isDiskFull(error)) return new StoreFull({ cause: error });
   return error;
 }

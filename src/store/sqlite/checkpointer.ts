@@ -8,7 +8,9 @@ import { startThread } from './startThread.js';
  * (checkpointThread.ts) runs a PASSIVE checkpoint (it never blocks readers or writers, and
  * returns at once when there is nothing new) four times a second. Other processes on the
  * same file (the CLI, other servers) keep their own checkpointing. Should the thread stop,
- * `onStopped` is told, so that the writer checkpoints by itself again.
+ * `onStopped` is told, so that the writer checkpoints by itself again. On a full disk the
+ * checkpoints fail (the database file cannot grow): the thread goes on trying, and says so
+ * once when they begin failing and once when they succeed again.
  */
 export interface Checkpointer {
   stop(): Promise<void>;
@@ -19,6 +21,21 @@ export interface CheckpointerData {
   path: string;
   intervalMs: number;
   restartPages: number;
+}
+
+/** What the thread tells: its checkpoints began failing for a full disk, or succeed again. */
+export interface CheckpointerReport {
+  diskFull: boolean;
+}
+
+/** What the store hears from the thread. */
+export interface CheckpointerEvents {
+  /** The thread failed (it then stops). */
+  onError(error: unknown): void;
+  /** The thread stopped by itself: the writer should checkpoint again. */
+  onStopped(): void;
+  /** Checkpoints began failing because the disk is full (`true`), or succeed again (`false`). */
+  onDiskFull?(full: boolean): void;
 }
 
 /**
@@ -35,7 +52,7 @@ const RESTART_PAGES = 16384;
  */
 const INTERVAL_MS = 250;
 
-export function startCheckpointer(path: string, events: { onError(error: unknown): void; onStopped(): void }): Checkpointer {
+export function startCheckpointer(path: string, events: CheckpointerEvents): Checkpointer {
   const workerData: CheckpointerData = { path, intervalMs: INTERVAL_MS, restartPages: RESTART_PAGES };
   const worker = startThread(import.meta.url, 'checkpointThread', workerData);
   worker.unref(); // never what keeps the process alive
@@ -47,6 +64,7 @@ export function startCheckpointer(path: string, events: { onError(error: unknown
     });
   });
   worker.on('error', events.onError);
+  worker.on('message', (report: CheckpointerReport) => events.onDiskFull?.(report.diskFull));
   return {
     async stop() {
       if (!stopping) {

@@ -14,6 +14,16 @@ export function isDatabaseBusy(error: unknown): boolean {
 }
 
 /**
+ * Whether `error` says the disk (or file system) that holds the database had no room: for a
+ * write (`SQLITE_FULL`), or for the -shm file that a connection needs to open the database when
+ * no other connection has it open (`SQLITE_IOERR_SHMSIZE`: the file could not be extended).
+ */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE';
+}
+
+/**
  * Opens (creating when missing) the database file and brings its schema up to date.
  *
  * Pragmas, chosen once here:

@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import type { Upsert } from '../../domain/bulkItems.js';
 import { narrows } from '../../domain/reportingFilter.js';
 import {
+  StoreBusy,
+  StoreFull,
   TenantNotEmpty,
   type BulkOutcome,
   type LoadOptions,
@@ -14,6 +16,7 @@ import {
 } from '../store.js';
 import type { TenantWriter } from '../tenantWriting.js';
 import { checkInvariants } from '../invariantCheck.js';
+import { translatingErrors } from '../errorTranslation.js';
 import { attributionReads } from './attributionReads.js';
 import { backupDatabase } from './backup.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
@@ -25,7 +28,7 @@ import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { dataVersionBumper } from './dataVersion.js';
 import { invariantReads } from './invariantReads.js';
-import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, openDatabase, type Db } from './db.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, inReadTransaction, inWriteTransaction, isDatabaseBusy, isDiskFull, openDatabase, type Db } from './db.js';
 import { keyStatements, type SqlitePrincipal } from './keys.js';
 import type { PagedSource } from '../paging/pagedSource.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
@@ -75,6 +78,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       ? startCheckpointer(path, {
           onError: (error) => options.log.error({ err: error }, 'the checkpoint thread failed'),
           onStopped: () => writer.checkpointByItself(),
+          onDiskFull: (full) =>
+            full
+              ? options.log.warn({}, 'WAL checkpoints fail: the disk that holds the database is full; the WAL keeps every commit until space returns')
+              : options.log.warn({}, 'WAL checkpoints succeed again: the disk has room'),
         })
       : undefined;
 
@@ -102,7 +109,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
     }
   };
 
-  return {
+  const store: Store = {
     authenticate: async (presented) => keys.authenticate(presented),
     async page(principal, source, query: PageQuery): Promise<PageOutcome> {
       const paged = sourceOf(principal, source);
@@ -166,6 +173,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions): Stor
       db.close();
     },
   };
+  return translatingErrors(store, storeError);
+}
+
+/** SQLite's errors as the store's: a write lock held past the busy timeout (503), a full disk (507). */
+function storeError(error: unknown): unknown {
+  if (isDatabaseBusy(error)) return new StoreBusy('The database is busy with another writer; try again.', 1, { cause: error });
+  if (isDiskFull(error)) return new StoreFull({ cause: error });
+  return error;
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { Upsert } from '../../domain/bulkItems.js';
-import { StoreBusy, StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
-import { isDatabaseBusy } from './db.js';
+import { StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
 import { startThread } from './startThread.js';
 import { CHECKPOINT_BY_ITSELF, STOP, type WriteReply, type WriteRequest, type WriterData } from './writerProtocol.js';
 
@@ -90,11 +89,7 @@ export function startWriter(data: WriterData, log: StoreLog): Writer {
   };
 }
 
-/** A write that failed in the thread: a lock held past the busy timeout is a 503, anything else a fault. */
+/** A write that failed in the thread, with SQLite's code (which the store turns into its own errors). */
 function writeError({ message, code }: { message: string; code: string | undefined }): Error {
-  const error = Object.assign(new Error(message), { code });
-  if (isDatabaseBusy(error)) {
-    return new StoreBusy('The database is busy with another writer; try again.', 1, { cause: error });
-  }
-  return error;
+  return Object.assign(new Error(message), { code });
 }

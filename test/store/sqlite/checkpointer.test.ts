@@ -4,8 +4,9 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { startCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
-import type { Db } from '../../../src/store/sqlite/db.js';
-import { tempSqliteDatabase } from '../../support/harness.js';
+import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
+import { tempDatabase, tempSqliteDatabase } from '../../support/harness.js';
+import { SMALL_DISK_SKIP } from '../../support/smallDisk.js';
 
 /** Writes `megabytes` of new pages through `db` (into the WAL). */
 function write(db: Db, megabytes: number): void {
@@ -44,4 +45,33 @@ test('should the thread fail, the error is reported and its stop announced', asy
   await until(() => errors.length > 0, 'the thread reports its failure');
   await until(() => stopped, 'the stop is announced (the writer then checkpoints by itself)');
   await checkpointer.stop(); // resolves although the thread is gone
+});
+
+test('on a full disk the thread says so once and goes on trying; once space returns the WAL reaches the file', { skip: SMALL_DISK_SKIP }, async (t) => {
+  const { database: dbPath, disk, beforeRemoval } = await tempDatabase(t, 'sqlite', { smallDiskMegabytes: 24 });
+  const db = openDatabase(dbPath);
+  db.pragma('wal_autocheckpoint = 0'); // as the writer thread of a server
+  write(db, 4); // into the WAL, while there is room
+  const before = statSync(dbPath).size;
+  disk!.fill();
+
+  const reports: boolean[] = [];
+  const checkpointer = startCheckpointer(dbPath, {
+    onError: (error) => assert.fail(String(error)),
+    onStopped: () => assert.fail('the thread stopped'),
+    onDiskFull: (full) => reports.push(full),
+  });
+  beforeRemoval(async () => {
+    await checkpointer.stop();
+    db.close();
+  });
+  await until(() => reports.length > 0, 'the thread tells that checkpoints fail');
+  await sleep(1000); // four more ticks, each failing again
+  assert.deepEqual(reports, [true], 'told once, not at every tick');
+  assert.ok(statSync(dbPath).size < before + 1_000_000, 'the pages stayed in the WAL');
+
+  disk!.free();
+  await until(() => reports.length > 1, 'the thread tells that checkpoints succeed again');
+  assert.deepEqual(reports, [true, false]);
+  await until(() => statSync(dbPath).size >= before + 4_000_000, 'the pages reach the database file');
 });

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { EXAMPLE_BYTES, exportOf } from '../support/datasets.js';
+import { buildFixture, emptyDatabaseFile } from '../support/fixture.js';
+import { tempDatabase } from '../support/harness.js';
+import { newDatabase, onlyOn, smallDiskSkip } from '../support/testDatabases.js';
+import { runCli, type CliResult } from './cliProcess.js';
+
+/**
+ * `compdata import` on a full disk (issue 15, part 3): the database is on a small file system of
+ * its own (the SQLite file, or the PostgreSQL database's tablespace), filled with ballast. The
+ * import is refused with exit 1 and one line saying so; nothing of it is written, neither into
+ * the tenant it was to replace nor as a new tenant; once the ballast is removed, the same import
+ * succeeds.
+ */
+const skip = await smallDiskSkip();
+
+const DISK_MEGABYTES = 48;
+
+function assertDiskFull(result: CliResult): void {
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /^error: The disk that holds the database is full: nothing was written\.[^\n]*\n$/);
+}
+
+async function exported(location: string, tenant: string): Promise<CliResult> {
+  return runCli(['export', '--db', location, '--tenant', tenant]);
+}
+
+describe('import on a full disk', { skip }, () => {
+  test('beside another process: refused with one line and nothing imported; the same import succeeds once space returns', async (t) => {
+    // The dataset to import: 3,000 records, more than the room a full disk has left in its pages.
+    const scratch = await tempDatabase(t, 'sqlite');
+    await buildFixture(scratch.store, { tenant: 'acme', users: 100, records: 3000, deals: 300 });
+    const dataset = (await exportOf(scratch.store, 'acme'))!;
+
+    // The database held open by another process all along (`tempDatabase` opens it, as a server would).
+    const { database: location, disk } = await tempDatabase(t, undefined, { smallDiskMegabytes: DISK_MEGABYTES });
+    const loaded = await runCli(['import', '--db', location, '--tenant', 'acme', '-'], EXAMPLE_BYTES);
+    assert.equal(loaded.code, 0, loaded.stderr);
+    const before = await exported(location, 'acme');
+    assert.equal(before.code, 0, before.stderr);
+
+    disk!.fill();
+    assertDiskFull(await runCli(['import', '--db', location, '--tenant', 'acme', '--replace', '-'], dataset));
+    assert.equal((await exported(location, 'acme')).stdout, before.stdout, 'the tenant replaced is as it was');
+    assertDiskFull(await runCli(['import', '--db', location, '--tenant', 'globex', '-'], dataset));
+    const absent = await exported(location, 'globex');
+    assert.equal(absent.code, 1, 'no tenant was created by the refused import');
+    assert.match(absent.stderr, /globex/);
+
+    disk!.free();
+    const replaced = await runCli(['import', '--db', location, '--tenant', 'acme', '--replace', '-'], dataset);
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal((await exported(location, 'acme')).stdout, dataset, 'the import succeeds whole once space returns');
+    const check = await runCli(['check', '--db', location]);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+  });
+
+  test('a SQLite file no process has open: commands refuse it with one line until space returns', { skip: skip || onlyOn('sqlite') }, async (t) => {
+    const { location, disk } = await newDatabase(t, 'sqlite', { smallDiskMegabytes: 4 });
+    await emptyDatabaseFile(location);
+    disk!.fill();
+    // SQLite cannot open the file without room for its -shm file: nothing is read or written.
+    for (const args of [['import', '--db', location, '--tenant', 'acme', '-'], ['serve', '--db', location, '--port', '0']]) {
+      const refused = await runCli(args, EXAMPLE_BYTES, 60_000);
+      assert.equal(refused.code, 1, `${args[0]}: ${refused.stderr}`);
+      assert.match(refused.stderr, /^error: [^\n]*cannot open database [^\n]*: the disk that holds it is full[^\n]*\n$/, args[0]);
+    }
+    disk!.free();
+    const imported = await runCli(['import', '--db', location, '--tenant', 'acme', '-'], EXAMPLE_BYTES);
+    assert.equal(imported.code, 0, imported.stderr);
+  });
+});

@@ -15,6 +15,7 @@ import { upsertsFromBody } from '../src/http/bulkItems.js';
 import { bulkUpserter } from '../src/store/sqlite/bulkUpsert.js';
 import { openDatabase } from '../src/store/sqlite/db.js';
 import { keyStatements } from '../src/store/sqlite/keys.js';
+import { wallClockMs } from '../src/store/sqlite/writerProtocol.js';
 
 const perRound = Number(process.argv[2] ?? 300);
 const rounds = Number(process.argv[3] ?? 3);
@@ -35,7 +36,7 @@ for (let round = 0; round < rounds; round += 1) {
   const startedCpu = process.cpuUsage();
   const started = performance.now();
   for (const items of bodies.slice(round * perRound, (round + 1) * perRound)) {
-    const outcome = await upsert(tenantId, items);
+    const outcome = await upsert(tenantId, items, wallClockMs());
     if ('broken' in outcome) throw new Error(`a bench body broke a rule: ${outcome.broken.detail}`);
   }
   const used = process.cpuUsage(startedCpu);

@@ -362,6 +362,9 @@ export interface paths {
          *     - `compdata_http_request_duration_seconds{operation}`: a histogram of the time from a
          *       request's arrival to the last byte of its answer;
          *     - `compdata_records_served_total{operation}`: records in the pages answered;
+         *     - `compdata_write_lock_wait_seconds`: a histogram of how long each write that got the
+         *       write lock waited for it, from its arrival (writes queued before it, other
+         *       processes' writers);
          *     - `compdata_write_lock_timeouts_total`: writes answered `503` because another writer
          *       held the write lock past the busy timeout;
          *     - `compdata_writes_refused_disk_full_total`: writes answered `507` because the disk

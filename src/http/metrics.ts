@@ -11,6 +11,8 @@ import { StoreBusy, StoreFull, type Store } from '../store/store.js';
  *   status;
  * - `compdata_http_request_duration_seconds{operation}`: from arrival to the last byte sent;
  * - `compdata_records_served_total{operation}`: records in the pages answered;
+ * - `compdata_write_lock_wait_seconds`: a histogram of the time each write that got the write
+ *   lock waited for it (writes queued before it in this server, other processes' writers);
  * - `compdata_write_lock_timeouts_total`: writes answered 503 because another writer (an
  *   import, another server) held the write lock past the busy timeout;
  * - `compdata_writes_refused_disk_full_total`: writes answered 507 because the database's disk
@@ -44,8 +46,11 @@ export type MetricsSharing = (metrics: Metrics) => () => Promise<Scrape>;
 export interface MeteredState {
   operationId?: string;
   recordsServed?: number;
+  /** A write's wait for the write lock (`BulkOutcome.lockWaitMs`). */
+  lockWaitMs?: number;
 }
 
+const LOCK_WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
@@ -68,6 +73,12 @@ export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
     name: 'compdata_records_served_total',
     help: 'Records in the pages answered, by operation',
     labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const lockWaits = new Histogram({
+    name: 'compdata_write_lock_wait_seconds',
+    help: 'Time a write waited for the write lock, from its arrival at the store until its transaction held the lock (writes behind it in this server included)',
+    buckets: LOCK_WAIT_BUCKETS,
     registers: [registry],
   });
   const lockTimeouts = new Counter({
@@ -94,10 +105,11 @@ export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
   const middleware: Middleware = async (ctx, next) => {
     const stopTimer = duration.startTimer();
     ctx.res.once('close', () => {
-      const { operationId = 'none', recordsServed } = ctx.state as MeteredState;
+      const { operationId = 'none', recordsServed, lockWaitMs } = ctx.state as MeteredState;
       stopTimer({ operation: operationId });
       requests.inc({ operation: operationId, status: String(ctx.res.statusCode) });
       if (recordsServed) records.inc({ operation: operationId }, recordsServed);
+      if (lockWaitMs !== undefined) lockWaits.observe(lockWaitMs / 1000);
     });
     try {
       await next();

@@ -160,8 +160,12 @@ export interface WrittenItem {
   readonly manager?: string;
 }
 
-/** What a bulk upsert did: every item written, or nothing written and the rules broken. */
-export type BulkOutcome = { readonly written: WrittenItem[] } | { readonly broken: RulesBroken };
+/**
+ * What a bulk upsert did: every item written, or nothing written and the rules broken; and
+ * `lockWaitMs`, how long it waited for the write lock, from its arrival at the store until its
+ * transaction held the lock (absent when it was refused before it asked for the lock).
+ */
+export type BulkOutcome = ({ readonly written: WrittenItem[] } | { readonly broken: RulesBroken }) & { readonly lockWaitMs?: number };
 
 /**
  * A tenant's data section by section, for `export`, in the API's order: users by e-mail

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -11,6 +12,9 @@ async function scrape(server: TestServer): Promise<Map<string, number>> {
   assert.match(answer.headers.get('Content-Type')!, /^text\/plain; version=0\.0\.4/);
   return samplesOf(answer.text);
 }
+
+/** How long the test holds the write lock while a PUT waits for it. */
+const HELD_MS = 1000;
 
 const value = (samples: Map<string, number>, name: string, labels: Record<string, string> = {}) => samples.get(seriesKey(name, labels)) ?? 0;
 
@@ -53,6 +57,30 @@ describe('GET /metrics', () => {
     assert.ok(value(after, 'compdata_database_size_bytes') > 4096, 'the database has a size');
     assert.ok(value(after, 'process_resident_memory_bytes') > 0);
     assert.ok(value(after, 'process_open_fds') > 0);
+  });
+
+  test("a write's wait for the write lock is measured, from its arrival until its transaction holds the lock", async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, { metrics: true }, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 2 });
+    });
+    const put = (group: string) =>
+      server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data: [{ user: 'user1@acme.example', group_dimension: 'region', group, start_date: '2026-01' }] } });
+    const wait = 'compdata_write_lock_wait_seconds';
+    const before = await scrape(server);
+    assert.equal((await put('LATAM')).status, 200);
+    const release = await server.sql.holdWriteLock(fixture.tenantId);
+    t.after(release);
+    const held = put('EMEA');
+    await sleep(HELD_MS);
+    await release();
+    assert.equal((await held).status, 200);
+    const after = await scrape(server);
+
+    const moved = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
+    assert.equal(moved(`${wait}_count`), 2, 'each write that got the lock');
+    assert.ok(moved(`${wait}_sum`) >= HELD_MS / 1000, `the second write waited while the lock was held: ${moved(`${wait}_sum`)} s`);
+    assert.ok(moved(`${wait}_bucket`, { le: '0.5' }) <= 1, 'the write behind the held lock is past 0.5 s');
   });
 
   test('a write refused because another writer held the lock is counted', async (t) => {

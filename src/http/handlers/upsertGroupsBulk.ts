@@ -21,6 +21,7 @@ export const upsertGroupsBulk =
     if ('problems' in parsed) throw problems.badRequest(parsed.problems, 'An item ends before it starts; nothing was written.');
     const { upserts } = parsed;
     const outcome = await store.bulkUpsert(ctx.state.principal, upserts);
+    ctx.state.lockWaitMs = outcome.lockWaitMs;
     if ('broken' in outcome) throw unprocessable(outcome.broken);
     const body: Success = { count: upserts.length, data: upserts.map((item, i) => echoItem(item, outcome.written[i]!)) };
     ctx.body = body;

@@ -21,12 +21,14 @@ const lockTimeout = statement<[string]>(`SELECT set_config('lock_timeout', $1, t
 export function bulkUpsert(pool: pg.Pool, tenantId: number, items: readonly Upsert[], busyTimeoutMs: number): Promise<BulkOutcome> {
   const unstorable = unstorableGroups(items);
   if (unstorable) return Promise.resolve({ broken: unstorable });
+  const arrivedAt = performance.now();
   return inTransaction(
     pool,
     async (client) => {
       await run(client, lockTimeout, `${Math.max(1, Math.trunc(busyTimeoutMs))}ms`);
       await tenants.lockForWriting(client, tenantId);
-      return bulkUpsertWith(bulkSteps(client, tenantId), items);
+      const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
+      return { ...(await bulkUpsertWith(bulkSteps(client, tenantId), items)), lockWaitMs };
     },
     { attempts: ATTEMPTS },
   );

@@ -4,6 +4,7 @@ import type { BulkOutcome } from '../store.js';
 import { bulkSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { writerCache } from './writerCache.js';
+import { wallClockMs } from './writerProtocol.js';
 
 /**
  * `PUT /v1/users/groups/bulk` on SQLite: the engine-neutral upsert (../bulkUpsert.ts) in one
@@ -13,26 +14,31 @@ import { writerCache } from './writerCache.js';
  * For the writer thread's connection only, which runs one request at a time: the transaction
  * spans the upsert's awaits, which on SQLite's synchronous steps all settle at once.
  * `beforeCommit` runs after the writes, inside the transaction (a test's way to kill a writer
- * there).
+ * there). `arrivedAt` (see `wallClockMs`) is when the write reached the store: the time until
+ * BEGIN IMMEDIATE returns is its wait for the write lock, queue included.
  */
-export function bulkUpserter(db: Db, beforeCommit?: () => void): (tenantId: number, items: readonly Upsert[]) => Promise<BulkOutcome> {
+export function bulkUpserter(
+  db: Db,
+  beforeCommit?: () => void,
+): (tenantId: number, items: readonly Upsert[], arrivedAt: number) => Promise<BulkOutcome> {
   const cache = writerCache(db);
   const stepsFor = bulkSteps(db, cache);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
-  return async (tenantId, items) => {
+  return async (tenantId, items, arrivedAt) => {
     begin.run();
+    const lockWaitMs = wallClockMs() - arrivedAt;
     try {
       cache.check();
       const outcome = await bulkUpsertWith(stepsFor(tenantId), items);
       if ('broken' in outcome) {
         rollback.run(); // nothing was written: what the cache learnt holds
-        return outcome;
+        return { ...outcome, lockWaitMs };
       }
       beforeCommit?.();
       commit.run();
-      return outcome;
+      return { ...outcome, lockWaitMs };
     } catch (error) {
       if (db.inTransaction) rollback.run();
       cache.forget();

@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Upsert } from '../../domain/bulkItems.js';
 import { StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
 import { startThread } from './startThread.js';
-import { CHECKPOINT_BY_ITSELF, STOP, type WriteReply, type WriteRequest, type WriterData } from './writerProtocol.js';
+import { CHECKPOINT_BY_ITSELF, STOP, wallClockMs, type WriteReply, type WriteRequest, type WriterData } from './writerProtocol.js';
 
 export interface Writer {
   bulkUpsert(tenantId: number, items: readonly Upsert[]): Promise<BulkOutcome>;
@@ -62,7 +62,7 @@ export function startWriter(data: WriterData, log: StoreLog): Writer {
       if (stopped) return Promise.reject(new StoreUnavailable('The server is stopping.'));
       worker ??= start();
       const id = (nextId += 1);
-      const request: WriteRequest = { id, tenantId, items, deadline: Date.now() + data.busyTimeoutMs };
+      const request: WriteRequest = { id, tenantId, items, deadline: Date.now() + data.busyTimeoutMs, arrivedAt: wallClockMs() };
       let settle!: Pick<Pending, 'resolve' | 'reject'>;
       const answer = new Promise<BulkOutcome>((resolve, reject) => (settle = { resolve, reject }));
       pending.set(id, { ...settle, answer });

@@ -17,6 +17,13 @@ export interface WriteRequest {
   items: readonly Upsert[];
   /** `Date.now()` after which the request stops waiting for another writer's lock. */
   deadline: number;
+  /** When the write reached the store: `performance.timeOrigin + performance.now()` (comparable across threads). */
+  arrivedAt: number;
+}
+
+/** Milliseconds since the epoch, to the microsecond, comparable between threads (unlike `performance.now()`). */
+export function wallClockMs(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /** Tells the writer to checkpoint by itself again (the checkpoint thread stopped). */

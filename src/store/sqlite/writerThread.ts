@@ -50,7 +50,7 @@ async function handle(request: WriterMessage): Promise<void> {
     // queued behind a lock, it would otherwise wait once per request ahead of it.
     const remaining = Math.max(0, Math.round(request.deadline - Date.now()));
     if (remaining !== busyTimeout) db.pragma(`busy_timeout = ${(busyTimeout = remaining)}`);
-    reply = { id: request.id, outcome: await upsert(request.tenantId, request.items) };
+    reply = { id: request.id, outcome: await upsert(request.tenantId, request.items, request.arrivedAt) };
   } catch (error) {
     const { message, code } = error as { message?: unknown; code?: unknown };
     reply = { id: request.id, error: { message: String(message), code: typeof code === 'string' ? code : undefined } };

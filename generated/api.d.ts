@@ -637,6 +637,8 @@ export interface components {
         NotModified: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
@@ -676,6 +678,8 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -720,6 +724,8 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -759,6 +765,8 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -778,6 +786,8 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -801,6 +811,8 @@ export interface components {
         SyncExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -820,6 +832,8 @@ export interface components {
         UnprocessableContent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -878,6 +892,8 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
@@ -903,6 +919,8 @@ export interface components {
         InsufficientStorage: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -922,6 +940,8 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
                 [name: string]: unknown;
             };
@@ -944,6 +964,8 @@ export interface components {
         RequestTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
                 [name: string]: unknown;
             };
             content: {
@@ -1103,6 +1125,20 @@ export interface components {
          * @example "per-key";r=0;t=2
          */
         RateLimit: string;
+        /**
+         * @description The key's rate limit, on every answer to a request that carried a valid key, when the
+         *     operator set a limit (`--rate-limit`); as in a `429` (see `RateLimitPolicy`).
+         * @example "per-key";q=20;w=2
+         */
+        RateLimitPolicyWhenLimited: string;
+        /**
+         * @description The key's state after this request, on every answer to a request that carried a valid
+         *     key, when the operator set a limit (`--rate-limit`): `r` requests left now and `t`
+         *     seconds until the quota is full again (see `RateLimit`). A client may pace itself by it
+         *     instead of meeting `429`s.
+         * @example "per-key";r=17;t=2
+         */
+        RateLimitWhenLimited: string;
         /** @description The methods the path has. */
         Allow: string;
     };
@@ -1163,6 +1199,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
@@ -1196,6 +1234,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
@@ -1229,6 +1269,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
@@ -1297,6 +1339,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
@@ -1358,6 +1402,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
@@ -1422,6 +1468,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
@@ -1456,6 +1504,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };
@@ -1491,6 +1541,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     [name: string]: unknown;
                 };

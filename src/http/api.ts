@@ -108,7 +108,8 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
       },
       postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
         if (!apiContext.security.authorized) return;
-        if (rateLimiter && ctx.state.principal) await admitByRate(rateLimiter, ctx.get('X-API-Key'));
+        // Every answer to a request let through carries the key's state, whatever follows (a 200, a 400, a 422).
+        if (rateLimiter && ctx.state.principal) ctx.set(await admitByRate(rateLimiter, ctx.get('X-API-Key')));
         if (!apiContext.operation.requestBody) return;
         // openapi-backend validates the request object it was given: the body goes there.
         request.body = await readBody(ctx);

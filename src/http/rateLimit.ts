@@ -111,10 +111,14 @@ export function tooManyRequests(policy: RatePolicy, decision: RateDecision): Htt
   return problems.tooManyRequests(decision.retryAfterSeconds, detail, rateLimitHeaders(policy, decision));
 }
 
-/** Takes a token for the key presented (a request already authenticated), or throws the 429. */
-export async function admitByRate(limiter: KeyRateLimiter, presentedKey: string): Promise<void> {
+/**
+ * Takes a token for the key presented (a request already authenticated) and returns the
+ * RateLimit fields for its answer, or throws the 429 (with the same fields).
+ */
+export async function admitByRate(limiter: KeyRateLimiter, presentedKey: string): Promise<Record<string, string>> {
   const decision = await limiter.take(bucketIdOf(presentedKey));
   if (!decision.allowed) throw tooManyRequests(limiter.policy, decision);
+  return rateLimitHeaders(limiter.policy, decision);
 }
 
 /** `N` or `N/BURST` (requests a second, requests at once); the burst is N when not given. */

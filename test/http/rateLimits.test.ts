@@ -54,6 +54,37 @@ describe('rate limits per key', () => {
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 429, 'and only as many as came back');
   });
 
+  test('every answer to a request let through carries the key\'s state: r counts down, on a 200 as on a 400 or 422', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, { rateLimiter: localRateLimiter({ perSecond: 1, burst: 60 }) }, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 3 });
+    });
+    const started = performance.now();
+    const answers = [
+      await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key }),
+      await server.call('GET', '/v1/users/groups', { key: fixture.key }),
+      await server.call('GET', '/v1/reporting?limit=-1', { key: fixture.key }),
+      await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data: [{ user: 'nobody@acme.example', manager: 'user1@acme.example' }] } }),
+      await server.call('GET', '/v1/tables/nope/records', { key: fixture.key }),
+    ];
+    assert.deepEqual(statusesOf(answers), [200, 200, 400, 422, 404]);
+    const seconds = (performance.now() - started) / 1000;
+    // Each request took a token; one came back a second meanwhile.
+    const left = answers.map((answer) => {
+      assert.equal(answer.headers.get('RateLimit-Policy'), '"per-key";q=60;w=60');
+      const state = /^"per-key";r=(\d+);t=(\d+)$/.exec(answer.headers.get('RateLimit') ?? '');
+      assert.ok(state, `${answer.status}: RateLimit ${answer.headers.get('RateLimit')}`);
+      assert.ok(Number(state[2]) >= 1 && Number(state[2]) <= 60, 'full again within the window');
+      return Number(state[1]);
+    });
+    assert.ok(left[0]! <= 59, `the first request took a token: r=${left[0]}`);
+    assert.ok(left.at(-1)! <= 60 - answers.length + Math.ceil(seconds), `five tokens taken in ${seconds} s: r went ${left}`);
+    const unkeyed = await server.call('GET', '/v1/reporting');
+    assert.equal(unkeyed.status, 401);
+    assert.equal(unkeyed.headers.get('RateLimit'), null, 'a request without a valid key is not metered');
+    assert.equal((await server.call('GET', '/healthz')).headers.get('RateLimit'), null);
+  });
+
   test('two keys have buckets of their own, even of one tenant; bad keys take nothing from anyone', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, { rateLimiter: localRateLimiter(POLICY) }, async (store) => {

@@ -6,6 +6,7 @@ import { openStore } from '../../src/store/openStore.js';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
+import { mountSmallDisk, SMALL_DISK_SKIP } from '../support/smallDisk.js';
 import { databaseFor, onlyOn } from '../support/testDatabases.js';
 import { runCli, temporaryDirectory } from './cliProcess.js';
 
@@ -111,6 +112,25 @@ describe('compdata backup', { concurrency: true }, () => {
     assert.match(copied.stdout, /^backed up .*live\.db to .*copy\.db in [\d.]+s\n$/);
     assert.deepEqual(readdirSync(directory).filter((name) => !name.startsWith('live.db')).sort(), ['copy.db', 'taken.db'], 'a temporary file was left');
     const checked = await runCli(['check', '--db', join(directory, 'copy.db')]);
+    assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+  });
+
+  test('a backup onto a full disk: exit 1, one line, nothing left there; it succeeds once space returns', { skip: onlyOn('sqlite') || SMALL_DISK_SKIP }, async (t) => {
+    const directory = temporaryDirectory(t);
+    const database = join(directory, 'live.db');
+    await fixtureFile(database, { tenant: 'acme', records: 500 });
+    const disk = mountSmallDisk({ megabytes: 8 });
+    t.after(() => disk.unmount());
+    disk.fill();
+    const copy = join(disk.directory, 'copy.db');
+    const failed = await runCli(['backup', '--db', database, copy]);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.equal(failed.stderr, `error: no room for the copy at ${copy}: its disk is full; nothing was left there\n`);
+    assert.deepEqual(readdirSync(disk.directory), ['ballast'], 'no partial copy');
+    disk.free();
+    const copied = await runCli(['backup', '--db', database, copy]);
+    assert.equal(copied.code, 0, copied.stderr);
+    const checked = await runCli(['check', '--db', copy]);
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
   });
 

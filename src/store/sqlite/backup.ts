@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Db } from './db.js';
+import { isDiskFull, type Db } from './db.js';
 
 /** Pages copied per step after the first: all of them, so that the copy is one snapshot. */
 const ALL_PAGES = 0x7fffffff;
@@ -23,6 +23,10 @@ export async function backupDatabase(db: Db, target: string): Promise<void> {
   try {
     await db.backup(temporary, { progress: () => ALL_PAGES });
     linkSync(temporary, target);
+  } catch (error) {
+    // The copy's disk, not the database's: said here, before the store takes it for its own.
+    if (isDiskFull(error)) throw new Error(`no room for the copy at ${target}: its disk is full; nothing was left there`, { cause: error });
+    throw error;
   } finally {
     for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${temporary}${suffix}`, { force: true });
   }

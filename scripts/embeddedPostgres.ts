@@ -28,6 +28,10 @@ export interface Cluster {
   stop(): Promise<void>;
   /** Stops the server, waits `downMs`, and starts it again on the same port and data (a database lost for a while). */
   restart(downMs: number): Promise<void>;
+  /** Whether the server has ended by itself (PostgreSQL stops, for one, when its WAL's disk is full). */
+  hasEnded(): boolean;
+  /** Starts again, on the same port and data, a server that has ended by itself. */
+  startAgain(): Promise<void>;
 }
 
 export interface ClusterOptions {
@@ -35,6 +39,13 @@ export interface ClusterOptions {
   directory?: string;
   /** Default: a free port. */
   port?: number;
+  /**
+   * Where the WAL goes (`initdb --waldir`, an absolute path the server's user may create), in
+   * segments of 1 MB that are not recycled: for tests of a full WAL disk. Such a cluster keeps
+   * PostgreSQL's durable defaults even when throwaway (fsync, synchronous commits): a commit
+   * acknowledged before the disk filled must survive. Default: in the data directory.
+   */
+  walDirectory?: string;
 }
 
 /**
@@ -48,7 +59,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   chmodSync(directory, 0o711); // the unprivileged user reaches its data dir inside
   const port = options.port ?? (await freePort());
   const databaseDir = join(directory, 'data');
-  const fast = throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
+  // A cluster of a full-WAL test keeps PostgreSQL's durability: it is what the test is about.
+  const fast = throwaway && !options.walDirectory ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
+  const wal = options.walDirectory ? { initdb: [`--waldir=${options.walDirectory}`, '--wal-segsize=1'], server: ['-c', 'wal_recycle=off', '-c', 'min_wal_size=2MB', '-c', 'max_wal_size=8MB'] } : { initdb: [], server: [] };
   const cluster = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -56,22 +69,33 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     password: 'postgres',
     persistent: true,
     createPostgresUser: true,
-    initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C', ...(throwaway ? ['--no-sync'] : [])],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...fast],
+    initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C', ...(throwaway ? ['--no-sync'] : []), ...wal.initdb],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...fast, ...wal.server],
     onLog: () => {},
     onError: () => {},
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await cluster.initialise();
   await cluster.start();
+  // The package keeps the server's process to itself; whether it has ended is read from it.
+  const serverProcess = () => (cluster as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+  const hasEnded = () => {
+    const running = serverProcess();
+    return running !== undefined && (running.exitCode !== null || running.signalCode !== null);
+  };
   return {
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      await cluster.stop();
+      if (!hasEnded()) await cluster.stop(); // the package would wait for an exit that has passed
       if (throwaway) rmSync(directory, { recursive: true, force: true });
     },
     async restart(downMs: number) {
       await cluster.stop();
       await new Promise((resolve) => setTimeout(resolve, downMs));
+      await cluster.start();
+    },
+    hasEnded,
+    async startAgain() {
+      if (!hasEnded()) throw new Error('the server is still running');
       await cluster.start();
     },
   };

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import pg from 'pg';
+import { startCluster } from '../../../scripts/embeddedPostgres.js';
+import { createLogger } from '../../../src/http/logging.js';
+import { startServer } from '../../../src/http/server.js';
+import { fixtureFile } from '../../support/fixture.js';
+import { exchange, type Exchange } from '../../support/harness.js';
+import { mountSmallDisk, SMALL_DISK_SKIP } from '../../support/smallDisk.js';
+
+/**
+ * The disk of PostgreSQL's WAL fills (docs/operations.md, "A full disk"): PostgreSQL stops
+ * itself rather than lose a commit. The write in flight is refused and nothing of it is kept;
+ * every request meanwhile gets a 503 (never a 500); once space is freed and PostgreSQL is
+ * started again, the server carries on by itself, with no restart of compdata. A cluster of the
+ * test's own, its WAL on a small tmpfs (in segments of 1 MB that are not recycled, so that each
+ * new one needs room).
+ */
+const USERS = 40;
+const MOST_ROUNDS = 400;
+
+const month = (index: number) => `${2000 + Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+const roundItems = (round: number) =>
+  Array.from({ length: USERS }, (_, i) => ({ user: `user${i}@acme.example`, group_dimension: 'region', group: `R${round}`, start_date: month(round), end_date: null }));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
+  for (const started = Date.now(); Date.now() - started < ms; await sleep(50)) {
+    const found = await probe();
+    if (found !== undefined) return found;
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+describe('PostgreSQL whose WAL disk fills', { skip: SMALL_DISK_SKIP }, () => {
+  test('the write in flight is refused whole, requests get 503 while PostgreSQL is down, and all carries on once it is back', { timeout: 120_000 }, async (t) => {
+    const disk = mountSmallDisk({ megabytes: 24 });
+    t.after(() => disk.unmount());
+    const cluster = await startCluster({ walDirectory: `${disk.directory}/wal` });
+    t.after(() => cluster.stop());
+    const admin = new pg.Client({ connectionString: cluster.adminUrl });
+    await admin.connect();
+    await admin.query('CREATE DATABASE walfull');
+    await admin.end();
+    const database = cluster.adminUrl.replace(/\/postgres$/, '/walfull');
+    const { key } = await fixtureFile(database, { tenant: 'acme', users: USERS, records: 200 });
+    const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
+    t.after(() => server.close());
+    const put = (round: number) => exchange(server.url, 'PUT', '/v1/users/groups/bulk', { key, json: { data: roundItems(round) } });
+    const groups = () => exchange(server.url, 'GET', '/v1/users/groups?limit=2000', { key });
+
+    disk.fill();
+    let acknowledged = (await groups()).text;
+    let refused: { round: number; answer: Exchange } | undefined;
+    for (let round = 0; round < MOST_ROUNDS && !refused; round += 1) {
+      const answer = await put(round);
+      if (answer.status === 200) acknowledged = (await groups()).text;
+      else refused = { round, answer };
+    }
+    assert.ok(refused, `one of ${MOST_ROUNDS} PUTs met the full WAL disk`);
+    // PostgreSQL names its failure disk_full (507) or is gone before it answers (503); never a 500.
+    assert.ok([503, 507].includes(refused.answer.status), `${refused.answer.status}: ${refused.answer.text}`);
+
+    await until('PostgreSQL has stopped itself', () => (cluster.hasEnded() ? true : undefined));
+    for (const answer of [await groups(), await put(refused.round), await exchange(server.url, 'GET', '/healthz')]) {
+      assert.equal(answer.status, 503, answer.text);
+      assert.equal(answer.headers.get('retry-after'), '1');
+    }
+
+    disk.free();
+    await cluster.startAgain();
+    const back = await until('the server reads again', async () => {
+      const answer = await groups();
+      return answer.status === 200 ? answer : undefined;
+    });
+    // Compared as text, but reported by count: a page of 2,000 attributions is no message.
+    const countOf = (text: string) => (JSON.parse(text) as { count: number }).count;
+    assert.equal(countOf(back.text), countOf(acknowledged), 'as many attributions as the acknowledged PUTs left');
+    assert.ok(back.text === acknowledged, 'every acknowledged PUT is there, and nothing of the refused one');
+    assert.equal((await put(refused.round)).status, 200, 'writes succeed again, with no restart of compdata');
+    const written = (await groups()).body.data.filter((row: { group: string }) => row.group === `R${refused!.round}`);
+    assert.equal(written.length, USERS);
+  });
+});

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pg from 'pg';
 import { createLogger } from '../../../src/http/logging.js';
 import { startServer } from '../../../src/http/server.js';
 import { runCli } from '../../cli/cliProcess.js';
 import { fixtureFile } from '../../support/fixture.js';
 import { exchange } from '../../support/harness.js';
-import { startCluster } from '../../../scripts/embeddedPostgres.js';
+import { databaseOnOwnCluster } from '../../support/ownCluster.js';
 
 /** A port where no server listens (the discard port, never served here). */
 const NOWHERE = 'postgres://postgres@127.0.0.1:9/compdata';
@@ -23,13 +22,7 @@ describe('a PostgreSQL server that cannot be reached', () => {
 
 describe('a PostgreSQL server lost while serving (a cluster of its own, stopped and started again)', () => {
   test('requests meanwhile get a 503 problem with Retry-After, never a 500; the server recovers by itself', { timeout: 60_000 }, async (t) => {
-    const cluster = await startCluster();
-    t.after(() => cluster.stop());
-    const admin = new pg.Client({ connectionString: cluster.adminUrl });
-    await admin.connect();
-    await admin.query('CREATE DATABASE lost');
-    await admin.end();
-    const database = cluster.adminUrl.replace(/\/postgres$/, '/lost');
+    const { cluster, database } = await databaseOnOwnCluster(t, 'lost');
     const { key } = await fixtureFile(database, { tenant: 'acme', records: 50 });
     const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
     t.after(() => server.close());

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
-import pg from 'pg';
-import { startCluster } from '../../../scripts/embeddedPostgres.js';
 import { createLogger } from '../../../src/http/logging.js';
 import { startServer } from '../../../src/http/server.js';
 import { fixtureFile } from '../../support/fixture.js';
 import { exchange, type Exchange } from '../../support/harness.js';
+import { databaseOnOwnCluster } from '../../support/ownCluster.js';
 import { mountSmallDisk, SMALL_DISK_SKIP } from '../../support/smallDisk.js';
 
 /**
@@ -36,13 +35,7 @@ describe('PostgreSQL whose WAL disk fills', { skip: SMALL_DISK_SKIP }, () => {
   test('the write in flight is refused whole, requests get 503 while PostgreSQL is down, and all carries on once it is back', { timeout: 120_000 }, async (t) => {
     const disk = mountSmallDisk({ megabytes: 24 });
     t.after(() => disk.unmount());
-    const cluster = await startCluster({ walDirectory: `${disk.directory}/wal` });
-    t.after(() => cluster.stop());
-    const admin = new pg.Client({ connectionString: cluster.adminUrl });
-    await admin.connect();
-    await admin.query('CREATE DATABASE walfull');
-    await admin.end();
-    const database = cluster.adminUrl.replace(/\/postgres$/, '/walfull');
+    const { cluster, database } = await databaseOnOwnCluster(t, 'walfull', { walDirectory: `${disk.directory}/wal` });
     const { key } = await fixtureFile(database, { tenant: 'acme', users: USERS, records: 200 });
     const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
     t.after(() => server.close());

@@ -1,0 +1,17 @@
+import type { TestContext } from 'node:test';
+import pg from 'pg';
+import { startCluster, type Cluster, type ClusterOptions } from '../../scripts/embeddedPostgres.js';
+
+/**
+ * A PostgreSQL cluster of the test's own (for tests that stop it, or put its files somewhere
+ * odd), with one empty database `name` on it; stopped when the test ends.
+ */
+export async function databaseOnOwnCluster(t: TestContext, name: string, options?: ClusterOptions): Promise<{ cluster: Cluster; database: string }> {
+  const cluster = await startCluster(options);
+  t.after(() => cluster.stop());
+  const admin = new pg.Client({ connectionString: cluster.adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return { cluster, database: cluster.adminUrl.replace(/\/postgres$/, `/${name}`) };
+}

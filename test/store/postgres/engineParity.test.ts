@@ -112,7 +112,9 @@ test('a seeded tenant, then the same bulk upserts on both: the same answers, exp
   ] as const;
   for (const items of requests) {
     const answers = await Promise.all(stores.map(async (store) => store.bulkUpsert(await principalOf(store, 'acme'), items)));
-    assert.deepEqual(answers[1], answers[0], JSON.stringify(items));
+    // What was written or broken; the time each engine waited for its lock is its own.
+    const [sqlite, postgres] = answers.map(({ lockWaitMs, ...outcome }) => (assert.ok(lockWaitMs! >= 0), outcome));
+    assert.deepEqual(postgres, sqlite, JSON.stringify(items));
   }
   const exports = await Promise.all(stores.map((store) => exportOf(store, 'acme')));
   assert.equal(exports[1], exports[0]);

@@ -79,8 +79,10 @@ describe('GET /metrics', () => {
 
     const moved = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
     assert.equal(moved(`${wait}_count`), 2, 'each write that got the lock');
-    assert.ok(moved(`${wait}_sum`) >= HELD_MS / 1000, `the second write waited while the lock was held: ${moved(`${wait}_sum`)} s`);
-    assert.ok(moved(`${wait}_bucket`, { le: '0.5' }) <= 1, 'the write behind the held lock is past 0.5 s');
+    // The wait counts from the PUT's arrival at the store, a little after the hold's timer began:
+    // at least half the hold, however slowly the PUT arrived on a busy machine.
+    assert.ok(moved(`${wait}_sum`) >= HELD_MS / 2000, `the second write waited while the lock was held: ${moved(`${wait}_sum`)} s`);
+    assert.ok(moved(`${wait}_bucket`, { le: '0.25' }) <= 1, 'the write behind the held lock is past 0.25 s');
   });
 
   test('a write refused because another writer held the lock is counted', async (t) => {

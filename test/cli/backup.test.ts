@@ -6,7 +6,7 @@ import { openStore } from '../../src/store/openStore.js';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
-import { mountSmallDisk, SMALL_DISK_SKIP } from '../support/smallDisk.js';
+import { mountSmallDisk, smallDiskUnavailable } from '../support/smallDisk.js';
 import { databaseFor, onlyOn } from '../support/testDatabases.js';
 import { runCli, temporaryDirectory } from './cliProcess.js';
 
@@ -115,7 +115,7 @@ describe('compdata backup', { concurrency: true }, () => {
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
   });
 
-  test('a backup onto a full disk: exit 1, one line, nothing left there; it succeeds once space returns', { skip: onlyOn('sqlite') || SMALL_DISK_SKIP }, async (t) => {
+  test('a backup onto a full disk: exit 1, one line, nothing left there; it succeeds once space returns', { skip: onlyOn('sqlite') || smallDiskUnavailable() }, async (t) => {
     const directory = temporaryDirectory(t);
     const database = join(directory, 'live.db');
     await fixtureFile(database, { tenant: 'acme', records: 500 });

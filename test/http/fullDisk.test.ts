@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readAll } from '../support/attributions.js';
+import { monthText, readAll } from '../support/attributions.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
@@ -22,7 +22,8 @@ const MOST_ROUNDS = 300;
 const DISK_MEGABYTES = TEST_ENGINE === 'sqlite' ? 16 : 48;
 
 const user = (i: number) => `user${i}@acme.example`;
-const month = (index: number) => `${2000 + Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+/** The month of a round: 2000-01 for round 0, a month later each round. */
+const month = (round: number) => monthText(2000 * 12 + round);
 
 /**
  * The items of round `round`: every user moves to group `R<round>` of `region` from a month of

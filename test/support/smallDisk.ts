@@ -8,8 +8,8 @@ import { join } from 'node:path';
  * tmpfs mounted for one test. Filling it with a ballast file makes every write that needs more
  * room fail with ENOSPC, as on a real full disk; removing the ballast gives the room back.
  *
- * Mounting needs root (CI runs as root); elsewhere `SMALL_DISK_SKIP` is the reason such tests
- * are skipped, and they say so.
+ * Mounting needs root (CI runs as root); elsewhere `smallDiskUnavailable()` is the reason such
+ * tests are skipped, and they say so.
  */
 export interface SmallDisk {
   readonly directory: string;
@@ -68,8 +68,17 @@ export function mountSmallDisk({ megabytes, owner }: SmallDiskOptions): SmallDis
   };
 }
 
-/** Why a small disk cannot be mounted here (not root, or no permission to mount); false when it can. */
-export const SMALL_DISK_SKIP: string | false = probe();
+let probed: string | false | undefined;
+
+/**
+ * Why a small disk cannot be mounted here (not root, or no permission to mount); false when it
+ * can. Found out once per process, by the first test that asks (not by every test file that
+ * imports this module).
+ */
+export function smallDiskUnavailable(): string | false {
+  probed ??= probe();
+  return probed;
+}
 
 function probe(): string | false {
   if (process.platform !== 'linux') return 'a small disk (tmpfs) is mounted on Linux only';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { emptyDatabaseFile } from './fixture.js';
-import { mountSmallDisk, SMALL_DISK_SKIP, type SmallDisk } from './smallDisk.js';
+import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from './smallDisk.js';
 
 /**
  * The engine the HTTP, CLI and dataset tests run on: SQLite unless `COMPDATA_TEST_ENGINE=postgres`
@@ -76,7 +76,8 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
  * server whose files are not on this machine); false when it can.
  */
 export async function smallDiskSkip(engine: TestEngine = TEST_ENGINE): Promise<string | false> {
-  if (SMALL_DISK_SKIP || engine === 'sqlite') return SMALL_DISK_SKIP;
+  const unavailable = smallDiskUnavailable();
+  if (unavailable || engine === 'sqlite') return unavailable;
   try {
     await postgresServerOwner();
     return false;

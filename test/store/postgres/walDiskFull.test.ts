@@ -3,10 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { createLogger } from '../../../src/http/logging.js';
 import { startServer } from '../../../src/http/server.js';
+import { monthText } from '../../support/attributions.js';
 import { fixtureFile } from '../../support/fixture.js';
 import { exchange, type Exchange } from '../../support/harness.js';
 import { databaseOnOwnCluster } from '../../support/ownCluster.js';
-import { mountSmallDisk, SMALL_DISK_SKIP } from '../../support/smallDisk.js';
+import { mountSmallDisk, smallDiskUnavailable } from '../../support/smallDisk.js';
 
 /**
  * The disk of PostgreSQL's WAL fills (docs/operations.md, "A full disk"): PostgreSQL stops
@@ -19,7 +20,8 @@ import { mountSmallDisk, SMALL_DISK_SKIP } from '../../support/smallDisk.js';
 const USERS = 40;
 const MOST_ROUNDS = 400;
 
-const month = (index: number) => `${2000 + Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+/** The month of a round: 2000-01 for round 0, a month later each round. */
+const month = (round: number) => monthText(2000 * 12 + round);
 const roundItems = (round: number) =>
   Array.from({ length: USERS }, (_, i) => ({ user: `user${i}@acme.example`, group_dimension: 'region', group: `R${round}`, start_date: month(round), end_date: null }));
 
@@ -31,7 +33,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
   throw new Error(`timed out waiting until ${what}`);
 }
 
-describe('PostgreSQL whose WAL disk fills', { skip: SMALL_DISK_SKIP }, () => {
+describe('PostgreSQL whose WAL disk fills', { skip: smallDiskUnavailable() }, () => {
   test('the write in flight is refused whole, requests get 503 while PostgreSQL is down, and all carries on once it is back', { timeout: 120_000 }, async (t) => {
     const disk = mountSmallDisk({ megabytes: 24 });
     t.after(() => disk.unmount());

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { startCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { tempDatabase, tempSqliteDatabase } from '../../support/harness.js';
-import { SMALL_DISK_SKIP } from '../../support/smallDisk.js';
+import { smallDiskUnavailable } from '../../support/smallDisk.js';
 
 /** Writes `megabytes` of new pages through `db` (into the WAL). */
 function write(db: Db, megabytes: number): void {
@@ -47,7 +47,7 @@ test('should the thread fail, the error is reported and its stop announced', asy
   await checkpointer.stop(); // resolves although the thread is gone
 });
 
-test('on a full disk the thread says so once and goes on trying; once space returns the WAL reaches the file', { skip: SMALL_DISK_SKIP }, async (t) => {
+test('on a full disk the thread says so once and goes on trying; once space returns the WAL reaches the file', { skip: smallDiskUnavailable() }, async (t) => {
   const { database: dbPath, disk, beforeRemoval } = await tempDatabase(t, 'sqlite', { smallDiskMegabytes: 24 });
   const db = openDatabase(dbPath);
   db.pragma('wal_autocheckpoint = 0'); // as the writer thread of a server

@@ -2,6 +2,16 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
+# Every target runs on a supported Node (22.12 or later): the machine's when it is new enough,
+# otherwise one that scripts/node.sh brings from the npm registry into .node/ (it says so).
+NODE_BIN := $(shell scripts/node.sh)
+ifneq ($(.SHELLSTATUS),0)
+  $(error no supported Node to run compdata with: see the line above)
+endif
+ifneq ($(NODE_BIN),)
+  export PATH := $(NODE_BIN):$(PATH)
+endif
+
 TESTS = $(shell find test -name '*.test.ts' -not -path 'test/store/postgres/*' | sort)
 # Run a second time on PostgreSQL (a server started for the run: test/support/withPostgres.ts),
 # with the PostgreSQL engine's own tests.

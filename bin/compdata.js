@@ -1,5 +1,14 @@
 #!/usr/bin/env node
 // The CLI is compiled to dist/ by `npm run build` (run by `npm ci` through the prepare script).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  // better-sqlite3 13 crashes on older lines: say so before anything loads it.
+  process.stderr.write(
+    `compdata: Node ${process.versions.node} is not supported; run it on Node 22.12 or later (22, 24 or 26). ` +
+      "The make targets bring one from the npm registry when the machine's is older.\n",
+  );
+  process.exit(1);
+}
 import('../dist/src/cli/main.js').catch((error) => {
   process.stderr.write(`compdata: cannot start (${error.message}); run 'npm run build' first\n`);
   process.exit(1);

@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/acceptTurns.ts [CONNECTIONS] [SECONDS]`: why handlers run through
- * `src/http/fairQueue.ts`. A plain node:http server whose handler holds the thread for 11 ms
+ * `src/store/fairQueue.ts`. A plain node:http server whose handler holds the thread for 11 ms
  * (what a bulk PUT of 200 items costs), driven by autocannon, twice: the handler run directly
  * in the request's callback, then through a fair queue. Prints when each connection was
  * accepted and the latency percentiles; writes them to bench/results/accept-turns-<time>.md.
@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { fairQueue } from '../src/http/fairQueue.js';
+import { fairQueue } from '../src/store/fairQueue.js';
 import { percentile } from './stats.js';
 
 const connections = Number(process.argv[2] ?? 64);

@@ -14,7 +14,8 @@ import { prepareBulkRunStore } from './stores.js';
 import { upsertsFromBody } from '../src/http/bulkItems.js';
 import { bulkUpserter } from '../src/store/sqlite/bulkUpsert.js';
 import { openDatabase } from '../src/store/sqlite/db.js';
-import { keyStatements } from '../src/store/sqlite/keys.js';
+import { parseKey } from '../src/store/apiKeys.js';
+import { keySteps } from '../src/store/sqlite/keys.js';
 import { wallClockMs } from '../src/store/sqlite/writerProtocol.js';
 
 const perRound = Number(process.argv[2] ?? 300);
@@ -22,7 +23,7 @@ const rounds = Number(process.argv[3] ?? 3);
 const config = benchConfig();
 const store = await prepareBulkRunStore(config);
 const db = openDatabase(store.dbPath, { role: 'writer' });
-const tenantId = keyStatements(db).authenticate(store.key)!.tenantId;
+const tenantId = keySteps(db).lookup(parseKey(store.key)!.id)!.tenantId;
 const upsert = bulkUpserter(db);
 const bodies = bulkBodies(perRound * rounds, config.bulkItems, store.users).map((body) => {
   const parsed = upsertsFromBody(JSON.parse(body).data);

@@ -4,7 +4,8 @@
  * on the same file, with the tenant the server's key check gives. One thread, like the server.
  */
 import { openDatabase } from '../src/store/sqlite/db.js';
-import { keyStatements } from '../src/store/sqlite/keys.js';
+import { parseKey } from '../src/store/apiKeys.js';
+import { keySteps } from '../src/store/sqlite/keys.js';
 import { pagedReads, type SqlitePagedSource } from '../src/store/sqlite/pagedReads.js';
 import type { BenchConfig } from './config.js';
 import type { CeilingKind } from './scenarios.js';
@@ -15,7 +16,7 @@ export type CeilingRates = Record<CeilingKind, number>;
 export function measureCeilings(dbPath: string, key: string, config: BenchConfig): CeilingRates {
   const db = openDatabase(dbPath);
   try {
-    const principal = keyStatements(db).authenticate(key);
+    const principal = keySteps(db).lookup(parseKey(key)?.id ?? '');
     if (!principal) throw new Error('the bench key is not accepted by the store');
     const reads = pagedReads(db);
     const reporting = reads.reporting(principal.tenantId, principal.emptyFragment);

@@ -1,4 +1,5 @@
-import { assertStoreExists, openStore, StoreMissing, StoreOpenError, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
+import { assertStoreExists, openStore } from '../store/openStore.js';
+import { StoreMissing, StoreOpenError, StoreUnreachable, StoreUnusable } from '../store/store.js';
 import type { Store } from '../store/store.js';
 import { CommandFailure, UsageFailure } from './errors.js';
 

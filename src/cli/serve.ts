@@ -5,7 +5,8 @@ import { DEFAULT_LIMITS } from '../http/limits.js';
 import type { RatePolicy } from '../http/rateLimit.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
-import { DEFAULT_POOL_SIZE, StoreMissing, StoreUnreachable, StoreUnusable } from '../store/openStore.js';
+import { DEFAULT_POOL_SIZE, openStore } from '../store/openStore.js';
+import type { Store } from '../store/store.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
@@ -103,7 +104,7 @@ export function serveCommand(): Command {
         process.exitCode = await runServeWorkers(options.workers, serverOptions.logger, services);
         return;
       }
-      await serve(serverOptions);
+      await serve(options, serverOptions);
     });
 }
 
@@ -131,11 +132,10 @@ interface CliServeOptions {
   metrics?: boolean;
 }
 
-type ServeOptions = ServerOptions & Required<Pick<ServerOptions, 'logger'>>;
+type ServeOptions = Omit<ServerOptions, 'store'> & Required<Pick<ServerOptions, 'logger'>>;
 
 function toServerOptions(options: CliServeOptions): ServeOptions {
   return {
-    db: options.db,
     port: options.port,
     host: options.host,
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
@@ -151,7 +151,6 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     keepAliveTimeoutMs: options.keepAliveTimeout,
     idleTimeoutMs: options.idleTimeout,
     shutdownTimeoutMs: options.shutdownTimeout,
-    dbPool: options.dbPool,
     ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
     ...(options.metrics && { metrics: metricsOption(options.metrics) }),
     logger: createLogger(options.logLevel),
@@ -159,23 +158,29 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
 }
 
 /**
- * Starts the server, prints where it listens (the first line of stdout; log lines follow), and
- * closes it on the first stop signal.
+ * Opens the database, starts the server, prints where it listens (the first line of stdout; log
+ * lines follow), and on the first stop signal closes the server, then the database.
  */
-export async function serve(options: ServeOptions): Promise<void> {
+async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
+  let store: Store;
+  try {
+    store = await openStore(cli.db, { role: 'server', mustExist: true, poolSize: cli.dbPool, log: options.logger });
+  } catch (error) {
+    throw commandFailureOf(error);
+  }
   let server: RunningServer;
   try {
-    server = await startServer(options);
+    server = await startServer({ ...options, store });
   } catch (error) {
-    if (error instanceof StoreMissing || error instanceof StoreUnreachable || error instanceof StoreUnusable) throw commandFailureOf(error);
-    const where = `${options.db} on ${options.host}:${options.port}`;
-    throw new CommandFailure(`cannot serve ${where}: ${(error as Error).message}`);
+    await store.close();
+    throw new CommandFailure(`cannot serve ${cli.db} on ${options.host}:${options.port}: ${(error as Error).message}`);
   }
   if (isServeWorker()) reportListening(server.url);
   else process.stdout.write(`listening on ${server.url}\n`);
   const signal = await stopRequested();
   options.logger.info({ signal }, 'stopping: finishing the requests in flight');
   await server.close();
+  await store.close();
   options.logger.info('stopped');
   options.logger.flush();
   process.exit(0);

@@ -41,7 +41,7 @@ export async function exportDataset(reads: DatasetReads, out: Writable, onElemen
   await write(',\n"tables":[');
   const tables = await reads.tables();
   for (const [index, table] of tables.entries()) {
-    const header = `{"key":${JSON.stringify(table.key)},"name":${JSON.stringify(table.name)},"fields":${table.fieldsJson},"records":[`;
+    const header = `{"key":${JSON.stringify(table.key)},"name":${JSON.stringify(table.name)},"fields":${JSON.stringify(table.fields)},"records":[`;
     await write(`${index === 0 ? '\n' : ',\n'}${header}`);
     await write((await writeElements(reads.tableRecords(table.key))) ? ']}' : '\n]}');
   }

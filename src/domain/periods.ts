@@ -127,35 +127,6 @@ export function applyOverride<T extends Period>(stored: readonly T[], incoming: 
 }
 
 /**
- * One statement a store runs to carry out an override. `update` changes the period of an
- * existing row (it keeps its id and payload); `insert` adds a row with the payload of
- * `copyOf` and a new period (the second half of a split).
- */
-export type PeriodWrite<T extends Period> =
-  | { readonly kind: 'delete'; readonly row: T }
-  | { readonly kind: 'update'; readonly row: T; readonly period: Period }
-  | { readonly kind: 'insert'; readonly copyOf: T; readonly period: Period };
-
-/**
- * The fewest writes that turn the `changed` rows of an {@link Override} into their remains:
- * delete a row that keeps no month, update one that keeps one piece, and update + insert one
- * that is split. Kept rows need no write.
- */
-export function overrideWrites<T extends Period>(changed: readonly PeriodChange<T>[]): PeriodWrite<T>[] {
-  const writes: PeriodWrite<T>[] = [];
-  for (const { before, after } of changed) {
-    const [first, ...rest] = after;
-    if (first === undefined) {
-      writes.push({ kind: 'delete', row: before });
-      continue;
-    }
-    writes.push({ kind: 'update', row: before, period: first });
-    for (const period of rest) writes.push({ kind: 'insert', copyOf: before, period });
-  }
-  return writes;
-}
-
-/**
  * The attributions held after writing `upserts` one after the other over `stored`: each
  * upsert overrides the months it covers among the attributions of its slot (`slotOf` names
  * the slot, e.g. a user id and dimension id), then joins them, so the last one written wins

@@ -11,8 +11,10 @@ import { problems } from './problems.js';
  * its connection has been answered. Node runs the handler of every pipelined request at once
  * and queues their responses; a client that pipelined many page reads and never read would hold
  * a slot and a page in memory for each. Here it holds one of each, until the idle timeout cuts
- * it off. (A queued response of a connection that closes never emits 'close' either, so its
- * slot would never come back.)
+ * it off. (Were they all let through, a queued response of a connection that closes would
+ * never emit 'close' on some Node lines, so its slot would never come back.) While a request
+ * waits its turn, `ctx.state.waitingForTurn` says so: a connection that closes meanwhile cuts
+ * it off before it has begun (its log line says `queued`).
  */
 export function admission(maxConcurrent: number): Middleware {
   let inFlight = 0;
@@ -22,7 +24,11 @@ export function admission(maxConcurrent: number): Middleware {
     const turn = lastAnswerOnConnection.get(socket);
     let answered!: () => void;
     lastAnswerOnConnection.set(socket, new Promise<void>((resolve) => (answered = resolve)));
-    if (turn) await turn;
+    if (turn) {
+      ctx.state.waitingForTurn = true;
+      await turn;
+      ctx.state.waitingForTurn = false;
+    }
     // The connection is gone (cut off while this request waited its turn): nothing to answer.
     if (socket.destroyed) return answered();
     const admitted = inFlight < maxConcurrent;

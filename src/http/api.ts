@@ -3,7 +3,6 @@ import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
 import type { Principal } from '../store/store.js';
 import { ContractRouter } from './contractRouter.js';
-import { fairQueue } from './fairQueue.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getDocsAsset } from './handlers/getDocsAsset.js';
 import { getDocsPage } from './handlers/getDocsPage.js';
@@ -60,7 +59,7 @@ class OpenApi31Backend extends OpenAPIBackend {
  * before an operation handler runs; every refusal on the way is a problem (D5).
  */
 export async function createApi({ definition, deps, authenticate, readBody, rateLimiter }: ApiSetup): Promise<OpenAPIBackend> {
-  const operations = inTurn({
+  const operations: OperationHandlers = {
     getReportingRecords: getReportingRecords(deps),
     upsertGroupsBulk: upsertGroupsBulk(deps),
     getGroupAttributions: getGroupAttributions(deps),
@@ -74,7 +73,7 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     getDocsPage: getDocsPage(deps),
     getDocsAsset: getDocsAsset(deps),
     getMetrics: getMetrics(deps),
-  });
+  };
   const api = new OpenApi31Backend({
     definition: definition as unknown as Document,
     strict: true,
@@ -136,13 +135,6 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
   });
   await api.init();
   return api;
-}
-
-/** Every handler run through one {@link fairQueue}: first come, first served, without starving I/O. */
-function inTurn(handlers: OperationHandlers): OperationHandlers {
-  const run = fairQueue();
-  const queued = Object.entries(handlers).map(([operationId, handler]) => [operationId, ((api, ctx) => run(() => handler(api, ctx))) as OperationHandler]);
-  return Object.fromEntries(queued) as OperationHandlers;
 }
 
 /** The JSON schema of an operation's request body (dereferenced by openapi-backend), if any. */

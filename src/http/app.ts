@@ -32,7 +32,7 @@ export interface AppSettings {
  * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
- * key 401 -> body 413/415 -> schema 400 -> operation handler, in its turn: see fairQueue.ts).
+ * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
 export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins, faults, metrics }: AppSettings): Koa {
   const app = new Koa();

@@ -68,6 +68,8 @@ export function requestLog(logger: Logger): Middleware {
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       };
       if (!ctx.res.writableFinished) line.aborted = true;
+      // Cut off while it waited behind an earlier request of its connection (admission.ts): never begun.
+      if ((ctx.state as { waitingForTurn?: boolean }).waitingForTurn) line.queued = true;
       if (logger.isLevelEnabled('debug')) Object.assign(line, { query: withoutKeys(ctx.querystring), headers: { ...ctx.headers } });
       logger.info(line, 'request');
     });

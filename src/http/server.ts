@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openStore } from '../store/openStore.js';
+import type { Store } from '../store/store.js';
 import { createApi } from './api.js';
 import { createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
@@ -15,8 +15,8 @@ import type { KeyRateLimiter } from './rateLimit.js';
 import { createMetrics, type MetricsSharing } from './metrics.js';
 
 export interface ServerOptions extends Partial<Limits> {
-  /** The database, as `--db` names it (see `openStore`); it must exist (`StoreMissing` otherwise). */
-  db: string;
+  /** The data served (see `openStore`); the caller closes it after the server. */
+  store: Store;
   port: number;
   host: string;
   /** Base of every `next` URL; without it, the request's Host header is used. */
@@ -25,10 +25,6 @@ export interface ServerOptions extends Partial<Limits> {
   trustProxy?: boolean;
   /** Origins whose browser applications may call the API (`*`: any); none or absent: CORS off. */
   corsOrigins?: readonly string[];
-  /** How long a write waits for another process's write lock before a 503 (default 5000 ms). */
-  busyTimeoutMs?: number;
-  /** PostgreSQL: connections at most (`--db-pool`, default 10). */
-  dbPool?: number;
   /** `--metrics`: serve `GET /metrics`; the function says how figures are shared (default: each server its own). */
   metrics?: true | MetricsSharing;
   /** Rate limits per key (`--rate-limit`); none: no limit. */
@@ -37,85 +33,63 @@ export interface ServerOptions extends Partial<Limits> {
   logger?: Logger;
   /** Faults injected into the API's answers, for testing clients (`--faults`); absent: none. */
   faults?: FaultSpec;
-  /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
-  writerExitsInFirstTransaction?: boolean;
 }
 
 export interface RunningServer {
   /** `http://host:port` it listens on. */
   url: string;
-  /**
-   * Stops accepting, lets in-flight requests finish (cut after the shutdown timeout), then
-   * closes the store (for SQLite: the WAL folded into the database file).
-   */
+  /** Stops accepting and lets in-flight requests finish (cut after the shutdown timeout); the store stays open. */
   close(): Promise<void>;
 }
 
 export { DEFAULT_LIMITS } from './limits.js';
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { store } = options;
   const limits = resolveLimits(options);
   const logger = options.logger ?? createLogger('info');
-  const store = await openStore(options.db, {
-    role: 'server',
-    mustExist: true,
-    busyTimeoutMs: options.busyTimeoutMs,
-    poolSize: options.dbPool,
-    log: logger,
-    writerExitsInFirstTransaction: options.writerExitsInFirstTransaction,
+  const document = loadDocument();
+  const metrics = options.metrics ? createMetrics(store) : undefined;
+  const scrape = metrics && (options.metrics === true ? metrics.scrape : options.metrics!(metrics));
+  const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
+  const api = await createApi({
+    definition: document.definition,
+    deps: {
+      store,
+      publicBase,
+      faults: options.faults,
+      document,
+      docs: loadDocsAssets(),
+      ...(scrape && { metrics: { scrape } }),
+    },
+    authenticate: (key) => store.authenticate(key),
+    readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
+    rateLimiter: options.rateLimiter,
   });
-  try {
-    const document = loadDocument();
-    const metrics = options.metrics ? createMetrics(store) : undefined;
-    const scrape = metrics && (options.metrics === true ? metrics.scrape : options.metrics!(metrics));
-    const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
-    const api = await createApi({
-      definition: document.definition,
-      deps: {
-        store,
-        publicBase,
-        faults: options.faults,
-        document,
-        docs: loadDocsAssets(),
-        ...(scrape && { metrics: { scrape } }),
-      },
-      authenticate: (key) => store.authenticate(key),
-      readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
-      rateLimiter: options.rateLimiter,
-    });
-    const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics });
-    const server = createServer(httpServerOptions(limits), app.callback());
-    server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
-    answerClientErrors(server, logger, limits.maxHeaderSize);
-    server.listen(options.port, options.host);
-    await once(server, 'listening');
-    const { address, port } = server.address() as AddressInfo;
-    const host = address.includes(':') ? `[${address}]` : address;
-    const closeStore = async () => {
-      await store.close();
-      logger.flush();
-    };
-    return { url: `http://${host}:${port}`, close: () => shutDown(server, limits.shutdownTimeoutMs, closeStore) };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics });
+  const server = createServer(httpServerOptions(limits), app.callback());
+  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  answerClientErrors(server, logger, limits.maxHeaderSize);
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return { url: `http://${host}:${port}`, close: () => shutDown(server, limits.shutdownTimeoutMs) };
 }
 
 /**
  * Stops accepting, lets in-flight responses finish (keep-alive connections are closed as soon
- * as they fall idle), cuts whatever is still open after `timeoutMs`, then closes the store.
+ * as they fall idle), and cuts whatever is still open after `timeoutMs`.
  */
-async function shutDown(server: Server, timeoutMs: number, closeStore: () => Promise<void>): Promise<void> {
+async function shutDown(server: Server, timeoutMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
   const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
   await closed;
   // The server is closed once its last socket is; the close events of the responses on it (and
-  // their log lines) come in the turns after: let them run before the store goes.
+  // their log lines) come in the turns after: let them run before the caller closes the store.
   await new Promise((resolve) => setImmediate(resolve));
   clearInterval(idleSweep);
   clearTimeout(deadline);
-  await closeStore();
 }

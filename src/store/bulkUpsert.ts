@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../domain/bulkChecks.js';
-import { managerCycle, type RulesBroken, type Upsert } from '../domain/bulkItems.js';
+import { itemRulesBroken, managerCycle, type RulesBroken, type Upsert } from '../domain/bulkItems.js';
 import {
   changedFragments,
   groupItems,
@@ -30,47 +30,54 @@ type Awaitable<T> = T | Promise<T>;
 export type Columns = readonly number[];
 
 /**
- * What the bulk upsert asks of an engine, for one tenant inside one write transaction: each
- * step reads or writes what the whole request needs (an engine with round trips makes each
- * one statement; SQLite, in process, may run a statement per row). `K` is how the engine
- * finds a stored attribution again (its key).
+ * The attribution steps both the bulk upsert and a load take, for one tenant inside one write
+ * transaction. `K` is how the engine finds a stored attribution again (its key).
  */
-export interface BulkSteps<K> {
-  /** The tenant's users named by `sent` (e-mails compared without regard to ASCII case), by the name as sent. */
-  users(sent: readonly string[]): Awaitable<ReadonlyMap<string, UserRef>>;
-  /** The tenant's dimensions, key to primary key. */
-  dimensions(): Awaitable<ReadonlyMap<string, number>>;
+export interface AttributionSteps<K> {
   /** The stored e-mail of each user. */
   emails(userPks: readonly number[]): Awaitable<ReadonlyMap<number, string>>;
-  /** The key of each group (dimension, name), in order; created when not known yet (D4). */
+  /** The key of each group (dimension, name), in order; created when not known yet. */
   groupPks(wanted: readonly (readonly [number, string])[]): Awaitable<readonly number[]>;
   /** The stored group attributions sharing a month with each (user, dimension, period), each once. */
   storedGroups(wanted: readonly { userPk: number; dimensionPk: number; period: Period }[]): Awaitable<readonly SlotRow<Columns, K>[]>;
   /** The stored manager attributions sharing a month with each (user, period), each once. */
   storedManagers(wanted: readonly { userPk: number; period: Period }[]): Awaitable<readonly SlotRow<Columns, K>[]>;
-  /**
-   * The stored manager edges a cycle through one of `edges` could run along: from each new
-   * edge's manager upwards, through edges sharing a month with the way walked so far.
-   */
-  reachableManagers(edges: readonly ManagerEdge[]): Awaitable<readonly ManagerEdge[]>;
   /** Carries out the writes on the group attributions (payload: user, dimension, group). */
   writeGroups(writes: SlotWrites<Columns, K>): Awaitable<void>;
   /** Carries out the writes on the manager attributions (payload: user, manager). */
   writeManagers(writes: SlotWrites<Columns, K>): Awaitable<void>;
   /** The tenant's dimension keys, in the order of the record fields. */
   dimensionKeys(): Awaitable<readonly string[]>;
+}
+
+/**
+ * What the bulk upsert asks of an engine, for one tenant inside one write transaction: each
+ * step reads or writes what the whole request needs (an engine with round trips makes each
+ * one statement; SQLite, in process, may run a statement per row).
+ */
+export interface BulkSteps<K> extends AttributionSteps<K> {
+  /** The tenant's users named by `sent` (e-mails compared without regard to ASCII case), by the name as sent. */
+  users(sent: readonly string[]): Awaitable<ReadonlyMap<string, UserRef>>;
+  /** The tenant's dimensions, key to primary key. */
+  dimensions(): Awaitable<ReadonlyMap<string, number>>;
+  /**
+   * The stored manager edges a cycle through one of `edges` could run along: from each new
+   * edge's manager upwards, through edges sharing a month with the way walked so far.
+   */
+  reachableManagers(edges: readonly ManagerEdge[]): Awaitable<readonly ManagerEdge[]>;
   /** The stored dimension fields of each user in the months of its period. */
   fragments(months: ReadonlyMap<number, Period>): Awaitable<readonly UserMonthFragment[]>;
+  /** Writes changed dimension fields, stamped with a new change of the tenant. */
   updateFragments(changed: readonly UserMonthFragment[]): Awaitable<void>;
   /** The tenant's data changed: a new data version (what a paged read's ETag is made of). */
   dataChanged(): Awaitable<void>;
 }
 
 /**
- * `PUT /v1/users/groups/bulk` (D4) on any engine, inside the engine's write transaction. In
+ * `PUT /v1/users/groups/bulk` on any engine, inside the engine's write transaction. In
  * order: users, managers and dimensions exist; no two items of one slot share a month; no
  * cycle of managers; then each item overrides the stored attributions of its slot, and the
- * dimension fields of the touched users and months are re-rendered (D3). Every decision is
+ * dimension fields of the touched users and months are re-rendered. Every decision is
  * pure code (domain/bulkPlan.ts). A broken rule is found before the first write, so the
  * engine rolls back or commits nothing; a thrown error must roll the transaction back.
  */
@@ -121,7 +128,7 @@ async function writeManagers<K>(steps: BulkSteps<K>, items: readonly ResolvedMan
   await steps.writeManagers(slotWrites(stored, incoming));
 }
 
-/** Re-renders the dimension fields of the users and months the group items touched (D3). */
+/** Re-renders the dimension fields of the users and months the group items touched (docs/rules.md#metrics-and-dimensions). */
 async function refreshFragments<K>(steps: BulkSteps<K>, items: readonly ResolvedGroup[]): Promise<void> {
   const months = touchedMonths(items);
   if (months.size === 0) return;
@@ -133,4 +140,15 @@ async function refreshFragments<K>(steps: BulkSteps<K>, items: readonly Resolved
 
 function writtenItem(item: Resolved): WrittenItem {
   return item.kind === 'group' ? { user: item.userRow.email } : { user: item.userRow.email, manager: item.managerRow.email };
+}
+
+/**
+ * Group names an engine whose text cannot hold U+0000 could not store (PostgreSQL): refused as
+ * a broken rule before anything is read, as any other name the tenant cannot have.
+ */
+export function unstorableGroups(items: readonly Upsert[]): RulesBroken | undefined {
+  const violations = items.flatMap((item, index) =>
+    item.kind === 'group' && item.group.includes('\u0000') ? [{ index, message: 'group must not contain the character U+0000 on this server' }] : [],
+  );
+  return violations.length > 0 ? itemRulesBroken(violations) : undefined;
 }

@@ -111,3 +111,14 @@ export function ownManagerError(origin: Origin, index: number): DatasetError {
 export function unknownTable(path: string, key: string): DatasetError {
   return new DatasetError(path, `no data table ${key}`);
 }
+
+/** Refuses, as the load's error at `path`, text the engine cannot store. */
+export type TextCheck = (text: string, path: string) => void;
+
+/** The {@link TextCheck} of an engine: where its text cannot hold U+0000 (PostgreSQL's), such text is refused. */
+export function textCheckFor(textHoldsNul: boolean): TextCheck {
+  if (textHoldsNul) return () => {};
+  return (text, path) => {
+    if (text.includes('\u0000')) throw new DatasetError(path, 'must not contain the character U+0000 (text in this database cannot hold it)');
+  };
+}

@@ -1,5 +1,6 @@
 import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
 import type { ReportingFilter } from '../domain/reportingFilter.js';
+import type { TableField } from '../domain/tableJson.js';
 import type { TenantWriter } from './tenantWriting.js';
 
 /**
@@ -187,8 +188,8 @@ export interface DatasetReads {
 export interface StoredTable {
   key: string;
   name: string;
-  /** The fields as stored: JSON text of `[{key, type}, ...]`. */
-  fieldsJson: string;
+  /** The fields, in record order. */
+  fields: TableField[];
 }
 
 /** A data table as discovery lists it. */
@@ -272,6 +273,33 @@ export class StoreFull extends Error {
     super('The disk that holds the database is full: nothing was written. Reads go on; writes succeed again once space is freed.', options);
   }
 }
+
+/** The database named by `--db` cannot be opened: the message says which and why. */
+export class StoreOpenError extends Error {}
+
+/** The database server named by `--db` does not answer (a `StoreOpenError` the CLI reports with exit code 2). */
+export class StoreUnreachable extends StoreOpenError {}
+
+/**
+ * The database named by `--db` is there but cannot be served by this build: a file that is not
+ * a database, a file or directory that cannot be written, a schema newer than this build's
+ * (a `StoreOpenError` the CLI reports with exit code 2: the command line names it).
+ */
+export class StoreUnusable extends StoreOpenError {}
+
+/**
+ * The database named by `--db` does not exist (and the caller did not ask to create it): only
+ * the commands that load data (`seed`, `import`) create one, so that a typo in `--db` is never
+ * served or given keys as an empty database.
+ */
+export class StoreMissing extends StoreOpenError {
+  constructor(readonly path: string) {
+    super(`no database at ${path}`);
+  }
+}
+
+/** How long a write waits for another writer (another process's, or the tenant's on PostgreSQL) before it is refused, unless told. */
+export const DEFAULT_WRITE_WAIT_MS = 5000;
 
 /** Where the store reports what goes wrong in the background (pino's signature). */
 export interface StoreLog {

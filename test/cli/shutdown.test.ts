@@ -34,7 +34,8 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     const reader = await openSocket(server.url);
     reader.pause(); // reads nothing yet: the pages back up until one is held in the server
     reader.write(pageRequest(key).repeat(6));
-    await sleep(300);
+    // The first page has begun (its first bytes reached the paused socket): it is in flight.
+    await until(() => reader.readableLength > 0, 20_000);
     server.child.kill('SIGTERM');
     // The listener closes right after the server says it is stopping: wait for that line (a
     // fixed wait was too short on a loaded machine), and a moment for the close itself.
@@ -68,7 +69,7 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     t.after(() => stalled.destroy());
     stalled.pause();
     stalled.write(pageRequest(key).repeat(6));
-    await sleep(300);
+    await until(() => stalled.readableLength > 0, 20_000); // a page is in flight
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     const { code } = await server.exited;

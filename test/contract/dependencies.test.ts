@@ -7,9 +7,10 @@ const json = (path: string) => JSON.parse(readFileSync(new URL(`../../${path}`, 
 
 test('every dependency runs on the Node versions the README promises (npm ci does not warn about engines)', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const promised = /only Node \((\d+\.\d+)\+ or (\d+\.\d+)\+\)/.exec(readme);
+  const promised = /runs on Node (\d+) \((\d+\.\d+) or later\), (\d+) and (\d+)/.exec(readme);
   assert.ok(promised, 'the README states the Node versions');
-  const lowest = [`${promised[1]}.0`, `${promised[2]}.0`];
+  const lowest = [`${promised[2]}.0`, `${promised[3]}.0.0`, `${promised[4]}.0.0`];
+  assert.equal(promised[2]!.split('.')[0], promised[1], 'the oldest release named is of the first line');
   const engines = json('package.json').engines.node as string;
   for (const version of lowest) assert.ok(semver.satisfies(version, engines), `package.json engines ${engines} excludes ${version}`);
   const lock = json('package-lock.json').packages as Record<string, { version?: string; engines?: { node?: string } | string[] }>;

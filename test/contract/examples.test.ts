@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { loadDocument } from '../../src/http/document.js';
 import { createLogger } from '../../src/http/logging.js';
-import { startServer } from '../../src/http/server.js';
 import { runCli } from '../cli/cliProcess.js';
-import { exchange, tempDatabase } from '../support/harness.js';
+import { exchange, serveDatabase, tempDatabase } from '../support/harness.js';
 
 /**
  * The document's examples work against `make demo`'s data: the demo tenant seeded as the
@@ -39,7 +38,7 @@ test("the document's examples work against make demo's data", { timeout: 120_000
   assert.equal(seeded.code, 0, seeded.stderr);
   const tenant = demoSeed[demoSeed.indexOf('--tenant') + 1]!;
   const key = (await runCli(['keys', 'create', '--db', dbPath, '--tenant', tenant])).stdout.trimEnd().split('\n').at(-1)!;
-  const server = await startServer({ db: dbPath, port: 0, host: '127.0.0.1', logger: createLogger('warn', process.stderr) });
+  const server = await serveDatabase(dbPath, { logger: createLogger('warn', process.stderr) });
   beforeRemoval(() => server.close());
   const call = (method: string, path: string, json?: unknown) => exchange(server.url, method, path, { key, json });
   const live = (text: string) => text.replaceAll(DOCUMENTED_BASE, server.url);

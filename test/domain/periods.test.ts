@@ -7,7 +7,6 @@ import {
   applyOverride,
   applyUpserts,
   holdsWireMonth,
-  overrideWrites,
   periodContains,
   periodIntersection,
   periodProblem,
@@ -15,7 +14,6 @@ import {
   subtractPeriod,
   type Override,
   type Period,
-  type PeriodWrite,
 } from '../../src/domain/periods.js';
 
 /** `'2026-03'` as a month index, `null` as an open end. */
@@ -161,23 +159,6 @@ test('applyOverride: each shape of cut', async (t) => {
   }
 });
 
-test('overrideWrites: delete, shorten (update), split (update + insert), nothing when kept', () => {
-  const [gone, shortened, split, kept] = [
-    row('a', '2026-01', '2026-02'),
-    row('b', '2026-03', '2026-06'),
-    row('c', '2025-01', null),
-    row('d', '2024-01', '2024-12'),
-  ];
-  const override = applyOverride([gone, shortened, split, kept], period('2026-01', '2026-04'));
-  assert.deepEqual(override.kept, [kept]);
-  assert.deepEqual(overrideWrites(override.changed), [
-    { kind: 'delete', row: gone },
-    { kind: 'update', row: shortened, period: period('2026-05', '2026-06') },
-    { kind: 'update', row: split, period: period('2025-01', '2025-12') },
-    { kind: 'insert', copyOf: split, period: period('2026-05', null) },
-  ] satisfies PeriodWrite<Row>[]);
-});
-
 // ---- Properties, checked against the month models of test/support/monthModel.ts ----
 
 /** A period the wire form can write: each end open or a month of 0000-01..9999-12, and at least one month. */
@@ -191,27 +172,8 @@ interface Held extends Period {
   payload: string;
 }
 
-/** What a store does: for each upsert, replay the override's writes on a table, then insert it. */
-function replayOnTable(stored: readonly Held[], upserts: readonly Held[]): Held[] {
-  const table = new Map<number, Held>(stored.map((held, id) => [id, held]));
-  let nextId = table.size;
-  const idOf = (held: Held) => [...table].find(([, value]) => value === held)![0];
-  for (const upsert of upserts) {
-    const slotRows = [...table.values()].filter((held) => held.slot === upsert.slot);
-    const { changed } = applyOverride(slotRows, upsert);
-    for (const write of overrideWrites(changed)) {
-      if (write.kind === 'delete') table.delete(idOf(write.row));
-      else if (write.kind === 'update') table.set(idOf(write.row), { ...write.row, ...write.period });
-      else table.set(nextId++, { ...write.copyOf, ...write.period });
-    }
-    table.set(nextId++, upsert);
-  }
-  return [...table.values()];
-}
-
 const ways: [string, (stored: readonly Held[], upserts: readonly Held[]) => Held[]][] = [
   ['applyUpserts', (stored, upserts) => applyUpserts(stored, upserts, (held) => held.slot)],
-  ['overrideWrites replayed on a table', replayOnTable],
 ];
 const payloadsAt = (rows: readonly Held[], slot: string, m: number) =>
   rows.filter((held) => held.slot === slot && covers(held, m)).map((held) => held.payload);

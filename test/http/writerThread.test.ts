@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { OpenStoreOptions } from '../../src/store/openStore.js';
+import { storeOver } from '../../src/store/engineStore.js';
+import { openSqliteEngine } from '../../src/store/sqlite/sqliteEngine.js';
+import { DEFAULT_WRITE_WAIT_MS } from '../../src/store/store.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { onlyOn, startTestServer, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
@@ -47,21 +51,32 @@ describe('writes off the event loop', () => {
     assert.deepEqual(await groupsOfUser1(server, key), [ITEM]);
   });
 
-  // Queued one after another, 6 writes would take 6 x 2 s and the test would time out.
-  test('writes queued behind a held lock each wait their own busy timeout, not one after another', { timeout: 8_000 }, async (t) => {
-    const { server, key, tenantId } = await serve(t, { busyTimeoutMs: 2_000 });
+  // Each write waits for the lock until its own deadline: refused together, about one busy
+  // timeout after they were sent. Queued one after another, each would wait its timeout in
+  // turn, and the last would be refused five timeouts after the first.
+  test('writes queued behind a held lock each wait their own busy timeout, not one after another', async (t) => {
+    const busyTimeoutMs = 3_000;
+    const { server, key, tenantId } = await serve(t, { busyTimeoutMs });
     const release = await server.sql.holdWriteLock(tenantId);
     t.after(release);
-    const puts = Array.from({ length: 6 }, () => server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } }));
+    const answeredAt: number[] = [];
+    const puts = Array.from({ length: 6 }, () =>
+      server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } }).finally(() => answeredAt.push(Date.now())),
+    );
     const refused = await Promise.all(puts);
     assert.deepEqual(refused.map((response) => response.status), Array(6).fill(503));
     for (const response of refused) assert.equal(response.headers.get('retry-after'), '1');
+    const spread = Math.max(...answeredAt) - Math.min(...answeredAt);
+    assert.ok(spread < 2 * busyTimeoutMs, `the refusals came ${spread} ms apart, not a timeout after one another`);
     await release();
   });
 
   test('a writer thread that dies inside its transaction: a 503, nothing written, and the next write gets a new writer', { skip: onlyOn('sqlite') }, async (t) => {
     const logs = captureLogs('warn');
-    const { server, key } = await serve(t, { writerExitsInFirstTransaction: true, logger: logs.logger });
+    // A store over an engine whose first writer thread exits inside its first transaction.
+    const openServedStore = async (database: string, options: OpenStoreOptions) =>
+      storeOver(openSqliteEngine(database, { role: 'server', busyTimeoutMs: DEFAULT_WRITE_WAIT_MS, log: options.log!, writerExitsInFirstTransaction: true }));
+    const { server, key } = await serve(t, { openServedStore, logger: logs.logger });
     const lost = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } });
     assert.equal(lost.status, 503, lost.text);
     assert.equal(lost.headers.get('retry-after'), '1');

@@ -7,7 +7,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/http/logging.js';
+import { serveDatabase } from './harness.js';
 
 export async function startChildServer(t: TestContext, dbPath: string): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), dbPath], {
@@ -24,7 +25,7 @@ export async function startChildServer(t: TestContext, dbPath: string): Promise<
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startServer({ db: process.argv[2]!, port: 0, host: '127.0.0.1' });
+  const server = await serveDatabase(process.argv[2]!, { logger: createLogger('info') });
   process.stdout.write(`${server.url}\n`);
   process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }

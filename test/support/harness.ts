@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
 import { createLogger } from '../../src/http/logging.js';
-import { startServer, type ServerOptions } from '../../src/http/server.js';
-import { openStore } from '../../src/store/openStore.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/http/server.js';
+import { openStore, type OpenStoreOptions } from '../../src/store/openStore.js';
 import { LOCK_NAMESPACE } from '../../src/store/postgres/migrations.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import type { Store } from '../../src/store/store.js';
@@ -106,21 +106,27 @@ export async function withOtherStore<T>(database: string, work: (store: Store) =
   }
 }
 
+export interface TestServerOptions extends Partial<Omit<ServerOptions, 'store'>> {
+  /** How long a write waits for another writer before a 503 (the store's option). */
+  busyTimeoutMs?: number;
+  /** Opens the server's store instead of `openStore` (for a store with a test's own options). */
+  openServedStore?: (database: string, options: OpenStoreOptions) => Promise<Store>;
+}
+
 /**
- * A real server on port 0 over a fresh database. `prepare` runs on the database before the
- * server starts (for data the test needs); `databaseOptions` say where the database is.
+ * A real server on port 0 over a fresh database, with a store of its own opened as `serve` opens
+ * it. `prepare` runs on the database before the server starts (for data the test needs);
+ * `databaseOptions` say where the database is.
  */
 export async function startTestServer(
   t: TestContext,
-  options: Partial<ServerOptions> = {},
+  options: TestServerOptions = {},
   prepare?: (store: Store) => Promise<unknown>,
   databaseOptions?: DatabaseOptions,
 ): Promise<TestServer> {
   const { database, store, sql, disk, beforeRemoval } = await tempDatabase(t, TEST_ENGINE, databaseOptions);
   await prepare?.(store);
-  // Only warnings and errors, on stderr: a request line per call would drown the test output.
-  const logger = createLogger('warn', process.stderr);
-  const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger, ...options });
+  const server = await serveDatabase(database, options);
   let closed = false;
   const close = async () => {
     if (!closed) await server.close();
@@ -128,6 +134,30 @@ export async function startTestServer(
   };
   beforeRemoval(close);
   return { url: server.url, database, store, sql, disk, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+}
+
+/**
+ * `compdata serve` in this process, on port 0: the store opened as `serve` opens it (or by
+ * `openServedStore`), and a server over it; `close` stops the server, then closes the store.
+ */
+export async function serveDatabase(database: string, options: TestServerOptions = {}): Promise<RunningServer> {
+  // Only warnings and errors, on stderr: a request line per call would drown the test output.
+  const { busyTimeoutMs, openServedStore = openStore, ...serverOptions } = options;
+  const logger = serverOptions.logger ?? createLogger('warn', process.stderr);
+  const store = await openServedStore(database, { role: 'server', mustExist: true, log: logger, ...(busyTimeoutMs !== undefined && { busyTimeoutMs }) });
+  try {
+    const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions });
+    return {
+      url: server.url,
+      async close() {
+        await server.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 function sqliteSql(db: Db): TestSql & { close(): Promise<void> } {

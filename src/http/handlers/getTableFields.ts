@@ -1,5 +1,4 @@
 import { schemaHash, tableFields } from '../../domain/fieldListing.js';
-import type { TableField } from '../../domain/tableJson.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { unknownTable } from '../pagedResponse.js';
 
@@ -10,6 +9,6 @@ export const getTableFields =
     const table = String(api.request.params.data_table_key);
     const [found] = await deps.store.tables(ctx.state.principal, table);
     if (!found) throw unknownTable(table);
-    const data = tableFields(JSON.parse(found.fieldsJson) as TableField[]);
+    const data = tableFields(found.fields);
     ctx.body = { table: found.key, count: data.length, schema_hash: schemaHash(data), data };
   };

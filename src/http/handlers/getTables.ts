@@ -1,4 +1,3 @@
-import type { TableField } from '../../domain/tableJson.js';
 import { schemaHash } from '../../domain/fieldListing.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { publicBase } from '../publicBase.js';
@@ -13,6 +12,6 @@ export const getTables =
       const path = `${base}/v1/tables/${encodeURIComponent(key)}`;
       return { key, name, record_count: recordCount, records_url: `${path}/records`, fields_url: `${path}/fields` };
     });
-    const structure = tables.map(({ key, fieldsJson }) => [key, JSON.parse(fieldsJson) as TableField[]]);
+    const structure = tables.map(({ key, fields }) => [key, fields]);
     ctx.body = { count: data.length, schema_hash: schemaHash(structure), data };
   };

@@ -1,7 +1,7 @@
 import { encodeSyncToken, readSyncToken, resumeBounds, type ChangePosition } from '../../domain/syncToken.js';
+import { after, type Answer } from '../engine.js';
 import type { ChangedSource, ChangePage, ChangeQuery } from '../store.js';
 
-type Answer<T> = T | Promise<T>;
 
 /** A record in change order: its position (stamp, stream, a, b, c) and its JSON text. */
 export type ChangeRow = [stamp: number, stream: 0 | 1, a: number, b: number, c: number, json: string];
@@ -31,19 +31,21 @@ export type ChangeReadOutcome = ChangeRead | 'badToken' | 'resync';
  * twice, never lost. A token of a stamp past the counter was not issued here (`badToken`); one
  * from before the last replace asks for a new sync from the start (`resync`).
  */
-export async function readChanges(reads: ChangeReads, query: ChangeQuery, tenantId: number, scope: string): Promise<ChangeReadOutcome> {
+export function readChanges(reads: ChangeReads, query: ChangeQuery, tenantId: number, scope: string): Answer<ChangeReadOutcome> {
   const reading = readSyncToken(query.since, tenantId, scope);
   if (reading.kind === 'malformed') return 'badToken';
   const { position, fromStart } = reading;
-  const state = await reads.state();
-  if (position.stamp > state.seq) return 'badToken';
-  if (!fromStart && position.stamp < state.resyncFrom) return 'resync';
-  const rows = await reads.rows(resumeBounds(position), query.limit + 1);
-  const count = Math.min(rows.length, query.limit);
-  const json = Buffer.from(rows.slice(0, count).map((row) => row[5]).join(','));
-  if (rows.length > query.limit) return { count, json, next: encodeSyncToken(tenantId, scope, positionOf(rows[count - 1]!)) };
-  const end: ChangePosition = { stamp: Math.max(state.seq, position.stamp), stream: 2, a: 0, b: 0, c: 0 };
-  return { count, json, syncToken: encodeSyncToken(tenantId, scope, end) };
+  return after(reads.state(), (state): Answer<ChangeReadOutcome> => {
+    if (position.stamp > state.seq) return 'badToken';
+    if (!fromStart && position.stamp < state.resyncFrom) return 'resync';
+    return after(reads.rows(resumeBounds(position), query.limit + 1), (rows) => {
+      const count = Math.min(rows.length, query.limit);
+      const json = Buffer.from(rows.slice(0, count).map((row) => row[5]).join(','));
+      if (rows.length > query.limit) return { count, json, next: encodeSyncToken(tenantId, scope, positionOf(rows[count - 1]!)) };
+      const end: ChangePosition = { stamp: Math.max(state.seq, position.stamp), stream: 2, a: 0, b: 0, c: 0 };
+      return { count, json, syncToken: encodeSyncToken(tenantId, scope, end) };
+    });
+  });
 }
 
 const positionOf = ([stamp, stream, a, b, c]: ChangeRow): ChangePosition => ({ stamp, stream, a, b, c });

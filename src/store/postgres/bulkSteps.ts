@@ -2,11 +2,10 @@ import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import { groupSlot, managerSlot, type SlotRow, type SlotWrites, type UserRef } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
-import type { BulkSteps, Columns } from '../bulkUpsert.js';
+import type { AttributionSteps, BulkSteps, Columns } from '../bulkUpsert.js';
 import { NEXT_STAMP_CTE } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
-import { tenantStatements as tenants } from './tenantStatements.js';
-import { writerStatements as w } from './writerStatements.js';
+import { bumpDataVersion } from './writeSteps.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */
 const LOWEST = -2_147_483_648;
@@ -36,6 +35,38 @@ const fragments = statement<[number, number[], number[], number[]], { user_pk: n
    FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS w (user_pk, first, last)
    JOIN dimension_values v ON v.tenant_id = $1 AND v.user_pk = w.user_pk AND v.month BETWEEN w.first AND w.last`,
 );
+const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
+const emailsOfUsers = statement<[number, number[]], { pk: number; email: string }>('SELECT pk, email FROM users WHERE tenant_id = $1 AND pk = ANY ($2)');
+const groupsByName = statement<[number, number[], string[]], { pk: number; dimension_pk: number; name: string }>(
+  `SELECT g.pk, g.dimension_pk, g.name FROM unnest($2::bigint[], $3::text[]) AS w (dimension_pk, name)
+   JOIN groups g ON g.tenant_id = $1 AND g.dimension_pk = w.dimension_pk AND g.name = w.name`,
+);
+const insertGroups = statement<[number, number[], string[]]>(
+  `INSERT INTO groups (tenant_id, dimension_pk, name) SELECT $1, * FROM unnest($2::bigint[], $3::text[]) ON CONFLICT DO NOTHING`,
+);
+const monthsOf = (table: string) => ({
+  remove: statement<[number, number[]]>(`DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2)`),
+  update: statement<[number, number[], (number | null)[], (number | null)[]]>(
+    `UPDATE ${table} a SET start_month = c.start_month, end_month = c.end_month
+     FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS c (pk, start_month, end_month)
+     WHERE a.tenant_id = $1 AND a.pk = c.pk`,
+  ),
+});
+const groupRows = {
+  ...monthsOf('group_attributions'),
+  insert: statement<[number, ...unknown[][]]>(
+    `INSERT INTO group_attributions (tenant_id, user_pk, dimension_pk, group_pk, start_month, end_month)
+     SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::integer[])`,
+  ),
+};
+const managerRows = {
+  ...monthsOf('manager_attributions'),
+  insert: statement<[number, ...unknown[][]]>(
+    `INSERT INTO manager_attributions (tenant_id, user_pk, manager_pk, start_month, end_month)
+     SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[])`,
+  ),
+};
+
 /** The changed dimension fields, stamped with the request's change (changeStamps.ts) in the same statement. */
 const updateFragments = statement<[number, number[], number[], string[]]>(
   `WITH ${NEXT_STAMP_CTE}
@@ -52,6 +83,7 @@ const updateFragments = statement<[number, number[], number[], string[]]>(
  */
 export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   return {
+    ...attributionSteps(db, tenantId),
     async users(sent) {
       const keys = sent.filter(storable).map(asciiLowerCase);
       const byKey = new Map((await rowsOf(db, usersByEmailKey, tenantId, keys)).map((row) => [row.email_key, { pk: row.pk, email: row.email }]));
@@ -63,29 +95,6 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       return found;
     },
     dimensions: async () => new Map((await rowsOf(db, dimensions, tenantId)).map((row) => [row.key, row.pk])),
-    emails: async (userPks) => new Map((await rowsOf(db, w.emailsOfUsers, tenantId, [...userPks])).map((row) => [row.pk, row.email])),
-    groupPks: (wanted) => groupPks(db, tenantId, wanted),
-    async storedGroups(wanted) {
-      const rows = await rowsOf(db, groupsOverlapping, tenantId, wanted.map((x) => x.userPk), wanted.map((x) => x.dimensionPk), ...bounds(wanted.map((x) => x.period)));
-      return rows.map((row): SlotRow<Columns, number> => ({
-        key: row.pk,
-        slot: groupSlot(row.user_pk, row.dimension_pk),
-        payload: [row.user_pk, row.dimension_pk, row.group_pk],
-        start: row.start,
-        end: row.end,
-      }));
-    },
-    async storedManagers(wanted) {
-      const rows = await rowsOf(db, managersOverlapping, tenantId, wanted.map((x) => x.userPk), ...bounds(wanted.map((x) => x.period)));
-      const distinct = new Map(rows.map((row) => [row.pk, row]));
-      return [...distinct.values()].map((row): SlotRow<Columns, number> => ({
-        key: row.pk,
-        slot: managerSlot(row.user_pk),
-        payload: [row.user_pk, row.manager_pk],
-        start: row.start,
-        end: row.end,
-      }));
-    },
     /** Walks up from the new edges' managers a level at a time: one statement per level. */
     async reachableManagers(edges) {
       const found = new Map<number, ManagerEdge>();
@@ -108,9 +117,6 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       }
       return [...found.values()];
     },
-    writeGroups: (writes) => writeSlots(db, tenantId, writes, { remove: w.deleteGroupRows, update: w.updateGroupRows, insert: w.insertGroupRows }),
-    writeManagers: (writes) => writeSlots(db, tenantId, writes, { remove: w.deleteManagerRows, update: w.updateManagerRows, insert: w.insertManagerRows }),
-    dimensionKeys: async () => (await rowsOf(db, w.dimensions, tenantId)).map((row) => row.key),
     async fragments(months) {
       const entries = [...months];
       const rows = await rowsOf(db, fragments, tenantId, entries.map(([pk]) => pk), ...bounds(entries.map(([, period]) => period)));
@@ -119,27 +125,52 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     async updateFragments(changed) {
       await run(db, updateFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment));
     },
-    dataChanged: () => tenants.dataChanged(db, tenantId),
+    dataChanged: async () => void (await run(db, bumpDataVersion, tenantId)),
   };
 }
 
-/** The key of each group (dimension, name), in order; groups not known yet are created (D4). */
-export async function groupPks(db: Queryable, tenantId: number, wanted: readonly (readonly [number, string])[]): Promise<number[]> {
-  const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
-  await run(db, w.insertGroups, tenantId, dimensionPks, names);
-  const found = new Map((await rowsOf(db, w.groupsByName, tenantId, dimensionPks, names)).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
-  return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
+/** The attribution steps of the bulk upsert and of a load: each one statement over arrays. */
+export function attributionSteps(db: Queryable, tenantId: number): AttributionSteps<number> {
+  return {
+    emails: async (userPks) => new Map((await rowsOf(db, emailsOfUsers, tenantId, [...userPks])).map((row) => [row.pk, row.email])),
+    async groupPks(wanted) {
+      const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
+      await run(db, insertGroups, tenantId, dimensionPks, names);
+      const found = new Map((await rowsOf(db, groupsByName, tenantId, dimensionPks, names)).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
+      return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
+    },
+    async storedGroups(wanted) {
+      const rows = await rowsOf(db, groupsOverlapping, tenantId, wanted.map((x) => x.userPk), wanted.map((x) => x.dimensionPk), ...bounds(wanted.map((x) => x.period)));
+      return rows.map((row): SlotRow<Columns, number> => ({
+        key: row.pk,
+        slot: groupSlot(row.user_pk, row.dimension_pk),
+        payload: [row.user_pk, row.dimension_pk, row.group_pk],
+        start: row.start,
+        end: row.end,
+      }));
+    },
+    async storedManagers(wanted) {
+      const rows = await rowsOf(db, managersOverlapping, tenantId, wanted.map((x) => x.userPk), ...bounds(wanted.map((x) => x.period)));
+      const distinct = new Map(rows.map((row) => [row.pk, row]));
+      return [...distinct.values()].map((row): SlotRow<Columns, number> => ({
+        key: row.pk,
+        slot: managerSlot(row.user_pk),
+        payload: [row.user_pk, row.manager_pk],
+        start: row.start,
+        end: row.end,
+      }));
+    },
+    writeGroups: (writes) => writeSlots(db, tenantId, writes, groupRows),
+    writeManagers: (writes) => writeSlots(db, tenantId, writes, managerRows),
+    dimensionKeys: async () => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
+  };
 }
 
 /** The statements of one attribution table: a row's payload columns come before its months. */
-export interface SlotStatements {
-  remove: typeof w.deleteGroupRows;
-  update: typeof w.updateGroupRows;
-  insert: ReturnType<typeof statement<[number, ...unknown[][]]>>;
-}
+type SlotStatements = typeof groupRows;
 
 /** Carries out {@link SlotWrites} on one attribution table in at most three statements. */
-export async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, s: SlotStatements): Promise<void> {
+async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, s: SlotStatements): Promise<void> {
   if (writes.deletes.length > 0) await run(db, s.remove, tenantId, [...writes.deletes]);
   if (writes.updates.length > 0) {
     await run(db, s.update, tenantId, writes.updates.map((u) => u.key), writes.updates.map((u) => u.period.start), writes.updates.map((u) => u.period.end));

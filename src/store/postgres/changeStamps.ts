@@ -10,14 +10,13 @@ const next = statement<[number, boolean], { stamp: number }>(
   `UPDATE tenants SET sync_seq = sync_seq + 1, resync_from = CASE WHEN $2 THEN sync_seq + 1 ELSE resync_from END
    WHERE id = $1 RETURNING sync_seq AS stamp`,
 );
-const current = statement<[number], { stamp: number }>('SELECT sync_seq AS stamp FROM tenants WHERE id = $1');
 
 /** `UPDATE tenants` of the next stamp, as a CTE a statement that writes changes begins with (`$1`: the tenant). */
 export const NEXT_STAMP_CTE = 'next_stamp AS (UPDATE tenants SET sync_seq = sync_seq + 1 WHERE id = $1 RETURNING sync_seq)';
 
-export const changeStamps = {
-  /** A load's stamp (`replace`: its data replaced the tenant's, and tokens from before it call for a new sync). */
-  forLoad: async (db: Queryable, tenantId: number, replace: boolean): Promise<number> => (await firstRow(db, next, tenantId, replace))!.stamp,
-  /** The stamp the transaction took last (a writer opened inside a load). */
-  current: async (db: Queryable, tenantId: number): Promise<number> => (await firstRow(db, current, tenantId))!.stamp,
-};
+export function changeStamps(db: Queryable) {
+  return {
+    /** A new stamp for this transaction's changes of the tenant (`replace`: tokens from before it call for a new sync). */
+    next: async (tenantId: number, replace = false): Promise<number> => (await firstRow(db, next, tenantId, replace))!.stamp,
+  };
+}

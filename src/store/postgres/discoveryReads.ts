@@ -1,7 +1,8 @@
-import type { ReportingSchema, TableSummary } from '../store.js';
+import type { TableRow } from '../engine.js';
+import type { ReportingSchema } from '../store.js';
 import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
 
-const tables = statement<[number, string | null], TableSummary>(
+const tables = statement<[number, string | null], TableRow>(
   `SELECT t.key, t.name, t.fields AS "fieldsJson",
           (SELECT coalesce(max(r.pos) + 1, 0) FROM table_records r WHERE r.tenant_id = t.tenant_id AND r.table_pk = t.pk) AS "recordCount"
    FROM data_tables t WHERE t.tenant_id = $1 AND ($2::text IS NULL OR t.key = $2) ORDER BY t.key`,
@@ -17,7 +18,7 @@ const reportingSchema = statement<[number], ReportingSchema>(
 
 /** The reads of the discovery extensions (`GET /v1/tables`, `GET /v1/reporting/fields`). */
 export const discoveryReads = {
-  async tables(db: Queryable, tenantId: number, key?: string): Promise<TableSummary[]> {
+  async tables(db: Queryable, tenantId: number, key?: string): Promise<TableRow[]> {
     if (key !== undefined && !storable(key)) return [];
     return rowsOf(db, tables, tenantId, key ?? null);
   },

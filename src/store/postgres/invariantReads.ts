@@ -1,4 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import type { GroupPeriod } from '../../domain/reportingJson.js';
 import type { InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
 import type { Tenant } from '../store.js';
 import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
@@ -87,16 +88,18 @@ export function invariantReads(db: Queryable): InvariantReads {
       for (let after = 0; ; ) {
         const users = await rowsOf(db, usersWithFields, tenantId, after, USERS_PER_ROUND);
         if (users.length === 0) return;
-        const { stored, periodsOf } = await fieldsOfUsers(
-          db,
-          tenantId,
-          users.map((user) => user.pk),
-        );
+        const { stored, periods } = await fieldsOfUsers(db, tenantId, users.map((user) => user.pk));
         const storedOf = new Map<number, [number, string][]>();
         for (const row of stored) {
-          const list = storedOf.get(row.user_pk) ?? [];
+          const list = storedOf.get(row.userPk) ?? [];
           list.push([row.month, row.fragment]);
-          storedOf.set(row.user_pk, list);
+          storedOf.set(row.userPk, list);
+        }
+        const periodsOf = new Map<number, GroupPeriod[]>();
+        for (const { userPk, ...period } of periods) {
+          const list = periodsOf.get(userPk) ?? [];
+          list.push(period);
+          periodsOf.set(userPk, list);
         }
         yield users.map(
           (user): UserFragments => ({ email: user.email, stored: storedOf.get(user.pk) ?? [], periods: periodsOf.get(user.pk) ?? [] }),

@@ -17,7 +17,7 @@ import { firstRow, inTransaction, run, statement } from './connection.js';
  *   (reference tables there): a key is looked up before its tenant is known.
  *   test/store/postgres/catalog.test.ts reads the catalog and holds every table to this.
  * - `tenants.data_version` changes in every transaction that writes the tenant's data, as on
- *   SQLite (see ../sqlite/dataVersion.ts): paged reads carry it in their ETag.
+ *   SQLite (see ../engineStore.ts): paged reads carry it in their ETag.
  * - Keys, names and e-mails are `COLLATE "C"`: they sort and compare by code point, as SQLite's
  *   BINARY does, whatever the database's locale. `users.email_key` is the e-mail with ASCII
  *   letters lowered: SQLite's NOCASE, by which e-mails are matched and listed.

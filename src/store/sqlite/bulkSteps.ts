@@ -1,32 +1,27 @@
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import { groupSlot, managerSlot, type SlotWrites, type UserRef } from '../../domain/bulkPlan.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
-import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import type { BulkSteps, Columns } from '../bulkUpsert.js';
-import { attributionStatements } from './attributions.js';
+import type { AttributionSteps, BulkSteps, Columns } from '../bulkUpsert.js';
 import { changeStamps } from './changeStamps.js';
-import { dataVersionBumper } from './dataVersion.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
-import type { WriterCache } from './writerCache.js';
+import type { Lookups, WriterCache } from './writerCache.js';
 
 /**
  * The steps of the bulk upsert (../bulkUpsert.ts) on SQLite: each takes every row the request
  * needs and runs a prepared statement per row. SQLite is in this process, so a statement costs
- * its B-tree seeks and no round trip: measured side by side against one `json_each` statement
- * per step (issue 10's note), the statements per row were as fast or faster. A stored
- * attribution's key is its primary key. Users, groups and manager attributions are read
- * through the writer's cache (writerCache.ts).
+ * its B-tree seeks and no round trip. A stored attribution's key is its primary key. Users,
+ * groups and manager attributions are read through the writer's cache (writerCache.ts).
  */
 export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => BulkSteps<number> {
   const dimensions = db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ?').raw();
-  const a = attributionStatements(db);
-  const f = fragmentStatements(db);
-  const groupWrites = tableWriter(db, 'group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
-  const managerWrites = tableWriter(db, 'manager_attributions', ['user_pk', 'manager_pk']);
-  const bumpDataVersion = dataVersionBumper(db);
+  const bumpDataVersion = db.prepare<[number]>('UPDATE tenants SET data_version = random() WHERE id = ?');
+  const fragments = fragmentStatements(db);
   const stamps = changeStamps(db);
+  const attributions = attributionSteps(db, cache);
 
   return (tenantId) => ({
+    ...attributions(tenantId),
     users(sent) {
       const found = new Map<string, UserRef>();
       for (const email of sent) {
@@ -36,32 +31,6 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
       return found;
     },
     dimensions: () => new Map(dimensions.all(tenantId)),
-    emails: (userPks) => new Map(userPks.map((pk) => [pk, a.emailOfUser(pk)])),
-    groupPks: (wanted) => wanted.map(([dimensionPk, name]) => cache.group(dimensionPk, name, () => a.groupPk(dimensionPk, name))),
-    storedGroups: (wanted) =>
-      distinctRows(
-        wanted.flatMap(({ userPk, dimensionPk, period }) =>
-          a.groupsOverlapping(userPk, dimensionPk, period).map((row) => ({
-            key: row.pk,
-            slot: groupSlot(userPk, dimensionPk),
-            payload: [userPk, dimensionPk, row.groupPk],
-            start: row.start,
-            end: row.end,
-          })),
-        ),
-      ),
-    storedManagers: (wanted) =>
-      distinctRows(
-        wanted.flatMap(({ userPk, period }) =>
-          cache.managersOverlapping(userPk, period).map((row) => ({
-            key: row.pk,
-            slot: managerSlot(userPk),
-            payload: [userPk, row.manager],
-            start: row.start,
-            end: row.end,
-          })),
-        ),
-      ),
     reachableManagers(edges) {
       const found = new Map<number, ManagerEdge>();
       const walked = new Set<string>();
@@ -78,19 +47,63 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
       }
       return [...found.values()];
     },
+    fragments: (months) =>
+      [...months].flatMap(([userPk, period]) => fragments.fragments(userPk, period).map(([month, fragment]) => ({ userPk, month, fragment }))),
+    updateFragments(changed) {
+      const stamp = stamps.next(tenantId);
+      for (const { userPk, month, fragment } of changed) fragments.setFragment(userPk, month, fragment, stamp);
+    },
+    dataChanged: () => void bumpDataVersion.run(tenantId),
+  });
+}
+
+/** The attribution steps of the bulk upsert and of a load, finding users, groups and managers through `lookups`. */
+export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) => AttributionSteps<number> {
+  const emailOfUser = db.prepare<[number], string>('SELECT email FROM users WHERE pk = ?').pluck();
+  const groupByName = db.prepare<[number, string], number>('SELECT pk FROM groups WHERE dimension_pk = ? AND name = ?').pluck();
+  const insertGroup = db.prepare<[number, string], number>('INSERT INTO groups (dimension_pk, name) VALUES (?, ?) RETURNING pk').pluck();
+  const groupsOverlapping = db.prepare<[number, number, number, number], { pk: number; start: number; end: number | null; groupPk: number }>(
+    `SELECT pk, start_month AS start, end_month AS "end", group_pk AS groupPk FROM group_attributions
+     WHERE user_pk = ? AND dimension_pk = ? AND start_month <= ? AND (end_month IS NULL OR end_month >= ?)`,
+  );
+  const fragments = fragmentStatements(db);
+  const groupWrites = tableWriter(db, 'group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
+  const managerWrites = tableWriter(db, 'manager_attributions', ['user_pk', 'manager_pk']);
+  const groupPk = (dimensionPk: number, name: string) => groupByName.get(dimensionPk, name) ?? insertGroup.get(dimensionPk, name)!;
+
+  return (tenantId) => ({
+    emails: (userPks) => new Map(userPks.map((pk) => [pk, emailOfUser.get(pk)!])),
+    groupPks: (wanted) => wanted.map(([dimensionPk, name]) => lookups.group(dimensionPk, name, () => groupPk(dimensionPk, name))),
+    storedGroups: (wanted) =>
+      distinctRows(
+        wanted.flatMap(({ userPk, dimensionPk, period }) =>
+          groupsOverlapping.all(userPk, dimensionPk, period.end ?? Number.MAX_SAFE_INTEGER, period.start ?? Number.MIN_SAFE_INTEGER).map((row) => ({
+            key: row.pk,
+            slot: groupSlot(userPk, dimensionPk),
+            payload: [userPk, dimensionPk, row.groupPk],
+            start: row.start,
+            end: row.end,
+          })),
+        ),
+      ),
+    storedManagers: (wanted) =>
+      distinctRows(
+        wanted.flatMap(({ userPk, period }) =>
+          lookups.managersOverlapping(userPk, period).map((row) => ({
+            key: row.pk,
+            slot: managerSlot(userPk),
+            payload: [userPk, row.manager],
+            start: row.start,
+            end: row.end,
+          })),
+        ),
+      ),
     writeGroups: groupWrites,
     writeManagers(writes) {
       managerWrites(writes);
-      cache.managersChanged(new Set(writes.inserts.map((row) => row.payload[0]!)));
+      lookups.managersChanged(new Set(writes.inserts.map((row) => row.payload[0]!)));
     },
-    dimensionKeys: () => f.dimensionKeys(tenantId),
-    fragments: (months) =>
-      [...months].flatMap(([userPk, period]) => f.fragments(userPk, period).map(([month, fragment]) => ({ userPk, month, fragment }))),
-    updateFragments(changed) {
-      const stamp = stamps.next(tenantId);
-      for (const { userPk, month, fragment } of changed) f.setFragment(userPk, month, fragment, stamp);
-    },
-    dataChanged: () => bumpDataVersion(tenantId),
+    dimensionKeys: () => fragments.dimensionKeys(tenantId),
   });
 }
 

@@ -8,17 +8,12 @@ import type { Db } from './db.js';
 export function changeStamps(db: Db) {
   const next = db.prepare<[number], number>('UPDATE tenants SET sync_seq = sync_seq + 1 WHERE id = ? RETURNING sync_seq').pluck();
   const replaced = db.prepare<[number]>('UPDATE tenants SET resync_from = sync_seq WHERE id = ?');
-  const current = db.prepare<[number], number>('SELECT sync_seq FROM tenants WHERE id = ?').pluck();
   return {
-    /** A new stamp for this transaction's changes of the tenant. */
-    next: (tenantId: number): number => next.get(tenantId)!,
-    /** A load's stamp (`replace`: its data replaced the tenant's, and tokens from before it call for a new sync). */
-    forLoad(tenantId: number, replace: boolean): number {
+    /** A new stamp for this transaction's changes of the tenant (`replace`: tokens from before it call for a new sync). */
+    next(tenantId: number, replace = false): number {
       const stamp = next.get(tenantId)!;
       if (replace) replaced.run(tenantId);
       return stamp;
     },
-    /** The stamp the transaction took last (a writer opened inside a load). */
-    current: (tenantId: number): number => current.get(tenantId)!,
   };
 }

@@ -1,11 +1,8 @@
 import Database from 'better-sqlite3';
-import { SchemaTooNew } from '../store.js';
+import { DEFAULT_WRITE_WAIT_MS, SchemaTooNew } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
-
-/** How long a statement waits for another process's write lock before it gives up. */
-export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /** Whether `error` says another connection held the lock for longer than the busy timeout. */
 export function isDatabaseBusy(error: unknown): boolean {
@@ -42,7 +39,7 @@ export function openDatabase(path: string, options: { role?: 'server' | 'writer'
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_WRITE_WAIT_MS)}`);
   db.pragma('foreign_keys = ON');
   db.pragma(shortLived ? 'cache_size = -8192' : 'cache_size = -65536');
   db.pragma('temp_store = MEMORY');

@@ -1,38 +1,11 @@
-import { renderDimensionFragment, type GroupPeriod } from '../../domain/reportingJson.js';
+import type { UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { Period } from '../../domain/periods.js';
+import type { GroupPeriod } from '../../domain/reportingJson.js';
+import type { FieldSteps, UserGroupPeriod } from '../loading/loadSteps.js';
 import type { Db } from './db.js';
 
-/** Every month: the bounds of a full re-render. */
+/** Every month. */
 const ALL_MONTHS: Period = { start: null, end: null };
-
-/**
- * Keeps `dimension_values` (the dimension fields of each user and month that has reporting
- * records) in step with the group attributions. Call inside the transaction that changed the
- * attributions or added records, so that the next read shows the change (D3).
- */
-export function dimensionValuesRefresher(db: Db) {
-  const usersOfTenant = db.prepare<[number], number>('SELECT pk FROM users WHERE tenant_id = ?').pluck();
-  const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
-  const stampRecords = db.prepare<[number, number]>('UPDATE reporting_records SET stamp = ? WHERE tenant_id = ?');
-  const fragments = fragmentStatements(db);
-
-  /**
-   * Re-renders every fragment of `userPks`; `stamp`: of the changes. Without `userPks` (the
-   * tenant's dimensions changed), every fragment and so every record changes: the records take
-   * the stamp and the fragments minus it (migration 5), so that a sync reads them in record
-   * order rather than passing over every record once per fragment.
-   */
-  return (tenantId: number, stamp: number, userPks?: Iterable<number>): void => {
-    const keys = fragments.dimensionKeys(tenantId);
-    setEmptyFragment.run(renderDimensionFragment(keys, [], 0), tenantId);
-    if (userPks) {
-      for (const userPk of userPks) fragments.render(keys, userPk, ALL_MONTHS, stamp);
-      return;
-    }
-    for (const userPk of usersOfTenant.all(tenantId)) fragments.render(keys, userPk, ALL_MONTHS, -stamp);
-    stampRecords.run(stamp, tenantId);
-  };
-}
 
 /** The statements behind the dimension fields of one user: its fields by month, its group periods. */
 export function fragmentStatements(db: Db) {
@@ -51,28 +24,42 @@ export function fragmentStatements(db: Db) {
   const update = db.prepare<{ fragment: string; stamp: number; userPk: number; month: number }>(
     'UPDATE dimension_values SET fragment = @fragment, stamp = CASE stamp WHEN -@stamp THEN stamp ELSE @stamp END WHERE user_pk = @userPk AND month = @month',
   );
-
-  const fragments = (userPk: number, months: Period) => monthsOfUser.all(userPk, lowest(months.start), highest(months.end));
-  const periods = (userPk: number, months: Period) => periodsOfUser.all(userPk, highest(months.end), lowest(months.start));
-  const setFragment = (userPk: number, month: number, fragment: string, stamp: number) => update.run({ fragment, stamp, userPk, month });
   return {
     /** The tenant's dimension keys, in the order of the record fields. */
     dimensionKeys: (tenantId: number) => dimensionKeys.all(tenantId),
     /** The stored dimension fields of `userPk` in the months of `months`, as [month, fields]. */
-    fragments,
+    fragments: (userPk: number, months: Period) => monthsOfUser.all(userPk, lowest(months.start), highest(months.end)),
     /** The group attributions of `userPk` that share a month with `months`. */
-    periods,
-    setFragment,
-    /** Re-renders the fragments of `userPk` in the months of `months` that have records (`stamp`: of the changes). */
-    render(keys: readonly string[], userPk: number, months: Period, stamp: number): void {
-      const stored = fragments(userPk, months);
-      if (stored.length === 0) return;
-      const held = periods(userPk, months);
-      for (const [month, fragment] of stored) {
-        const rendered = renderDimensionFragment(keys, held, month);
-        if (rendered !== fragment) setFragment(userPk, month, rendered, stamp);
+    periods: (userPk: number, months: Period) => periodsOfUser.all(userPk, highest(months.end), lowest(months.start)),
+    setFragment: (userPk: number, month: number, fragment: string, stamp: number) => void update.run({ fragment, stamp, userPk, month }),
+  };
+}
+
+/** The steps that keep a tenant's dimension fields (../loading/dimensionFields.ts), a statement per row. */
+export function fieldSteps(db: Db, tenantId: number): FieldSteps {
+  const fragments = fragmentStatements(db);
+  const usersAfter = db.prepare<[number, number, number], number>('SELECT pk FROM users WHERE tenant_id = ? AND pk > ? ORDER BY pk LIMIT ?').pluck();
+  const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
+  const stampRecords = db.prepare<[number, number]>('UPDATE reporting_records SET stamp = ? WHERE tenant_id = ?');
+  return {
+    dimensionKeys: () => fragments.dimensionKeys(tenantId),
+    fieldsOfUsers(userPks) {
+      const stored: UserMonthFragment[] = [];
+      const periods: UserGroupPeriod[] = [];
+      for (const userPk of userPks) {
+        const months = fragments.fragments(userPk, ALL_MONTHS);
+        if (months.length === 0) continue;
+        for (const [month, fragment] of months) stored.push({ userPk, month, fragment });
+        for (const period of fragments.periods(userPk, ALL_MONTHS)) periods.push({ ...period, userPk });
       }
+      return { stored, periods };
     },
+    setFields(changed, stamp) {
+      for (const { userPk, month, fragment } of changed) fragments.setFragment(userPk, month, fragment, stamp);
+    },
+    usersAfter: (afterPk, n) => usersAfter.all(tenantId, afterPk, n),
+    setEmptyFragment: (fragment) => void setEmptyFragment.run(fragment, tenantId),
+    stampRecords: (stamp) => void stampRecords.run(stamp, tenantId),
   };
 }
 

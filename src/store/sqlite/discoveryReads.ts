@@ -1,9 +1,10 @@
-import type { ReportingSchema, TableSummary } from '../store.js';
+import type { TableRow } from '../engine.js';
+import type { ReportingSchema } from '../store.js';
 import type { Db } from './db.js';
 
 /** The reads of the discovery extensions (`GET /v1/tables`, `GET /v1/reporting/fields`), prepared once per connection. */
 export function discoveryReads(db: Db) {
-  const tables = db.prepare<{ tenant: number; key: string | null }, TableSummary>(
+  const tables = db.prepare<{ tenant: number; key: string | null }, TableRow>(
     `SELECT t.key, t.name, t.fields AS fieldsJson,
             (SELECT ifnull(max(r.pos) + 1, 0) FROM table_records r WHERE r.table_pk = t.pk) AS recordCount
      FROM data_tables t WHERE t.tenant_id = @tenant AND (@key IS NULL OR t.key = @key) ORDER BY t.key`,
@@ -26,7 +27,7 @@ export function discoveryReads(db: Db) {
   });
 
   return {
-    tables: (tenantId: number, key?: string): TableSummary[] => tables.all({ tenant: tenantId, key: key ?? null }),
+    tables: (tenantId: number, key?: string): TableRow[] => tables.all({ tenant: tenantId, key: key ?? null }),
     reportingSchema: (tenantId: number): ReportingSchema => reportingSchema.deferred(tenantId),
   };
 }

@@ -1,22 +1,9 @@
-import { keyIdOf, newKey, parseKey, secretMatches } from '../apiKeys.js';
-import type { KeyInfo, Tenant } from '../store.js';
-import { versionText } from './dataVersion.js';
+import type { KeySteps, StoredKey } from '../engine.js';
+import type { KeyInfo } from '../store.js';
 import type { Db } from './db.js';
 
-/** What a key grants on this engine: the tenant, and what the read path needs of it. */
-export interface SqlitePrincipal {
-  readonly tenantId: number;
-  /** The dimension fields of a record whose user has no group (see migrations.ts). */
-  readonly emptyFragment: string;
-  /** The version of the tenant's data when the key was looked up (dataVersion.ts). */
-  readonly dataVersion: string;
-}
-
-/** The statements of the API keys (D1), prepared once per connection. */
-export function keyStatements(db: Db) {
-  const insert = db.prepare<[string, number, Buffer, string]>(
-    'INSERT INTO api_keys (id, tenant_id, secret_hash, created_at) VALUES (?, ?, ?, ?)',
-  );
+/** The statements of the API keys, prepared once per connection (the rules: ../apiKeys.ts, ../engineStore.ts). */
+export function keySteps(db: Db) {
   const revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const list = db.prepare<{ tenant: string | null }, KeyInfo>(
     `SELECT k.id, t.name AS tenant, k.created_at,
@@ -25,28 +12,23 @@ export function keyStatements(db: Db) {
      WHERE @tenant IS NULL OR t.name = @tenant
      ORDER BY k.created_at, k.id`,
   );
-  // Read on every request, so that a revocation by another process counts at once (D1, D7).
-  const lookup = db
-    .prepare<[string], [Buffer, string | null, number, string, string]>(
-      `SELECT k.secret_hash, k.revoked_at, t.id, t.empty_fragment, CAST(t.data_version AS TEXT)
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`,
-    )
-    .raw();
-
+  const lookup = db.prepare<[string], StoredKey>(
+    `SELECT k.secret_hash AS secretHash, k.revoked_at IS NOT NULL AS revoked, t.id AS tenantId,
+            t.empty_fragment AS emptyFragment, CAST(t.data_version AS TEXT) AS dataVersion
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`,
+  );
   return {
-    create(tenant: Tenant): { id: string; key: string } {
-      const { id, key, secretHash } = newKey();
-      insert.run(id, tenant.id, secretHash, new Date().toISOString());
-      return { id, key };
+    lookup: (id: string): StoredKey | undefined => {
+      const row = lookup.get(id);
+      return row && { ...row, revoked: Boolean(row.revoked) };
     },
-    revoke: (keyOrId: string): boolean => revoke.run(new Date().toISOString(), keyIdOf(keyOrId)).changes === 1,
-    list: (tenantName?: string): KeyInfo[] => list.all({ tenant: tenantName ?? null }),
-    authenticate(presented: string | undefined): SqlitePrincipal | undefined {
-      const parsed = parseKey(presented);
-      if (!parsed) return undefined;
-      const row = lookup.get(parsed.id);
-      if (!secretMatches(parsed.secret, row?.[0]) || !row || row[1] !== null) return undefined;
-      return { tenantId: row[2], emptyFragment: row[3], dataVersion: versionText(row[2], row[4]) };
-    },
-  };
+    revoke: (id: string, revokedAt: string) => revoke.run(revokedAt, id).changes === 1,
+    list: (tenantName: string | undefined) => list.all({ tenant: tenantName ?? null }),
+  } satisfies KeySteps;
+}
+
+/** The statement that stores a new key (inside a write transaction). */
+export function keyInsert(db: Db) {
+  const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at) VALUES (?, ?, ?, ?)');
+  return (key: { id: string; tenantId: number; secretHash: Buffer; createdAt: string }): void => void insert.run(key.id, key.tenantId, key.secretHash, key.createdAt);
 }

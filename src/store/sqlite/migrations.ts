@@ -10,7 +10,7 @@
  *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
- *   dataVersion.ts); a read of it that precedes a read of the data is a version the data has
+ *   writeSteps.ts, ../engineStore.ts); a read of it that precedes a read of the data is a version the data has
  *   or had since.
  * - Every month stored is a month the wire form can write, `0000-01`..`9999-12` (indexes
  *   0..119999; see months.ts): the read-backs print them with `printf('%04d-%02d')`, which

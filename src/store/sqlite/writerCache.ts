@@ -1,6 +1,6 @@
 import type { UserRef } from '../../domain/bulkPlan.js';
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import { periodsOverlap, type Period } from '../../domain/periods.js';
-import type { StoredManagerEdge } from './attributions.js';
 import type { Db } from './db.js';
 
 /**
@@ -18,6 +18,14 @@ import type { Db } from './db.js';
  * name no user count too), then starts afresh: a few megabytes at most.
  */
 const MAX_ENTRIES = 100_000;
+
+/** A stored manager attribution, as the cycle check sees it, with its primary key. */
+export interface StoredManagerEdge extends ManagerEdge {
+  readonly pk: number;
+}
+
+/** How the attribution steps find users, groups and managers (bulkSteps.ts): through {@link writerCache}, or {@link directLookups}. */
+export type Lookups = Omit<WriterCache, 'check' | 'forget'>;
 
 export function writerCache(db: Db) {
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
@@ -81,3 +89,19 @@ export function writerCache(db: Db) {
 }
 
 export type WriterCache = ReturnType<typeof writerCache>;
+
+/** The same lookups without memory: for a load's transaction, on a connection of its own. */
+export function directLookups(db: Db): Lookups {
+  const userByEmail = db.prepare<[number, string], UserRef>('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
+  const managersOverlapping = db.prepare<[number, number, number], StoredManagerEdge>(
+    `SELECT pk, user_pk AS user, manager_pk AS manager, start_month AS start, end_month AS "end" FROM manager_attributions
+     WHERE user_pk = ? AND (start_month IS NULL OR start_month <= ?) AND (end_month IS NULL OR end_month >= ?)`,
+  );
+  return {
+    user: (tenantId, email) => userByEmail.get(tenantId, email),
+    group: (_dimensionPk, _name, find) => find(),
+    managersOverlapping: (userPk, months) =>
+      managersOverlapping.all(userPk, months.end ?? Number.MAX_SAFE_INTEGER, months.start ?? Number.MIN_SAFE_INTEGER),
+    managersChanged: () => {},
+  };
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { statementTexts } from '../../../src/store/postgres/connection.js';
-import '../../../src/store/postgres/postgresStore.js';
+import '../../../src/store/postgres/postgresEngine.js';
 import { tempDatabase } from '../../support/harness.js';
 
 /**

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createLogger } from '../../../src/http/logging.js';
-import { startServer } from '../../../src/http/server.js';
 import { runCli } from '../../cli/cliProcess.js';
 import { fixtureFile } from '../../support/fixture.js';
-import { exchange } from '../../support/harness.js';
+import { exchange, serveDatabase } from '../../support/harness.js';
 import { databaseOnOwnCluster } from '../../support/ownCluster.js';
 
 /** A port where no server listens (the discard port, never served here). */
@@ -24,7 +23,7 @@ describe('a PostgreSQL server lost while serving (a cluster of its own, stopped 
   test('requests meanwhile get a 503 problem with Retry-After, never a 500; the server recovers by itself', { timeout: 60_000 }, async (t) => {
     const { cluster, database } = await databaseOnOwnCluster(t, 'lost');
     const { key } = await fixtureFile(database, { tenant: 'acme', records: 50 });
-    const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
+    const server = await serveDatabase(database, { logger: createLogger('silent') });
     t.after(() => server.close());
     const item = { user: 'user1@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-01' };
     const load = async () => {

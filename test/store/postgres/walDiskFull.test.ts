@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { createLogger } from '../../../src/http/logging.js';
-import { startServer } from '../../../src/http/server.js';
 import { monthText } from '../../support/attributions.js';
 import { fixtureFile } from '../../support/fixture.js';
-import { exchange, type Exchange } from '../../support/harness.js';
+import { exchange, serveDatabase, type Exchange } from '../../support/harness.js';
 import { databaseOnOwnCluster } from '../../support/ownCluster.js';
 import { mountSmallDisk, smallDiskUnavailable } from '../../support/smallDisk.js';
 
@@ -39,7 +38,7 @@ describe('PostgreSQL whose WAL disk fills', { skip: smallDiskUnavailable() }, ()
     t.after(() => disk.unmount());
     const { cluster, database } = await databaseOnOwnCluster(t, 'walfull', { walDirectory: `${disk.directory}/wal` });
     const { key } = await fixtureFile(database, { tenant: 'acme', users: USERS, records: 200 });
-    const server = await startServer({ db: database, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
+    const server = await serveDatabase(database, { logger: createLogger('silent') });
     t.after(() => server.close());
     const put = (round: number) => exchange(server.url, 'PUT', '/v1/users/groups/bulk', { key, json: { data: roundItems(round) } });
     const groups = () => exchange(server.url, 'GET', '/v1/users/groups?limit=2000', { key });

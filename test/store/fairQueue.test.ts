@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fairQueue } from '../../src/http/fairQueue.js';
+import { fairQueue } from '../../src/store/fairQueue.js';
 
 /** Holds the thread for `ms`, as a synchronous SQLite statement does. */
 function busyFor(ms: number): void {

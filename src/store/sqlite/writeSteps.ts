@@ -1,8 +1,15 @@
+import type { WriteSteps } from '../engine.js';
 import type { Tenant } from '../store.js';
+import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
+import { keyInsert } from './keys.js';
+import { loadSteps } from './loadSteps.js';
 
-/** The statements over tenants, prepared once per connection. */
-export function tenantStatements(db: Db) {
+/**
+ * The steps of a write transaction on SQLite (a load, a new key), prepared once per connection.
+ * The transaction holds SQLite's one write lock, so a tenant needs no lock of its own.
+ */
+export function writeSteps(db: Db): WriteSteps {
   const find = db.prepare<[string], Tenant>('SELECT id, name FROM tenants WHERE name = ?');
   const insert = db.prepare<[string, string]>(
     'INSERT INTO tenants (name, created_at, data_version) VALUES (?, ?, random()) ON CONFLICT (name) DO NOTHING',
@@ -22,23 +29,23 @@ export function tenantStatements(db: Db) {
     'DELETE FROM metrics WHERE tenant_id = ?',
     `UPDATE tenants SET empty_fragment = '}' WHERE id = ?`,
   ].map((sql) => db.prepare<[number]>(sql));
+  // The version of the tenant's data (migration 4): a new random value in each transaction that writes it.
+  const bumpDataVersion = db.prepare<[number]>('UPDATE tenants SET data_version = random() WHERE id = ?');
+  const stamps = changeStamps(db);
 
   return {
-    find: (name: string): Tenant | undefined => find.get(name),
-    /** The tenant named `name`, created when missing. */
-    ensure(name: string): Tenant {
+    ensureTenant(name) {
       insert.run(name, new Date().toISOString());
       return find.get(name)!;
     },
-    /** Whether the tenant already holds users or data tables (keys alone do not count). */
-    hasData: (tenant: Tenant): boolean => hasData.get({ id: tenant.id }) === 1,
-    /**
-     * Deletes the tenant's data (metrics, dimensions, users and their attributions, reporting
-     * records, data tables), keeping the tenant and its API keys: what `import --replace` starts
-     * with, inside the transaction that writes the new data (readers see the old or the new).
-     */
-    deleteData(tenant: Tenant): void {
-      for (const statement of deletions) statement.run(tenant.id);
+    lockTenant: () => {},
+    hasData: (tenantId) => hasData.get({ id: tenantId }) === 1,
+    deleteData(tenantId) {
+      for (const statement of deletions) statement.run(tenantId);
     },
+    dataChanged: (tenantId) => void bumpDataVersion.run(tenantId),
+    nextStamp: (tenantId, replace) => stamps.next(tenantId, replace),
+    insertKey: keyInsert(db),
+    loadSteps: (tenantId) => loadSteps(db, tenantId),
   };
 }

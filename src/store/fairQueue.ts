@@ -1,7 +1,7 @@
 /** Time a turn of the event loop may spend on queued work before it lets I/O in. */
 export const TURN_BUDGET_MS = 5;
 
-export type Run = <T>(work: () => T) => Promise<T>;
+export type Run = <T>(work: () => T | PromiseLike<T>) => Promise<T>;
 
 /**
  * Runs the synchronous part of each operation handler (the database reads of the SQLite engine,
@@ -32,7 +32,7 @@ export function fairQueue(budgetMs = TURN_BUDGET_MS): Run {
     if (scheduled) setImmediate(drain);
   };
 
-  return <T>(work: () => T) =>
+  return <T>(work: () => T | PromiseLike<T>) =>
     new Promise<T>((resolve, reject) => {
       queue.push(() => {
         try {

@@ -10,13 +10,11 @@ import {
   renderedTableRecord,
   unknownTable,
   unknownUserId,
+  type TextCheck,
 } from '../loadChecks.js';
 import { UserMonthsSeen, type KnownUser, type OpenTable } from '../loadState.js';
 import { itemPath, type Origin, type ReportingLineInput } from '../tenantWriting.js';
-import { changeStamps } from './changeStamps.js';
-import { assertStorable, firstRow, rowsOf, run, storable, type Queryable } from './connection.js';
-import { writerStatements as s } from './writerStatements.js';
-
+import type { LoadSteps } from './loadSteps.js';
 
 /** A batch checked and rendered up to its first problem, which is thrown once what comes before it is known. */
 interface Prepared<T> {
@@ -25,32 +23,31 @@ interface Prepared<T> {
 }
 
 /**
- * The record half of the PostgreSQL tenant writer: reporting records and table records, upserted
- * by id with dense positions (see `RecordPlacement`), a batch at a time in a few statements, and
- * the cache of the tenant's users they refer to. Every record's (user, month) gets its
- * `dimension_values` row. Problems are found in item order: the items before the first problem
- * of a batch are placed first, since one of them may be an id given twice.
+ * The record half of {@link TenantLoader}: reporting records and table records, upserted by id
+ * with dense positions (see `RecordPlacement`), a batch at a time in a few steps, and the
+ * cache of the tenant's users they refer to. Every record's (user, month) gets its dimension
+ * fields row. Problems are found in item order: the items before the first problem of a batch
+ * are placed first, since one of them may be an id given twice.
  */
-export class RecordWriter {
-  metricKeys: string[] = [];
+export class RecordLoader {
   readonly touchedUsers = new Set<number>();
   private readonly users = new Map<string, KnownUser | null>();
   private readonly tables = new Map<string, OpenTable>();
-  private reporting = new RecordPlacement(0);
-  /** The stamp of the load's changes (changeStamps.ts). */
-  stamp = 0;
+  private readonly reporting: RecordPlacement;
   private readonly userMonthsWithRow = new UserMonthsSeen();
   private added = 0;
   private updated = 0;
 
   constructor(
-    private readonly db: Queryable,
-    private readonly tenantId: number,
-  ) {}
-
-  async open(): Promise<void> {
-    this.reporting = new RecordPlacement((await firstRow(this.db, s.recordCount, this.tenantId))!.count);
-    this.stamp = await changeStamps.current(this.db, this.tenantId);
+    private readonly steps: LoadSteps,
+    /** The stamp of the load's changes. */
+    readonly stamp: number,
+    private readonly checkText: TextCheck,
+    recordCount: number,
+    /** The tenant's metric keys, in field order (a load may add some). */
+    readonly metricKeys: string[],
+  ) {
+    this.reporting = new RecordPlacement(recordCount);
   }
 
   get reportingCounts(): { total: number; added: number; updated: number } {
@@ -63,12 +60,12 @@ export class RecordWriter {
     return this.users.get(id) ?? undefined;
   }
 
-  /** Reads the users of `ids` not cached yet, in one statement. */
+  /** Reads the users of `ids` not cached yet, in one step. */
   async loadUsers(ids: Iterable<string>): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.users.has(id));
     if (missing.length === 0) return;
     for (const id of missing) this.users.set(id, null);
-    for (const row of await rowsOf(this.db, s.usersById, this.tenantId, missing.filter(storable))) {
+    for (const row of await this.steps.usersById(missing)) {
       this.users.set(row.id, { pk: row.pk, json: row.json, user: JSON.parse(row.json) as ReportingUser });
     }
   }
@@ -89,56 +86,52 @@ export class RecordWriter {
       for (const [index, line] of lines.entries()) {
         const user = this.cachedUser(line.user_id);
         if (!user) throw unknownUserId(`${itemPath(origin, index)}.user.id`, line.user_id);
-        assertStorable(line.id, `${itemPath(origin, index)}.id`);
+        this.checkText(line.id, `${itemPath(origin, index)}.id`);
         prepared.items.push({ line, user, ...renderedLine(line, user.json, this.metricKeys, origin, index) });
       }
     } catch (error) {
       prepared.problem = error as Error;
     }
     const { items } = prepared;
-    const stored = await this.positions(this.reporting, items.map(({ line }) => line.id), (ids) => rowsOf(this.db, s.recordPositions, this.tenantId, ids));
-    const inserts = { pos: [] as number[], id: [] as string[], userPk: [] as number[], month: [] as number[], body: [] as string[] };
-    const updates = { pos: [] as number[], userPk: [] as number[], month: [] as number[], body: [] as string[] };
+    const stored = await this.positions(this.reporting, items.map(({ line }) => line.id), (ids) => this.steps.recordPositions(ids));
+    const inserts: { pos: number; id: string; userPk: number; month: number; body: string }[] = [];
+    const updates: { pos: number; userPk: number; month: number; body: string }[] = [];
     for (const [index, { line, user, month, body }] of items.entries()) {
       const placement = this.reporting.place(stored.get(line.id));
       if (placement === 'duplicate') throw duplicateId(origin, index, line.id);
-      const columns = placement.isNew ? inserts : updates;
-      columns.pos.push(placement.pos);
-      columns.userPk.push(user.pk);
-      columns.month.push(month);
-      columns.body.push(body);
-      if (placement.isNew) inserts.id.push(line.id);
+      if (placement.isNew) inserts.push({ pos: placement.pos, id: line.id, userPk: user.pk, month, body });
+      else updates.push({ pos: placement.pos, userPk: user.pk, month, body });
     }
-    if (inserts.pos.length > 0) {
-      const inserted = await rowsOf(this.db, s.insertRecords, this.tenantId, inserts.pos, inserts.id, inserts.userPk, inserts.month, inserts.body, this.stamp);
-      this.assertInsertedOnce(inserts.id, inserted, items.map(({ line }) => line.id), origin);
+    if (inserts.length > 0) {
+      const inserted = await this.steps.insertRecords(inserts, this.stamp);
+      this.assertInsertedOnce(inserts.map((row) => row.id), inserted, items.map(({ line }) => line.id), origin);
     }
-    if (updates.pos.length > 0) await run(this.db, s.updateRecords, this.tenantId, updates.pos, updates.userPk, updates.month, updates.body, this.stamp);
-    this.added += inserts.pos.length;
-    this.updated += updates.pos.length;
-    await this.ensureDimensionValues(items.map(({ user, month }) => [user.pk, month]));
+    if (updates.length > 0) await this.steps.updateRecords(updates, this.stamp);
+    this.added += inserts.length;
+    this.updated += updates.length;
+    await this.ensureFieldRows(items.map(({ user, month }) => [user.pk, month]));
     if (prepared.problem) throw prepared.problem;
   }
 
   async defineDataTable(key: string, name: string, fields: readonly TableField[], path: string): Promise<void> {
-    assertStorable(key, `${path}.key`);
-    assertStorable(name, `${path}.name`);
+    this.checkText(key, `${path}.key`);
+    this.checkText(name, `${path}.name`);
     const fieldsJson = fieldsJsonOf(fields);
-    const stored = await firstRow(this.db, s.table, this.tenantId, key);
+    const stored = await this.steps.table(key);
     let pk: number;
     if (stored) {
       assertSameFields(path, key, stored.fields, fieldsJson);
-      if (stored.name !== name) await run(this.db, s.renameTable, this.tenantId, name, stored.pk);
+      if (stored.name !== name) await this.steps.renameTable(stored.pk, name);
       pk = stored.pk;
     } else {
       assertValidFields(fields, path);
-      pk = (await firstRow(this.db, s.insertTable, this.tenantId, key, name, fieldsJson))!.pk;
+      pk = await this.steps.insertTable(key, name, fieldsJson);
     }
     this.tables.set(key, {
       pk,
       fields: JSON.parse(fieldsJson) as TableField[],
       userFields: fields.filter((field) => field.type === 'user').map((field) => field.key),
-      placement: new RecordPlacement((await firstRow(this.db, s.tableRecordCount, this.tenantId, pk))!.count),
+      placement: new RecordPlacement(await this.steps.tableRecordCount(pk)),
     });
   }
 
@@ -150,35 +143,33 @@ export class RecordWriter {
     try {
       for (const [index, record] of records.entries()) {
         const body = renderedTableRecord(table.fields, record, userIds, origin, index);
-        assertStorable(record.id, `${itemPath(origin, index)}.id`);
+        this.checkText(record.id, `${itemPath(origin, index)}.id`);
         prepared.items.push({ id: record.id, body });
       }
     } catch (error) {
       prepared.problem = error as Error;
     }
     const { items } = prepared;
-    const stored = await this.positions(table.placement, items.map(({ id }) => id), (ids) => rowsOf(this.db, s.tableRecordPositions, this.tenantId, table.pk, ids));
-    const inserts = { pos: [] as number[], id: [] as string[], body: [] as string[] };
-    const updates = { pos: [] as number[], body: [] as string[] };
+    const stored = await this.positions(table.placement, items.map(({ id }) => id), (ids) => this.steps.tableRecordPositions(table.pk, ids));
+    const inserts: { pos: number; id: string; body: string }[] = [];
+    const updates: { pos: number; body: string }[] = [];
     for (const [index, { id, body }] of items.entries()) {
       const placement = table.placement.place(stored.get(id));
       if (placement === 'duplicate') throw duplicateId(origin, index, id);
-      const columns = placement.isNew ? inserts : updates;
-      columns.pos.push(placement.pos);
-      columns.body.push(body);
-      if (placement.isNew) inserts.id.push(id);
+      if (placement.isNew) inserts.push({ pos: placement.pos, id, body });
+      else updates.push({ pos: placement.pos, body });
     }
-    if (inserts.pos.length > 0) {
-      const inserted = await rowsOf(this.db, s.insertTableRecords, this.tenantId, table.pk, inserts.pos, inserts.id, inserts.body, this.stamp);
-      this.assertInsertedOnce(inserts.id, inserted, items.map(({ id }) => id), origin);
+    if (inserts.length > 0) {
+      const inserted = await this.steps.insertTableRecords(table.pk, inserts, this.stamp);
+      this.assertInsertedOnce(inserts.map((row) => row.id), inserted, items.map(({ id }) => id), origin);
     }
-    if (updates.pos.length > 0) await run(this.db, s.updateTableRecords, this.tenantId, table.pk, updates.pos, updates.body, this.stamp);
+    if (updates.length > 0) await this.steps.updateTableRecords(table.pk, updates, this.stamp);
     if (prepared.problem) throw prepared.problem;
   }
 
   /** A table written by an earlier load (when `defineDataTable` was not called by this one). */
   private async openStoredTable(tableKey: string, path: string): Promise<OpenTable> {
-    const stored = await firstRow(this.db, s.table, this.tenantId, tableKey);
+    const stored = await this.steps.table(tableKey);
     if (!stored) throw unknownTable(path, tableKey);
     await this.defineDataTable(tableKey, stored.name, JSON.parse(stored.fields) as TableField[], path);
     return this.tables.get(tableKey)!;
@@ -188,7 +179,7 @@ export class RecordWriter {
   private async positions(
     placement: RecordPlacement,
     ids: string[],
-    read: (ids: string[]) => Promise<{ id: string; pos: number }[]>,
+    read: (ids: string[]) => Promise<{ id: string; pos: number }[]> | { id: string; pos: number }[],
   ): Promise<Map<string, number>> {
     if (!placement.needsLookup || ids.length === 0) return new Map();
     return new Map((await read(ids)).map((row) => [row.id, row.pos]));
@@ -198,9 +189,9 @@ export class RecordWriter {
    * New ids the database skipped were stored already: added earlier in this load, or twice in
    * this batch. The first item whose id was not inserted for it is the one given twice.
    */
-  private assertInsertedOnce(newIds: readonly string[], inserted: readonly { id: string }[], batchIds: readonly string[], origin: Origin): void {
+  private assertInsertedOnce(newIds: readonly string[], inserted: readonly string[], batchIds: readonly string[], origin: Origin): void {
     if (inserted.length === newIds.length) return;
-    const unclaimed = new Set(inserted.map((row) => row.id));
+    const unclaimed = new Set(inserted);
     const isNew = new Set(newIds);
     for (const [index, id] of batchIds.entries()) {
       if (!isNew.has(id)) continue;
@@ -208,14 +199,13 @@ export class RecordWriter {
     }
   }
 
-  private async ensureDimensionValues(userMonths: readonly [number, number][]): Promise<void> {
-    const missing: [number[], number[]] = [[], []];
-    for (const [pk, month] of userMonths) {
-      if (!this.userMonthsWithRow.add(pk, month)) continue;
-      missing[0].push(pk);
-      missing[1].push(month);
-      this.touchedUsers.add(pk);
+  private async ensureFieldRows(userMonths: readonly [number, number][]): Promise<void> {
+    const missing: { userPk: number; month: number }[] = [];
+    for (const [userPk, month] of userMonths) {
+      if (!this.userMonthsWithRow.add(userPk, month)) continue;
+      missing.push({ userPk, month });
+      this.touchedUsers.add(userPk);
     }
-    if (missing[0].length > 0) await run(this.db, s.ensureDimensionValues, this.tenantId, ...missing, this.stamp);
+    if (missing.length > 0) await this.steps.ensureFieldRows(missing, this.stamp);
   }
 }

@@ -1,0 +1,41 @@
+import type { TableField } from '../domain/tableJson.js';
+import type { SnapshotSteps, TableRow } from './engine.js';
+import { EXPORT_CHUNK, keyedChunks, positionalChunks } from './paging/datasetChunks.js';
+import type { DatasetReads, TableSummary, Tenant } from './store.js';
+
+/**
+ * What `compdata export` reads of a tenant (see `DatasetReads`), inside one snapshot, each
+ * chunk read by key or position (never by skipping rows).
+ */
+export function datasetReads({ reads, dataset }: SnapshotSteps, tenant: Tenant): DatasetReads {
+  return {
+    metricKeys: async () => dataset.metricKeys(tenant.id),
+    dimensionKeys: async () => dataset.dimensionKeys(tenant.id),
+    async *users() {
+      for (let after = ''; ; ) {
+        const rows = await dataset.usersAfter(tenant.id, after, EXPORT_CHUNK);
+        if (rows.length === 0) return;
+        yield rows.map((row) => row.json);
+        after = rows[rows.length - 1]!.key;
+      }
+    },
+    async *groupAttributions() {
+      yield* keyedChunks(await reads.groupAttributions(tenant.id, {}));
+    },
+    async *managerAttributions() {
+      yield* keyedChunks(await reads.managerAttributions(tenant.id, {}));
+    },
+    async *reporting() {
+      yield* positionalChunks(reads.reporting(tenant.id, await dataset.emptyFragment(tenant.id)));
+    },
+    tables: async () => (await dataset.tables(tenant.id)).map(tableOf),
+    async *tableRecords(key: string) {
+      yield* positionalChunks((await reads.tableRecords(tenant.id, key))!);
+    },
+  };
+}
+
+/** A data table as the store hands it out: its fields parsed. */
+export function tableOf(row: TableRow): TableSummary {
+  return { key: row.key, name: row.name, fields: JSON.parse(row.fieldsJson) as TableField[], recordCount: row.recordCount ?? 0 };
+}

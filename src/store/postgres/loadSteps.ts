@@ -1,0 +1,132 @@
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import { asciiLowerCase } from '../../domain/emailKey.js';
+import type { LoadSteps } from '../loading/loadSteps.js';
+import { attributionSteps } from './bulkSteps.js';
+import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
+import { fieldSteps } from './dimensionValues.js';
+
+/**
+ * The statements of a load into one tenant (../loading/tenantLoader.ts). Each writes a whole
+ * batch at once from arrays (`unnest`), so that a batch costs a few round trips whatever its
+ * size. `$1` is always the tenant.
+ */
+
+type UserRow = { pk: number; id: string; emailKey: string; json: string };
+const USER_COLUMNS = 'pk, id, email_key AS "emailKey", json';
+
+const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics WHERE tenant_id = $1 ORDER BY position');
+const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
+const insertMetric = statement<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES ($1, $2, $3)');
+const insertDimension = statement<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES ($1, $2, $3)');
+const addMetricToBodies = statement<[number, string, number]>(
+  `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text, stamp = $3 WHERE tenant_id = $1`,
+);
+
+const usersByIdOrEmail = statement<[number, string[], string[]], UserRow>(
+  `SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND (id = ANY ($2) OR email_key = ANY ($3))`,
+);
+const usersById = statement<[number, string[]], UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE tenant_id = $1 AND id = ANY ($2)`);
+const userIdByEmailKey = statement<[number, string], { id: string }>('SELECT id FROM users WHERE tenant_id = $1 AND email_key = $2');
+/** Upserts users in the order given (so an e-mail freed by an earlier one may be taken by a later one). */
+const upsertUsers = statement<[number, string[], string[], string[]], { id: string; pk: number }>(
+  `INSERT INTO users (tenant_id, id, email, json)
+   SELECT $1, id, email, json FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS u (id, email, json, n) ORDER BY n
+   ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json
+   RETURNING id, pk`,
+);
+const rerenderUsersInRecords = statement<[number, number[], string[], string[], number]>(
+  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), stamp = $5
+   FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c (user_pk, old, new)
+   WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
+);
+const managerEdges = statement<[number], ManagerEdge>(
+  'SELECT user_pk AS user, manager_pk AS manager, start_month AS start, end_month AS "end" FROM manager_attributions WHERE tenant_id = $1',
+);
+
+const recordCount = statement<[number], { count: number }>('SELECT coalesce(max(pos) + 1, 0) AS count FROM reporting_records WHERE tenant_id = $1');
+const recordPositions = statement<[number, string[]], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = $1 AND id = ANY ($2)');
+/** An id already stored (given twice) is skipped, and missing from the ids returned. */
+const insertRecords = statement<[number, number[], string[], number[], number[], string[], number], { id: string }>(
+  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp)
+   SELECT $1, *, $7 FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[])
+   ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+);
+/** Updates the records whose content changed (an unchanged one keeps its stamp). */
+const updateRecords = statement<[number, number[], number[], number[], string[], number]>(
+  `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, stamp = $6
+   FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[]) AS c (pos, user_pk, month, body)
+   WHERE r.tenant_id = $1 AND r.pos = c.pos AND (r.user_pk, r.month, r.body) IS DISTINCT FROM (c.user_pk, c.month, c.body)`,
+);
+/** A new dimension fields row holds minus the stamp of the load that made it (see ../sqlite/migrations.ts, 5). */
+const ensureFieldRows = statement<[number, number[], number[], number]>(
+  `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp)
+   SELECT $1, user_pk, month, '}', -$4::bigint FROM unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)
+   ON CONFLICT DO NOTHING`,
+);
+
+const insertTable = statement<[number, string, string, string], { pk: number }>('INSERT INTO data_tables (tenant_id, key, name, fields) VALUES ($1, $2, $3, $4) RETURNING pk');
+const table = statement<[number, string], { pk: number; name: string; fields: string }>('SELECT pk, name, fields FROM data_tables WHERE tenant_id = $1 AND key = $2');
+const renameTable = statement<[number, string, number]>('UPDATE data_tables SET name = $2 WHERE tenant_id = $1 AND pk = $3');
+const tableRecordCount = statement<[number, number], { count: number }>(
+  'SELECT coalesce(max(pos) + 1, 0) AS count FROM table_records WHERE tenant_id = $1 AND table_pk = $2',
+);
+const tableRecordPositions = statement<[number, number, string[]], { id: string; pos: number }>(
+  'SELECT id, pos FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND id = ANY ($3)',
+);
+const insertTableRecords = statement<[number, number, number[], string[], string[], number], { id: string }>(
+  `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, stamp)
+   SELECT $1, $2, *, $6 FROM unnest($3::bigint[], $4::text[], $5::text[])
+   ON CONFLICT (tenant_id, table_pk, id) DO NOTHING RETURNING id`,
+);
+const updateTableRecords = statement<[number, number, number[], string[], number]>(
+  `UPDATE table_records r SET body = c.body, stamp = $5 FROM unnest($3::bigint[], $4::text[]) AS c (pos, body)
+   WHERE r.tenant_id = $1 AND r.table_pk = $2 AND r.pos = c.pos AND r.body IS DISTINCT FROM c.body`,
+);
+
+const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+
+/**
+ * The steps of a load into one tenant on PostgreSQL, on the load transaction's connection. Text
+ * PostgreSQL cannot hold (U+0000) names nothing stored: lookups by it find nothing (the loader
+ * refuses it where it would be stored).
+ */
+export function loadSteps(db: Queryable, tenantId: number): LoadSteps {
+  return {
+    ...attributionSteps(db, tenantId),
+    ...fieldSteps(db, tenantId),
+    metricKeys: async () => (await rowsOf(db, metricKeys, tenantId)).map((row) => row.key),
+    dimensions: async () => (await rowsOf(db, dimensions, tenantId)).map((row): [string, number] => [row.key, row.pk]),
+    insertMetric: async (key, position) => void (await run(db, insertMetric, tenantId, key, position)),
+    addMetricToBodies: async (fragment, stamp) => void (await run(db, addMetricToBodies, tenantId, fragment, stamp)),
+    insertDimension: async (key, position) => void (await run(db, insertDimension, tenantId, key, position)),
+
+    usersByIdOrEmail: (userIds, emailKeys) => rowsOf(db, usersByIdOrEmail, tenantId, userIds.filter(storable), emailKeys.filter(storable)),
+    usersById: (userIds) => rowsOf(db, usersById, tenantId, userIds.filter(storable)),
+    async userIdByEmail(email) {
+      const key = asciiLowerCase(email);
+      return storable(key) ? (await firstRow(db, userIdByEmailKey, tenantId, key))?.id : undefined;
+    },
+    upsertUsers: (users) => rowsOf(db, upsertUsers, tenantId, users.map((u) => u.id), users.map((u) => u.email), users.map((u) => u.json)),
+    rerenderUsersInRecords: async (changes, stamp) =>
+      void (await run(db, rerenderUsersInRecords, tenantId, changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), stamp)),
+    managerEdges: () => rowsOf(db, managerEdges, tenantId),
+
+    recordCount: async () => (await firstRow(db, recordCount, tenantId))!.count,
+    recordPositions: (recordIds) => rowsOf(db, recordPositions, tenantId, [...recordIds]),
+    insertRecords: async (rows, stamp) =>
+      ids(await rowsOf(db, insertRecords, tenantId, rows.map((r) => r.pos), rows.map((r) => r.id), rows.map((r) => r.userPk), rows.map((r) => r.month), rows.map((r) => r.body), stamp)),
+    updateRecords: async (rows, stamp) =>
+      void (await run(db, updateRecords, tenantId, rows.map((r) => r.pos), rows.map((r) => r.userPk), rows.map((r) => r.month), rows.map((r) => r.body), stamp)),
+    ensureFieldRows: async (pairs, stamp) => void (await run(db, ensureFieldRows, tenantId, pairs.map((p) => p.userPk), pairs.map((p) => p.month), stamp)),
+
+    table: (key) => firstRow(db, table, tenantId, key),
+    insertTable: async (key, name, fieldsJson) => (await firstRow(db, insertTable, tenantId, key, name, fieldsJson))!.pk,
+    renameTable: async (tablePk, name) => void (await run(db, renameTable, tenantId, name, tablePk)),
+    tableRecordCount: async (tablePk) => (await firstRow(db, tableRecordCount, tenantId, tablePk))!.count,
+    tableRecordPositions: (tablePk, recordIds) => rowsOf(db, tableRecordPositions, tenantId, tablePk, [...recordIds]),
+    insertTableRecords: async (tablePk, rows, stamp) =>
+      ids(await rowsOf(db, insertTableRecords, tenantId, tablePk, rows.map((r) => r.pos), rows.map((r) => r.id), rows.map((r) => r.body), stamp)),
+    updateTableRecords: async (tablePk, rows, stamp) =>
+      void (await run(db, updateTableRecords, tenantId, tablePk, rows.map((r) => r.pos), rows.map((r) => r.body), stamp)),
+  };
+}

@@ -1,0 +1,111 @@
+import type { Engine } from '../engine.js';
+import {
+  BackupUnsupported,
+  SchemaTooNew,
+  StoreBusy,
+  StoreFull,
+  StoreOpenError,
+  StoreUnavailable,
+  StoreUnreachable,
+  StoreUnusable,
+  type StoreLog,
+} from '../store.js';
+import { bulkUpsert } from './bulkUpsert.js';
+import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
+import { datasetSteps } from './datasetReads.js';
+import { invariantReads } from './invariantReads.js';
+import { keySteps } from './keys.js';
+import { migrate } from './migrations.js';
+import { postgresReads } from './reads.js';
+import { writeSteps } from './writeSteps.js';
+
+export interface PostgresEngineOptions {
+  /** Connections at most (`--db-pool`). */
+  poolSize: number;
+  /** How long a bulk upsert waits for another writer of its tenant before it is refused (503). */
+  busyTimeoutMs: number;
+  log: StoreLog;
+}
+
+/** A snapshot: every read of the transaction sees the database as it was at its first. */
+const SNAPSHOT = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' };
+
+/**
+ * The PostgreSQL engine: a pool of connections to one database, shared by any number of server
+ * processes. Every read is one statement on any connection of the pool; every write is one
+ * transaction that first takes its tenant's write lock (writeSteps.ts), so that writes of one
+ * tenant are serialised and those of different tenants run side by side. Should the database
+ * go away, each request is refused with `StoreUnavailable` (503, Retry-After) and the pool
+ * connects again once it is back; nothing is to be restarted. Should its disk fill, each write
+ * that needs more room is refused with `StoreFull` (507) and rolled back.
+ *
+ * Resolves once the database answers and its schema is up to date; rejects with a
+ * {@link StoreOpenError} that says why otherwise.
+ */
+export async function openPostgresEngine(connectionString: string, options: PostgresEngineOptions): Promise<Engine> {
+  let pool: ReturnType<typeof openPool> | undefined;
+  try {
+    pool = openPool(connectionString, {
+      size: options.poolSize,
+      onIdleError: (error) => options.log.warn({ err: error }, 'a database connection was lost; the pool opens another when needed'),
+    });
+    await migrate(pool);
+  } catch (error) {
+    await pool?.end();
+    throw openError(connectionString, error);
+  }
+  const opened = pool;
+
+  return {
+    reads: postgresReads(opened),
+    keys: keySteps(opened),
+    textHoldsNul: false,
+    synchronousReads: false,
+    bulkUpsert: (tenantId, items) => bulkUpsert(opened, tenantId, items, options.busyTimeoutMs),
+    inWriteTransaction: (work) => inTransaction(opened, (client) => work(writeSteps(client))),
+    inSnapshot: (work) =>
+      inTransaction(opened, (client) => work({ reads: postgresReads(client), dataset: datasetSteps(client), invariants: invariantReads(client) }), SNAPSHOT),
+    async health() {
+      await opened.query('SELECT 1');
+    },
+    async databaseBytes() {
+      const { rows } = await opened.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes');
+      return Number(rows[0]!.bytes);
+    },
+    async backup() {
+      throw new BackupUnsupported(
+        "a PostgreSQL database is copied with PostgreSQL's own tools, consistent while servers write: " +
+          "pg_dump --format=custom --file=OUT 'postgres://...' (pg_restore loads it into an empty database)",
+      );
+    },
+    close: () => opened.end(),
+    storeError,
+  };
+}
+
+/** PostgreSQL's errors as the store's: a server gone (503), a lock wait past its timeout (503), a full disk (507). */
+function storeError(error: unknown): unknown {
+  if (isUnreachable(error)) return new StoreUnavailable('The database cannot be reached; try again.', 1, { cause: error });
+  if (isLockTimeout(error)) return new StoreBusy('The database is busy with another writer of this tenant; try again.', 1, { cause: error });
+  if (isDiskFull(error)) return new StoreFull({ cause: error });
+  return error;
+}
+
+/** Why the database cannot be opened, with its connection string shown without a password. */
+function openError(connectionString: string, error: unknown): StoreOpenError {
+  const shown = withoutPassword(connectionString);
+  if (error instanceof SchemaTooNew) return new StoreUnusable(`${shown}: ${error.message}`, { cause: error });
+  const message = `cannot open database ${shown}: ${(error as Error).message || String(error)}`;
+  return isUnreachable(error) ? new StoreUnreachable(message, { cause: error }) : new StoreOpenError(message, { cause: error });
+}
+
+/** A connection string as it may be shown: a password in it is replaced by `***`. */
+function withoutPassword(location: string): string {
+  try {
+    const url = new URL(location);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}

@@ -1,0 +1,51 @@
+import type { WriteSteps } from '../engine.js';
+import type { Tenant } from '../store.js';
+import { changeStamps } from './changeStamps.js';
+import { firstRow, run, statement, type Queryable } from './connection.js';
+import { keyInsert } from './keys.js';
+import { loadSteps } from './loadSteps.js';
+import { LOCK_NAMESPACE } from './migrations.js';
+
+const find = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
+const insert = statement<[string, string]>('INSERT INTO tenants (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING');
+const hasData = statement<[number], { found: boolean }>(
+  `SELECT EXISTS (SELECT 1 FROM users WHERE tenant_id = $1)
+       OR EXISTS (SELECT 1 FROM data_tables WHERE tenant_id = $1) AS found`,
+);
+const lockTenant = statement<[number, number]>('SELECT pg_advisory_xact_lock($1, $2)');
+/** The version of the tenant's data: a new random value in each transaction that writes it. */
+export const bumpDataVersion = statement<[number]>('UPDATE tenants SET data_version = (random() * 9007199254740991)::bigint WHERE id = $1');
+// Records go first: they reference users without a cascade.
+const deletions = [
+  'DELETE FROM reporting_records WHERE tenant_id = $1',
+  'DELETE FROM data_tables WHERE tenant_id = $1',
+  'DELETE FROM users WHERE tenant_id = $1',
+  'DELETE FROM dimensions WHERE tenant_id = $1',
+  'DELETE FROM metrics WHERE tenant_id = $1',
+  `UPDATE tenants SET empty_fragment = '}' WHERE id = $1`,
+].map((sql) => statement<[number]>(sql));
+
+/**
+ * Waits until no other transaction writes the tenant's data, then keeps them waiting until this
+ * transaction ends: writes of one tenant are serialised, those of different tenants run side by side.
+ */
+export const lockForWriting = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, lockTenant, LOCK_NAMESPACE, tenantId));
+
+/** The steps of a write transaction on PostgreSQL (a load, a new key), on its connection. */
+export function writeSteps(db: Queryable): WriteSteps {
+  return {
+    async ensureTenant(name) {
+      await run(db, insert, name, new Date().toISOString());
+      return (await firstRow(db, find, name))!;
+    },
+    lockTenant: (tenantId) => lockForWriting(db, tenantId),
+    hasData: async (tenantId) => (await firstRow(db, hasData, tenantId))!.found,
+    async deleteData(tenantId) {
+      for (const deletion of deletions) await run(db, deletion, tenantId);
+    },
+    dataChanged: async (tenantId) => void (await run(db, bumpDataVersion, tenantId)),
+    nextStamp: (tenantId, replace) => changeStamps(db).next(tenantId, replace),
+    insertKey: keyInsert(db),
+    loadSteps: (tenantId) => loadSteps(db, tenantId),
+  };
+}

@@ -1,0 +1,123 @@
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import { asciiLowerCase } from '../../domain/emailKey.js';
+import type { LoadSteps, StoredUser } from '../loading/loadSteps.js';
+import { attributionSteps } from './bulkSteps.js';
+import type { Db } from './db.js';
+import { fieldSteps } from './dimensionValues.js';
+import { directLookups } from './writerCache.js';
+
+/**
+ * The steps of a load into one tenant on SQLite (../loading/tenantLoader.ts), inside the load's
+ * write transaction: a prepared statement per row, which in process costs its B-tree seeks
+ * and no round trip.
+ */
+export function loadSteps(db: Db, tenantId: number): LoadSteps {
+  const s = statements(db);
+  const userRow = (row: { pk: number; id: string; email: string; json: string }): StoredUser => ({
+    pk: row.pk,
+    id: row.id,
+    emailKey: asciiLowerCase(row.email),
+    json: row.json,
+  });
+  return {
+    ...attributionSteps(db, directLookups(db))(tenantId),
+    ...fieldSteps(db, tenantId),
+    metricKeys: () => s.metricKeys.all(tenantId),
+    dimensions: () => s.dimensions.all(tenantId),
+    insertMetric: (key, position) => void s.insertMetric.run(tenantId, key, position),
+    addMetricToBodies: (fragment, stamp) => void s.addMetricToBodies.run(fragment, stamp, tenantId),
+    insertDimension: (key, position) => void s.insertDimension.run(tenantId, key, position),
+
+    usersByIdOrEmail(ids, emailKeys) {
+      const found = new Map<number, StoredUser>();
+      for (const id of ids) for (const row of s.userById.all(tenantId, id)) found.set(row.pk, userRow(row));
+      for (const key of emailKeys) for (const row of s.userByEmail.all(tenantId, key)) found.set(row.pk, userRow(row));
+      return [...found.values()];
+    },
+    usersById: (ids) => ids.flatMap((id) => s.userById.all(tenantId, id).map(userRow)),
+    userIdByEmail: (email) => s.userByEmail.get(tenantId, email)?.id,
+    upsertUsers: (users) => users.map((user) => ({ id: user.id, pk: s.upsertUser.get(tenantId, user.id, user.email, user.json)! })),
+    rerenderUsersInRecords(changes, stamp) {
+      for (const { userPk, before, after } of changes) s.rerenderUserInRecords.run(before, after, stamp, userPk);
+    },
+    managerEdges: () => s.managerEdges.all(tenantId),
+
+    recordCount: () => s.recordCount.get(tenantId)!,
+    recordPositions: (ids) => ids.flatMap((id) => s.recordPosition.all(tenantId, id)),
+    insertRecords: (rows, stamp) => rows.flatMap((row) => s.insertRecord.all(tenantId, row.pos, row.id, row.userPk, row.month, row.body, stamp)),
+    updateRecords(rows, stamp) {
+      for (const row of rows) s.updateRecord.run({ ...row, stamp, tenantId });
+    },
+    ensureFieldRows(pairs, stamp) {
+      for (const { userPk, month } of pairs) s.ensureFieldRow.run(tenantId, userPk, month, stamp);
+    },
+
+    table: (key) => s.table.get(tenantId, key),
+    insertTable: (key, name, fieldsJson) => s.insertTable.get(tenantId, key, name, fieldsJson)!,
+    renameTable: (tablePk, name) => void s.renameTable.run(name, tablePk),
+    tableRecordCount: (tablePk) => s.tableRecordCount.get(tablePk)!,
+    tableRecordPositions: (tablePk, ids) => ids.flatMap((id) => s.tableRecordPosition.all(tablePk, id)),
+    insertTableRecords: (tablePk, rows, stamp) => rows.flatMap((row) => s.insertTableRecord.all(tablePk, row.pos, row.id, row.body, stamp)),
+    updateTableRecords(tablePk, rows, stamp) {
+      for (const row of rows) s.updateTableRecord.run(row.body, stamp, tablePk, row.pos, row.body);
+    },
+  };
+}
+
+type UserColumns = { pk: number; id: string; email: string; json: string };
+
+function statements(db: Db) {
+  return {
+    metricKeys: db.prepare<[number], string>('SELECT key FROM metrics WHERE tenant_id = ? ORDER BY position').pluck(),
+    dimensions: db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ? ORDER BY position').raw(),
+    insertMetric: db.prepare<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES (?, ?, ?)'),
+    insertDimension: db.prepare<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES (?, ?, ?)'),
+    addMetricToBodies: db.prepare<[string, number, number]>(
+      `UPDATE reporting_records SET body = body || ? || json_quote(json_extract(body || '}', '$.payment_currency')), stamp = ?
+       WHERE tenant_id = ?`,
+    ),
+    userById: db.prepare<[number, string], UserColumns>('SELECT pk, id, email, json FROM users WHERE tenant_id = ? AND id = ?'),
+    userByEmail: db.prepare<[number, string], UserColumns>('SELECT pk, id, email, json FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE'),
+    upsertUser: db
+      .prepare<[number, string, string, string], number>(
+        `INSERT INTO users (tenant_id, id, email, json) VALUES (?, ?, ?, ?)
+         ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json
+         RETURNING pk`,
+      )
+      .pluck(),
+    rerenderUserInRecords: db.prepare<[string, string, number, number]>('UPDATE reporting_records SET body = replace(body, ?, ?), stamp = ? WHERE user_pk = ?'),
+    managerEdges: db.prepare<[number], ManagerEdge>(
+      `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
+       FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,
+    ),
+    recordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck(),
+    recordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = ? AND id = ?'),
+    /** An id already stored is skipped (no row returned). */
+    insertRecord: db
+      .prepare<[number, number, string, number, number, string, number], string>(
+        `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+      )
+      .pluck(),
+    /** Updates a record whose content changed (an unchanged one keeps its stamp). */
+    updateRecord: db.prepare<{ userPk: number; month: number; body: string; stamp: number; tenantId: number; pos: number }>(
+      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, stamp = @stamp
+       WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, body) IS NOT (@userPk, @month, @body)`,
+    ),
+    /** A new dimension fields row holds minus the stamp of the load that made it (migration 5). */
+    ensureFieldRow: db.prepare<[number, number, number, number]>(
+      `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp) VALUES (?, ?, ?, '}', -?) ON CONFLICT DO NOTHING`,
+    ),
+    table: db.prepare<[number, string], { pk: number; name: string; fields: string }>('SELECT pk, name, fields FROM data_tables WHERE tenant_id = ? AND key = ?'),
+    insertTable: db.prepare<[number, string, string, string], number>('INSERT INTO data_tables (tenant_id, key, name, fields) VALUES (?, ?, ?, ?) RETURNING pk').pluck(),
+    renameTable: db.prepare<[string, number]>('UPDATE data_tables SET name = ? WHERE pk = ?'),
+    tableRecordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck(),
+    tableRecordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM table_records WHERE table_pk = ? AND id = ?'),
+    insertTableRecord: db
+      .prepare<[number, number, string, string, number], string>(
+        'INSERT INTO table_records (table_pk, pos, id, body, stamp) VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_pk, id) DO NOTHING RETURNING id',
+      )
+      .pluck(),
+    updateTableRecord: db.prepare<[string, number, number, number, string]>('UPDATE table_records SET body = ?, stamp = ? WHERE table_pk = ? AND pos = ? AND body IS NOT ?'),
+  };
+}

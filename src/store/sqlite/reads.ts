@@ -1,0 +1,30 @@
+import type { EngineReads } from '../engine.js';
+import type { Tenant } from '../store.js';
+import { attributionReads } from './attributionReads.js';
+import { changeReads } from './changeReads.js';
+import type { Db } from './db.js';
+import { discoveryReads } from './discoveryReads.js';
+import { filteredReporting } from './filteredReporting.js';
+import { pagedReads } from './pagedReads.js';
+
+/** The reads of the service on one connection, each statement prepared once. */
+export function sqliteReads(db: Db): EngineReads {
+  const tenant = db.prepare<[string], Tenant>('SELECT id, name FROM tenants WHERE name = ?');
+  const paged = pagedReads(db);
+  const filtered = filteredReporting(db);
+  const attributions = attributionReads(db);
+  const changes = changeReads(db);
+  const discovery = discoveryReads(db);
+  return {
+    findTenant: (name) => tenant.get(name),
+    reporting: paged.reporting,
+    filteredReporting: filtered.reporting,
+    tableRecords: paged.tableRecords,
+    groupAttributions: attributions.groups,
+    managerAttributions: attributions.managers,
+    reportingChanges: changes.reporting,
+    tableChanges: changes.tableRecords,
+    tables: discovery.tables,
+    reportingSchema: discovery.reportingSchema,
+  };
+}

@@ -62,11 +62,11 @@ test: check-generated lint build
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 ## The whole suite on SQLite only.
-test-sqlite: setup
+test-sqlite: build
 	node --import tsx --test --test-reporter=spec $(TESTS)
 
 ## The engine tests on PostgreSQL only (`make test-postgres FILES=test/http/auth.test.ts` for some).
-test-postgres: setup
+test-postgres: build
 	$(WITH_POSTGRES) node --import tsx --test --test-reporter=spec $(or $(FILES),$(ENGINE_TESTS))
 
 demo: build

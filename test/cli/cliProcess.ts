@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The CLI from source (no build needed): `node --import tsx src/cli/main.ts`. */
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const NODE_ARGS = ['--import', 'tsx', MAIN];
+/**
+ * The CLI as users run it: `bin/compdata.js` over `dist/` (`make test` builds it first; run
+ * `npm run build` before a test file alone).
+ */
+const NODE_ARGS = [fileURLToPath(new URL('../../bin/compdata.js', import.meta.url))];
 
 export interface CliResult {
   code: number | null;

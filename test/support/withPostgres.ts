@@ -3,12 +3,15 @@
  * test/support/withPostgres.ts COMMAND ARGS...` starts a cluster (scripts/embeddedPostgres.ts), runs
  * the command with `COMPDATA_TEST_ENGINE=postgres` and `COMPDATA_TEST_PG` set to the server,
  * stops the cluster and exits with the command's code. The test harness then gives every
- * test a fresh database on that server (harness.ts). With `COMPDATA_TEST_PG` already set, that
- * server is used and none is started.
+ * test a fresh database on that server (harness.ts), a copy of a template database migrated
+ * once here (`COMPDATA_TEST_PG_TEMPLATE`). With `COMPDATA_TEST_PG` already set, that server is
+ * used and none is started.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import pg from 'pg';
 import { startCluster, type Cluster } from '../../scripts/embeddedPostgres.js';
+import { openStore } from '../../src/store/openStore.js';
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -17,9 +20,11 @@ if (!command) {
 }
 const given = process.env.COMPDATA_TEST_PG;
 const cluster: Cluster | undefined = given ? undefined : await startCluster();
+const adminUrl = given ?? cluster!.adminUrl;
+const template = await migratedTemplate(adminUrl);
 const child = spawn(command, args, {
   stdio: 'inherit',
-  env: { ...process.env, COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: given ?? cluster!.adminUrl },
+  env: { ...process.env, COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: adminUrl, COMPDATA_TEST_PG_TEMPLATE: template },
 });
 const forward = (signal: NodeJS.Signals) => child.kill(signal);
 process.on('SIGINT', forward);
@@ -27,3 +32,20 @@ process.on('SIGTERM', forward);
 const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
 await cluster?.stop();
 process.exit(code ?? (signal ? 1 : 0));
+
+/** A database of the server brought up to this build's schema, made anew for the run: its name. */
+async function migratedTemplate(adminUrl: string): Promise<string> {
+  const name = 'compdata_test_template';
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  await (await openStore(url.toString(), { role: 'command' })).close();
+  return name;
+}

@@ -76,6 +76,9 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     // compiled below, at start-up; response validators, which the server never runs, not at all.
     quick: true,
     validate: true,
+    // `coerceTypes` stays off, so that `api.request.query` keeps the texts the contract accepted
+    // (validatedQuery.ts); Ajv checks a coerced copy of its own. A coerced `offset` would be a
+    // number rounded past 2^53, where paging.ts reads every offset up to 2^63 - 1 exactly.
     // A path is served only as the contract writes it: `/v1/reporting/` is another (unknown) path.
     ignoreTrailingSlashes: false,
     // Requests are validated as JSON Schema 2020-12, the dialect of OpenAPI 3.1.

@@ -36,16 +36,6 @@ export interface ApiSetup {
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
-/** The stock router, and the validator's reference to it, replaced by {@link ContractRouter}. */
-class OpenApi31Backend extends OpenAPIBackend {
-  override async init() {
-    await super.init();
-    this.router = new ContractRouter({ definition: this.definition, apiRoot: this.apiRoot, ignoreTrailingSlashes: this.ignoreTrailingSlashes });
-    this.validator.router = this.router;
-    return this;
-  }
-}
-
 /**
  * openapi-backend routes, checks the key, and validates the request against the contract
  * before an operation handler runs; every refusal on the way is a problem (D5).
@@ -66,7 +56,7 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     getDocsAsset: getDocsAsset(deps),
     getMetrics: getMetrics(deps),
   });
-  const api = new OpenApi31Backend({
+  const api = new OpenAPIBackend({
     definition: definition as unknown as Document,
     strict: true,
     // openapi-backend checks a document against the OpenAPI 3.0 meta-schema only, which refuses
@@ -133,6 +123,10 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     },
   });
   await api.init();
+  // The stock router, and the validator's reference to it, replaced by one that does not redo
+  // its work on every request (openapi-backend takes no router of ours as an option).
+  api.router = new ContractRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
+  api.validator.router = api.router;
   // A schema Ajv cannot compile fails the start, not the first request of its operation.
   api.validator.preCompileRequestValidators();
   return api;

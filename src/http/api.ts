@@ -1,7 +1,7 @@
-import addFormats from 'ajv-formats';
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
 import type { Principal } from '../store/store.js';
+import { contractAjvForOpenApiBackend } from './contractAjv.js';
 import { ContractRouter } from './contractRouter.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getDocsAsset } from './handlers/getDocsAsset.js';
@@ -36,25 +36,6 @@ export interface ApiSetup {
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
 /**
- * openapi-backend checks the document against the OpenAPI 3.0 meta-schema only, which refuses
- * valid 3.1 documents (`info.summary`, schema `examples`, `type: [number, 'null']`). Our
- * document is linted as 3.1 by `make lint` (Redocly) instead; everything else stays strict.
- */
-class OpenApi31Backend extends OpenAPIBackend {
-  override validateDefinition() {
-    return this.document;
-  }
-
-  /** The stock router, and the validator's reference to it, replaced by {@link ContractRouter}. */
-  override async init() {
-    await super.init();
-    this.router = new ContractRouter({ definition: this.definition, apiRoot: this.apiRoot, ignoreTrailingSlashes: this.ignoreTrailingSlashes });
-    this.validator.router = this.router;
-    return this;
-  }
-}
-
-/**
  * openapi-backend routes, checks the key, and validates the request against the contract
  * before an operation handler runs; every refusal on the way is a problem (D5).
  */
@@ -74,16 +55,23 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     getDocsAsset: getDocsAsset(deps),
     getMetrics: getMetrics(deps),
   };
-  const api = new OpenApi31Backend({
+  const api = new OpenAPIBackend({
     definition: definition as unknown as Document,
     strict: true,
+    // openapi-backend checks a document against the OpenAPI 3.0 meta-schema only, which refuses
+    // valid 3.1 (`info.summary`, `examples`, `type: [number, 'null']`); `quick` skips that check
+    // (`make lint` checks the document as 3.1, with Redocly). It also dereferences the document
+    // synchronously and compiles no validator before it is used: the request validators are
+    // compiled below, at start-up; response validators, which the server never runs, not at all.
+    quick: true,
     validate: true,
+    // `coerceTypes` stays off, so that `api.request.query` keeps the texts the contract accepted
+    // (validatedQuery.ts); Ajv checks a coerced copy of its own. A coerced `offset` would be a
+    // number rounded past 2^53, where paging.ts reads every offset up to 2^63 - 1 exactly.
     // A path is served only as the contract writes it: `/v1/reporting/` is another (unknown) path.
     ignoreTrailingSlashes: false,
-    customizeAjv: (ajv: Parameters<typeof addFormats.default>[0]) => {
-      addFormats.default(ajv);
-      return ajv;
-    },
+    // Requests are validated as JSON Schema 2020-12, the dialect of OpenAPI 3.1.
+    customizeAjv: contractAjvForOpenApiBackend,
     handlers: {
       ...operations,
       notFound: (_api: ApiContext, ctx: KoaCtx) => {
@@ -134,6 +122,12 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     },
   });
   await api.init();
+  // The stock router, and the validator's reference to it, replaced by one that does not redo
+  // its work on every request (openapi-backend takes no router of ours as an option).
+  api.router = new ContractRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
+  api.validator.router = api.router;
+  // A schema Ajv cannot compile fails the start, not the first request of its operation.
+  api.validator.preCompileRequestValidators();
   return api;
 }
 

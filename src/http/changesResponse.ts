@@ -13,6 +13,9 @@ import { publicBase } from './publicBase.js';
  */
 const NOT_WITH_CHANGED_SINCE = ['offset', 'cursor', 'user', 'date_from', 'date_to', 'plan'] as const;
 
+/** The rest of the query of a `changed_since` request, as the contract accepted it (see validatedQuery.ts). */
+export type ChangesQuery = { readonly [Name in 'limit' | (typeof NOT_WITH_CHANGED_SINCE)[number]]?: string };
+
 /**
  * Incremental sync (`changed_since`) on the wire side: the records changed after the token, in
  * change order, with the paged envelope. `next` carries `limit` and the token of the position
@@ -25,8 +28,10 @@ export async function respondWithChanges(
   { store, publicBase: config }: Pick<HandlerDeps, 'store' | 'publicBase'>,
   source: ChangedSource,
   target: PageTarget,
+  since: string,
+  query: ChangesQuery,
 ): Promise<void> {
-  const { since, limit } = changesRequest(ctx.query);
+  const limit = changesLimit(query);
   const page = await store.changes(ctx.state.principal, source, { since, limit });
   if (page === 'unknownTable') throw unknownTable(source.kind === 'tableRecords' ? source.table : '');
   if (page === 'badToken') throw problems.badRequest([{ pointer: '/query/changed_since', message: 'is not a sync token this server issued for this listing' }]);
@@ -34,15 +39,13 @@ export async function respondWithChanges(
   const base = publicBase(ctx, config);
   if (answeredNotModified(ctx, page.version, base)) return;
   if (page.next === undefined) return sendEnvelope(ctx, page, { sync_token: page.syncToken! });
-  const query = new URLSearchParams({ ...target.params, limit: String(limit), changed_since: page.next });
-  sendEnvelope(ctx, page, { next: `${base}${target.path}?${query}` });
+  const next = new URLSearchParams({ ...target.params, limit: String(limit), changed_since: page.next });
+  sendEnvelope(ctx, page, { next: `${base}${target.path}?${next}` });
 }
 
-/** `changed_since` (given once) and `limit` (1 to 2000); `offset` and `cursor` are refused beside them. */
-function changesRequest(query: Context['query']): { since: string; limit: number } {
+/** `limit` (1 to 2000) beside `changed_since`; `offset`, `cursor` and the filters are refused there. */
+function changesLimit(query: ChangesQuery): number {
   const errors: ParamProblem[] = [];
-  const since = query.changed_since;
-  if (typeof since !== 'string' || since === '') errors.push({ pointer: '/query/changed_since', message: 'must be given once: 0 or a sync token' });
   for (const name of NOT_WITH_CHANGED_SINCE) {
     if (query[name] !== undefined) errors.push({ pointer: `/query/${name}`, message: 'cannot be combined with changed_since' });
   }
@@ -50,5 +53,5 @@ function changesRequest(query: Context['query']): { since: string; limit: number
   if (Array.isArray(request)) errors.push(...request);
   else if (request.limit === 0) errors.push({ pointer: '/query/limit', message: 'must be at least 1 with changed_since' });
   if (errors.length > 0) throw problems.badRequest(errors);
-  return { since: since as string, limit: (request as { limit: number }).limit };
+  return (request as { limit: number }).limit;
 }

@@ -7,37 +7,37 @@ interface ParsedFor {
 }
 
 /**
- * openapi-backend's router (openapi-backend 5.x, `router.js`) without the work it repeats on
- * every request. The document does not change after start-up, yet the stock router rebuilds the
- * whole operation list with lodash on each `getOperations()` (twice per routed request), and
- * `handleRequest` parses the same request three times (before routing, after routing, and again
- * inside `validateRequest`: query string through qs, headers, cookies, path parameters).
- * This subclass keeps the library's behaviour and answers:
+ * openapi-backend's router without the work its 5.x `router.js` and `handleRequest` repeat on
+ * every request, which openapi-backend offers no option to avoid. `bench/`'s `reporting-count`
+ * scenario (a request that does almost nothing else) measures it. Two overrides:
  *
- * - `getOperations()` / `getOperation(id)`: the list, built once.
- * - `matchOperation`: a path written literally in the document with its method is found in a
- *   map; everything else (path templates, 404, 405) goes through the library's own matching.
- * - `parseRequest(req)` without an operation: parsed only if something reads it. `handleRequest`
- *   replaces it as soon as the operation is known; only a pre-routing hook would read it.
- * - `parseRequest(req, operation)`: parsed once per request, operation and body (the body is
- *   put on the request after the key is accepted, between the two calls that would share it).
- *   Callers after the first get their own `params`, `query`, `headers` and `cookies` objects,
- *   since request validation coerces those in place.
+ * - `getOperations()` / `getOperation(id)`: the list, built once. The stock router rebuilds the
+ *   whole list from the document with lodash on each call (about 40 µs for this contract), once
+ *   per routed request on a literal path and twice on a templated one. Relies on: the document
+ *   does not change after start-up, and no caller changes the list or its operations.
+ * - `parseRequest`: `handleRequest` parses the same request three times (before routing, after
+ *   routing, and again inside `validateRequest`: query string through qs, headers, cookies,
+ *   path parameters). Here the parse without an operation is done only if something reads it
+ *   (only a pre-routing hook would: there is none); the parse with the operation is done once
+ *   per request, operation and body (the body is put on the request after the key is accepted,
+ *   between the two calls that would share it), and callers after the first get their own
+ *   `params`, `query`, `headers` and `cookies` objects, since request validation coerces those
+ *   in place. Saves 5 to 9 µs a request. Relies on: `handleRequest` calling `parseRequest` in
+ *   that order on the request it was given, which nothing changes between the calls but its
+ *   body.
  *
- * `bench/`'s `reporting-count` scenario (a request that does almost nothing else) measures it.
+ * Both rely on openapi-backend's internals, so its version is pinned exactly in package.json;
+ * test/http/contractRouter.test.ts fails when an upgrade changes what they rely on.
  */
 export class ContractRouter<D extends Document = Document> extends OpenAPIRouter<D> {
   readonly #operations: Operation<D>[];
   readonly #byId: Map<string, Operation<D>>;
-  /** Operations whose path has no template, by `method path`. */
-  readonly #literal: Map<string, Operation<D>>;
   readonly #parsed = new WeakMap<Request, ParsedFor>();
 
   constructor(opts: { definition: D; apiRoot?: string; ignoreTrailingSlashes?: boolean }) {
     super(opts);
     this.#operations = super.getOperations();
     this.#byId = new Map(this.#operations.flatMap((op) => (op.operationId ? [[op.operationId, op] as const] : [])));
-    this.#literal = new Map(this.#operations.filter((op) => !op.path.includes('{')).map((op) => [`${op.method} ${op.path}`, op]));
   }
 
   override getOperations(): Operation<D>[] {
@@ -46,15 +46,6 @@ export class ContractRouter<D extends Document = Document> extends OpenAPIRouter
 
   override getOperation(operationId: string): Operation<D> | undefined {
     return this.#byId.get(operationId);
-  }
-
-  override matchOperation(req: Request): Operation<D> | undefined;
-  override matchOperation(req: Request, strict: boolean): Operation<D>;
-  override matchOperation(req: Request, strict?: boolean): Operation<D> | undefined {
-    const { method, path } = this.normalizeRequest(req);
-    // Under the root `/`, every normalised path is an API path (another root: the library decides).
-    const literal = this.apiRoot === '/' ? this.#literal.get(`${method} ${this.normalizePath(path)}`) : undefined;
-    return literal ?? super.matchOperation(req, strict ?? false);
   }
 
   override parseRequest(req: Request, operation?: Operation<D>): ParsedRequest {

@@ -17,6 +17,13 @@ export interface PageTarget {
   params?: Readonly<Record<string, string | undefined>>;
 }
 
+/** The paging parameters of a request, as the contract accepted them (see validatedQuery.ts). */
+export interface PagingQuery {
+  readonly offset?: string;
+  readonly limit?: string;
+  readonly cursor?: string;
+}
+
 /**
  * The one paged-read path (D2) of every list operation, on the wire side: parses `offset` and
  * `limit` exactly, asks the store for the page (or, with `limit=0`, the total), builds `next`
@@ -29,8 +36,9 @@ export async function respondWithPage(
   { store, publicBase: config }: Pick<HandlerDeps, 'store' | 'publicBase'>,
   source: Source,
   target: PageTarget,
+  query: PagingQuery,
 ): Promise<void> {
-  const request = parsePageRequest(ctx.query.offset, ctx.query.limit);
+  const request = parsePageRequest(query.offset, query.limit);
   if (Array.isArray(request)) throw problems.badRequest(request);
   const { principal } = ctx.state;
   const base = publicBase(ctx, config);
@@ -42,9 +50,7 @@ export async function respondWithPage(
     ctx.body = `{"count":${total.count},"data":[]}`;
     return;
   }
-  const cursor = ctx.query.cursor;
-  if (cursor !== undefined && typeof cursor !== 'string') throw badCursor();
-  const page = await store.page(principal, source, { offset: request.offset, limit: request.limit, cursor });
+  const page = await store.page(principal, source, { offset: request.offset, limit: request.limit, cursor: query.cursor });
   if (page === 'unknownTable') throw unknownTable(tableOf(source));
   if (page === 'badCursor') throw badCursor();
   if (answeredNotModified(ctx, page.version, base)) return;

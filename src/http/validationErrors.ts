@@ -1,7 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import type { ParamProblem } from '../domain/paging.js';
+import { contractAjv } from './contractAjv.js';
 
 /**
  * Turns openapi-backend's ajv errors into D5's `{pointer, message}` list. openapi-backend
@@ -40,8 +39,7 @@ interface ItemForm {
   summary: string;
 }
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats.default(ajv);
+const ajv = contractAjv({ strict: false, allErrors: true });
 const formsCache = new WeakMap<object, ItemForm[]>();
 
 /** The body's array properties whose items are a `oneOf` of object forms, with their forms. */

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import { OpenAPIRouter, type Document, type Request } from 'openapi-backend';
+import { OpenAPIRouter, type Context as ApiContext, type Document, type Request } from 'openapi-backend';
+import { createApi } from '../../src/http/api.js';
 import { ContractRouter } from '../../src/http/contractRouter.js';
 import { loadDocument } from '../../src/http/document.js';
+import type { HandlerDeps } from '../../src/http/handlerTypes.js';
+import type { Principal } from '../../src/store/store.js';
 
 // The stock router of openapi-backend is the reference: ContractRouter must answer as it does.
 const definition = loadDocument().definition as unknown as Document;
@@ -91,5 +96,61 @@ describe('ContractRouter.parseRequest', () => {
     assert.equal(router.parseRequest(given, bulk).requestBody, undefined);
     given.body = { data: [] };
     assert.deepEqual(router.parseRequest(given, bulk).requestBody, { data: [] });
+  });
+});
+
+/**
+ * ContractRouter overrides internals of openapi-backend (see its comment): an upgrade must keep
+ * the way `handleRequest` and the validator use the router, or these fail.
+ */
+describe('what ContractRouter relies on in openapi-backend', () => {
+  it('is pinned to the one version it was checked against', () => {
+    const wanted = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> }).dependencies['openapi-backend'];
+    const installed = (createRequire(import.meta.url)('openapi-backend/package.json') as { version: string }).version;
+    assert.match(wanted!, /^\d+\.\d+\.\d+$/, 'an exact version, not a range');
+    assert.equal(installed, wanted);
+  });
+
+  it('a routed request is parsed once, through the router createApi installs, and the operations are never listed again', async (t) => {
+    const principal = { tenantId: 1 } as unknown as Principal;
+    const api = await createApi({ definition: loadDocument().definition, deps: {} as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined });
+    assert.ok(api.router instanceof ContractRouter);
+    assert.equal(api.validator.router, api.router);
+    let handled: ApiContext | undefined;
+    api.register('getReportingRecords', (context: ApiContext) => void (handled = context));
+
+    const calls: string[] = [];
+    const named = (name: string, args: unknown[]) => (name.endsWith('parseRequest') && args[1] ? `${name} with its operation` : name);
+    const router = api.router as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of ['parseRequest', 'matchOperation', 'getOperations', 'getOperation']) {
+      const own = router[name]!.bind(router);
+      router[name] = (...args) => (calls.push(named(`router.${name}`, args)), own(...args));
+    }
+    const stock = OpenAPIRouter.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of ['parseRequest', 'getOperations']) {
+      const original = stock[name]!;
+      stock[name] = function (this: unknown, ...args: unknown[]) {
+        calls.push(named(`stock ${name}`, args));
+        return original.apply(this, args);
+      };
+      t.after(() => void (stock[name] = original));
+    }
+
+    const headers = { 'x-api-key': 'k', host: 'api.example.test' };
+    const ctx = { state: {}, path: '/v1/reporting', method: 'GET', get: (name: string) => headers[name.toLowerCase() as keyof typeof headers] ?? '' };
+    const request = { method: 'get', path: '/v1/reporting', query: 'limit=0', headers };
+    await api.handleRequest(request, ctx, request);
+
+    assert.deepEqual(calls, [
+      'router.parseRequest', // before routing: not parsed, as nothing reads it
+      'router.matchOperation',
+      'router.getOperations', // the list built at start-up
+      'router.parseRequest with its operation',
+      'stock parseRequest with its operation', // the one parse
+      'router.parseRequest with its operation', // the validator's: a copy of it
+    ]);
+    // The handler sees the request as parsed, not the copy the validator coerced.
+    assert.equal(handled?.validation.valid, true);
+    assert.deepEqual({ ...handled?.request.query }, { limit: '0' });
   });
 });

@@ -1,13 +1,13 @@
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithPage } from '../pagedResponse.js';
-import { queryText } from '../queryText.js';
+import { validatedQuery } from '../validatedQuery.js';
 
 /** `GET /v1/users/groups` (extension): the stored group attributions, paged (D2, D4). */
 export const getGroupAttributions =
   (deps: HandlerDeps): OperationHandler =>
-  (_api, ctx) => {
-    const user = queryText(ctx.query.user);
-    const dimension = queryText(ctx.query.group_dimension);
+  (api, ctx) => {
+    const query = validatedQuery<'getGroupAttributions'>(api);
+    const { user, group_dimension: dimension } = query;
     const source = { kind: 'groupAttributions', user, dimension } as const;
-    return respondWithPage(ctx, deps, source, { path: '/v1/users/groups', params: { user, group_dimension: dimension } });
+    return respondWithPage(ctx, deps, source, { path: '/v1/users/groups', params: { user, group_dimension: dimension } }, query);
   };

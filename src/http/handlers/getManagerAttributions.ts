@@ -1,11 +1,11 @@
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithPage } from '../pagedResponse.js';
-import { queryText } from '../queryText.js';
+import { validatedQuery } from '../validatedQuery.js';
 
 /** `GET /v1/users/managers` (extension): the stored manager attributions, paged (D2, D4). */
 export const getManagerAttributions =
   (deps: HandlerDeps): OperationHandler =>
-  (_api, ctx) => {
-    const user = queryText(ctx.query.user);
-    return respondWithPage(ctx, deps, { kind: 'managerAttributions', user }, { path: '/v1/users/managers', params: { user } });
+  (api, ctx) => {
+    const query = validatedQuery<'getManagerAttributions'>(api);
+    return respondWithPage(ctx, deps, { kind: 'managerAttributions', user: query.user }, { path: '/v1/users/managers', params: { user: query.user } }, query);
   };

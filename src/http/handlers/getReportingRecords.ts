@@ -2,6 +2,7 @@ import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithChanges } from '../changesResponse.js';
 import { respondWithPage } from '../pagedResponse.js';
 import { reportingFilterQuery } from '../reportingFilterQuery.js';
+import { validatedQuery } from '../validatedQuery.js';
 
 /**
  * `GET /v1/reporting`: the tenant's statement reporting records, paged (D2, D3), optionally
@@ -9,8 +10,10 @@ import { reportingFilterQuery } from '../reportingFilterQuery.js';
  */
 export const getReportingRecords =
   (deps: HandlerDeps): OperationHandler =>
-  (_api, ctx) => {
-    if (ctx.query.changed_since !== undefined) return respondWithChanges(ctx, deps, { kind: 'reporting' }, { path: '/v1/reporting' });
-    const { filter, params } = reportingFilterQuery(ctx);
-    return respondWithPage(ctx, deps, { kind: 'reporting', ...filter }, { path: '/v1/reporting', params });
+  (api, ctx) => {
+    const query = validatedQuery<'getReportingRecords'>(api);
+    const target = { path: '/v1/reporting' };
+    if (query.changed_since !== undefined) return respondWithChanges(ctx, deps, { kind: 'reporting' }, target, query.changed_since, query);
+    const { filter, params } = reportingFilterQuery(query);
+    return respondWithPage(ctx, deps, { kind: 'reporting', ...filter }, { ...target, params }, query);
   };

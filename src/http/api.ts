@@ -33,28 +33,79 @@ export interface ApiSetup {
   rateLimiter?: KeyRateLimiter;
 }
 
+/** One server's API: the contract's routing and validation, and this server's handlers behind it. */
+export interface Api {
+  /** openapi-backend over the contract, shared by every server of this process over the same document. */
+  readonly backend: OpenAPIBackend;
+  /** Routes, checks and validates the request, then runs this server's handler of its operation. */
+  handleRequest(request: ApiRequest, ctx: KoaCtx): Promise<unknown>;
+}
+
+type ApiRequest = Parameters<OpenAPIBackend['handleRequest']>[0];
+
+/** What a server puts behind the shared backend (on `ctx.state.served`): its handlers, its key check, its limits. */
+interface Served extends Omit<ApiSetup, 'definition' | 'deps'> {
+  operations: OperationHandlers;
+}
+
+/** The handler of each operation, given a server's dependencies: a missing or unknown one fails to compile. */
+const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) => OperationHandler } = {
+  getReportingRecords,
+  upsertGroupsBulk,
+  getGroupAttributions,
+  getManagerAttributions,
+  getTableRecords,
+  getTables,
+  getTableFields,
+  getReportingFields,
+  getOpenApiDocument,
+  getHealth,
+  getDocsPage,
+  getDocsAsset,
+  getMetrics,
+};
+
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
 /**
  * openapi-backend routes, checks the key, and validates the request against the contract
- * before an operation handler runs; every refusal on the way is a problem (D5).
+ * before an operation handler runs; every refusal on the way is a problem
+ * (docs/rules.md#errors). The backend depends on the document alone, so a process builds it
+ * once per document (its validators compiled then) and every server it starts shares it.
  */
-export async function createApi({ definition, deps, authenticate, readBody, rateLimiter }: ApiSetup): Promise<OpenAPIBackend> {
-  const operations: OperationHandlers = {
-    getReportingRecords: getReportingRecords(deps),
-    upsertGroupsBulk: upsertGroupsBulk(deps),
-    getGroupAttributions: getGroupAttributions(deps),
-    getManagerAttributions: getManagerAttributions(deps),
-    getTableRecords: getTableRecords(deps),
-    getTables: getTables(deps),
-    getTableFields: getTableFields(deps),
-    getReportingFields: getReportingFields(deps),
-    getOpenApiDocument: getOpenApiDocument(deps),
-    getHealth: getHealth(deps),
-    getDocsPage: getDocsPage(deps),
-    getDocsAsset: getDocsAsset(deps),
-    getMetrics: getMetrics(deps),
+export async function createApi({ definition, deps, ...setup }: ApiSetup): Promise<Api> {
+  const backend = await contractBackend(definition);
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler(deps)])) as OperationHandlers;
+  const served: Served = { ...setup, operations };
+  return {
+    backend,
+    handleRequest(request, ctx) {
+      ctx.state.served = served;
+      return backend.handleRequest(request, ctx, request);
+    },
   };
+}
+
+const backends = new WeakMap<object, Promise<OpenAPIBackend>>();
+
+/** The backend of `definition`, built on its first use in this process. */
+function contractBackend(definition: Record<string, unknown>): Promise<OpenAPIBackend> {
+  let backend = backends.get(definition);
+  if (!backend) {
+    backend = buildBackend(definition);
+    backends.set(definition, backend);
+    backend.catch(() => backends.delete(definition));
+  }
+  return backend;
+}
+
+const servedBy = (ctx: KoaCtx) => ctx.state.served as Served;
+
+async function buildBackend(definition: Record<string, unknown>): Promise<OpenAPIBackend> {
+  // Each operation's handler is the one of the server the request reached.
+  const operations = Object.fromEntries(
+    Object.keys(HANDLERS).map((id) => [id, (api: ApiContext, ctx: KoaCtx) => servedBy(ctx).operations[id as keyof OperationHandlers](api, ctx)]),
+  );
   const api = new OpenAPIBackend({
     definition: definition as unknown as Document,
     strict: true,
@@ -95,6 +146,7 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
       },
       postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
         if (!apiContext.security.authorized) return;
+        const { rateLimiter, readBody } = servedBy(ctx);
         // Every answer to a request let through carries the key's state, whatever follows (a 200, a 400, a 422).
         if (rateLimiter && ctx.state.principal) ctx.set(await admitByRate(rateLimiter, ctx.get('X-API-Key')));
         if (!apiContext.operation.requestBody) return;
@@ -110,7 +162,7 @@ export async function createApi({ definition, deps, authenticate, readBody, rate
     securityHandlers: {
       ApiKey: async (_api: ApiContext, ctx: KoaCtx) => {
         try {
-          const principal = await authenticate(ctx.get('X-API-Key') || undefined);
+          const principal = await servedBy(ctx).authenticate(ctx.get('X-API-Key') || undefined);
           if (principal) ctx.state.principal = principal;
           return principal !== undefined;
         } catch (error) {

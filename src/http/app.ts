@@ -1,7 +1,7 @@
 import Koa from 'koa';
-import type { OpenAPIBackend } from 'openapi-backend';
 import { StoreFull, StoreUnavailable } from '../store/store.js';
 import { admission } from './admission.js';
+import type { Api } from './api.js';
 import { compression } from './compression.js';
 import { crossOrigin } from './cors.js';
 import type { FaultSpec } from './faultSpec.js';
@@ -34,7 +34,7 @@ export interface AppSettings {
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
-export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, corsOrigins, faults, metrics }: AppSettings): Koa {
+export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
@@ -75,7 +75,7 @@ export function createApp(api: OpenAPIBackend, { limits, logger, publicBase, cor
     const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase();
     const headers = ctx.headers as Record<string, string | string[]>;
     const request = { method, path: ctx.path, query: ctx.querystring, headers, body: undefined };
-    await api.handleRequest(request, ctx, request);
+    await api.handleRequest(request, ctx as Parameters<Api['handleRequest']>[1]);
   });
 
   // What goes wrong after the response has begun (a streamed page), once per response.

@@ -35,3 +35,8 @@ export function loadDocsAssets(): DocsAssets {
     ]),
   };
 }
+
+let assets: DocsAssets | undefined;
+
+/** The files of the API reference, read once per process and shared by its servers. */
+export const docsAssets = (): DocsAssets => (assets ??= loadDocsAssets());

@@ -42,3 +42,8 @@ function exactJson(value: unknown): string {
     typeof item === 'bigint' ? (Number.isSafeInteger(Number(item)) ? Number(item) : `\u0000${item}\u0000`) : item,
   ).replace(/"\\u0000(-?\d+)\\u0000"/g, '$1');
 }
+
+let contract: LoadedDocument | undefined;
+
+/** This build's contract, loaded once per process and shared by its servers (never to be changed). */
+export const contractDocument = (): LoadedDocument => (contract ??= loadDocument());

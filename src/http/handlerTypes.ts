@@ -24,6 +24,8 @@ export interface HandlerDeps {
 
 /** Koa state set before a handler runs: the key's principal on operations that need a key. */
 export interface RequestState extends MeteredState {
+  /** The server the request reached, behind the backend its process shares (api.ts). */
+  served?: unknown;
   principal: Principal;
   /** The parsed JSON body, on operations that take one (validated before the handler runs). */
   body?: unknown;

@@ -5,8 +5,8 @@ import type { Store } from '../store/store.js';
 import { createApi } from './api.js';
 import { createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
-import { loadDocsAssets } from './docsAssets.js';
-import { loadDocument } from './document.js';
+import { docsAssets } from './docsAssets.js';
+import { contractDocument } from './document.js';
 import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
@@ -48,7 +48,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { store } = options;
   const limits = resolveLimits(options);
   const logger = options.logger ?? createLogger('info');
-  const document = loadDocument();
+  const document = contractDocument();
   const metrics = options.metrics ? createMetrics(store) : undefined;
   const scrape = metrics && (options.metrics === true ? metrics.scrape : options.metrics!(metrics));
   const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
@@ -59,7 +59,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       publicBase,
       faults: options.faults,
       document,
-      docs: loadDocsAssets(),
+      docs: docsAssets(),
       ...(scrape && { metrics: { scrape } }),
     },
     authenticate: (key) => store.authenticate(key),

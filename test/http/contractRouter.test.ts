@@ -113,7 +113,8 @@ describe('what ContractRouter relies on in openapi-backend', () => {
 
   it('a routed request is parsed once, through the router createApi installs, and the operations are never listed again', async (t) => {
     const principal = { tenantId: 1 } as unknown as Principal;
-    const api = await createApi({ definition: loadDocument().definition, deps: {} as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined });
+    const served = await createApi({ definition: loadDocument().definition, deps: {} as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined });
+    const api = served.backend;
     assert.ok(api.router instanceof ContractRouter);
     assert.equal(api.validator.router, api.router);
     let handled: ApiContext | undefined;
@@ -139,7 +140,7 @@ describe('what ContractRouter relies on in openapi-backend', () => {
     const headers = { 'x-api-key': 'k', host: 'api.example.test' };
     const ctx = { state: {}, path: '/v1/reporting', method: 'GET', get: (name: string) => headers[name.toLowerCase() as keyof typeof headers] ?? '' };
     const request = { method: 'get', path: '/v1/reporting', query: 'limit=0', headers };
-    await api.handleRequest(request, ctx, request);
+    await served.handleRequest(request, ctx as unknown as Parameters<typeof served.handleRequest>[1]);
 
     assert.deepEqual(calls, [
       'router.parseRequest', // before routing: not parsed, as nothing reads it

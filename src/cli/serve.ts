@@ -162,7 +162,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
  * Starts the server, prints where it listens (the first line of stdout; log lines follow), and
  * closes it on the first stop signal.
  */
-export async function serve(options: ServeOptions): Promise<void> {
+async function serve(options: ServeOptions): Promise<void> {
   let server: RunningServer;
   try {
     server = await startServer(options);

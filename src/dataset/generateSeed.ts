@@ -33,7 +33,7 @@ export interface SeedDataset {
   tableRecords(): Iterable<TableRecordInput>;
 }
 
-export const SEED_DIMENSIONS = ['region', 'segment'] as const;
+const SEED_DIMENSIONS = ['region', 'segment'] as const;
 
 /**
  * The seed dataset of `options`: pure and deterministic (no I/O, no clock, no global random).

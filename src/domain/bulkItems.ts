@@ -28,7 +28,7 @@ export interface ManagerUpsert extends Period {
 export type Upsert = GroupUpsert | ManagerUpsert;
 
 /** The item fields a rule can point at. */
-export type ItemField = 'user' | 'manager' | 'group_dimension';
+type ItemField = 'user' | 'manager' | 'group_dimension';
 
 /**
  * A rule of D4 that item `index` breaks: `422`, pointing at `/data/<index>/<field>`, or at the

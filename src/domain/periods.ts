@@ -22,7 +22,7 @@ export interface Period {
  * is `0000-01`; `end: null` ("no end") likewise runs through `9999-12` and no further month
  * exists on the wire.
  */
-export const WIRE_MONTHS: Period = { start: FIRST_MONTH, end: LAST_MONTH };
+const WIRE_MONTHS: Period = { start: FIRST_MONTH, end: LAST_MONTH };
 
 /**
  * Whether `p` holds a month the wire form can write. One that holds none is empty for every

@@ -17,7 +17,7 @@ const DATETIME_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3
 const CURRENCY = /^[A-Z]{3}$/;
 
 /** Why `value` is not a valid value of a field of `type`, or `undefined`. `null` is always valid. */
-export function fieldValueProblem(type: FieldType, value: unknown): string | undefined {
+function fieldValueProblem(type: FieldType, value: unknown): string | undefined {
   if (value === null) return undefined;
   switch (type) {
     case 'number':

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { repositoryPath } from './document.js';
 
 /** A file of the API reference page, held in memory from start-up. */
-export interface DocsAsset {
+interface DocsAsset {
   type: string;
   body: Buffer;
 }

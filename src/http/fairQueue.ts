@@ -1,5 +1,5 @@
 /** Time a turn of the event loop may spend on queued work before it lets I/O in. */
-export const TURN_BUDGET_MS = 5;
+const TURN_BUDGET_MS = 5;
 
 export type Run = <T>(work: () => T) => Promise<T>;
 

@@ -8,7 +8,7 @@ import { requestIdOf, type Logger } from './logging.js';
 import { problems, respondWithProblem } from './problems.js';
 
 /** The header that marks an answer carrying injected faults (declared in the contract). */
-export const FAULT_HEADER = 'Compdata-Fault';
+const FAULT_HEADER = 'Compdata-Fault';
 /** A trickled answer: this many bytes at a time... */
 export const SLOW_PIECE_BYTES = 1024;
 /** ...one piece every this many milliseconds (10 KiB/s). */

@@ -51,8 +51,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export { DEFAULT_LIMITS } from './limits.js';
-
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const limits = resolveLimits(options);
   const logger = options.logger ?? createLogger('info');

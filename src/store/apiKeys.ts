@@ -11,7 +11,7 @@ const KEY_PATTERN = /^cdk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** Text shaped like a key anywhere in a string (to keep keys out of logs). */
 export const KEY_TEXT = /cdk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/g;
 
-export function hashSecret(secret: string): Buffer {
+function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 

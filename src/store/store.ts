@@ -117,7 +117,7 @@ export interface ChangePage {
  * A page of changes, or why there is none: no such table (404), a token this server did not
  * issue for this listing (400), a token from before the tenant's data was replaced (410).
  */
-export type ChangeOutcome = ChangePage | 'unknownTable' | 'badToken' | 'resync';
+type ChangeOutcome = ChangePage | 'unknownTable' | 'badToken' | 'resync';
 
 export interface PageQuery {
   /** Position of the first record (D2: up to 2^63 - 1). */
@@ -140,7 +140,7 @@ export interface Page {
   readonly version: string;
 }
 
-export interface Total {
+interface Total {
   readonly count: number;
   /**
    * The version of the tenant's data: opaque text that differs whenever the tenant's data may

@@ -4,7 +4,7 @@ import type { Page, PageQuery, Source } from '../store.js';
 import type { PagedSource } from './pagedSource.js';
 
 /** A page as read from a source; the store adds the version of the data. */
-export type PageRead = Omit<Page, 'version'>;
+type PageRead = Omit<Page, 'version'>;
 export type PageReadOutcome = PageRead | 'badCursor';
 
 const EMPTY_PAGE: PageRead = { count: 0, json: Buffer.alloc(0), more: false };

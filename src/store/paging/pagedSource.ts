@@ -33,7 +33,7 @@ export interface JoinedRows {
 /** A JSON record and its key in the source's order (a text only the source reads). */
 export type KeyedRow = [row: string, key: string];
 
-export interface KeySeek {
+interface KeySeek {
   /** `rows(from, n)`, each row with its key. */
   keyedRows(from: number, n: number): Answer<KeyedRow[]>;
   /** Up to `n` rows that follow the row whose key is `key`; `undefined` when `key` is not one of this source's keys. */

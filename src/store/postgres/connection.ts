@@ -118,7 +118,7 @@ function ignoreLostConnection(): void {}
 const sqlState = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /** A serialization failure or a deadlock: the transaction may succeed when run again. */
-export function isRetryable(error: unknown): boolean {
+function isRetryable(error: unknown): boolean {
   const code = sqlState(error);
   return code === '40001' || code === '40P01';
 }

@@ -1,4 +1,3 @@
-import type { Period } from '../../domain/periods.js';
 import { renderDimensionFragment, type GroupPeriod } from '../../domain/reportingJson.js';
 import { rowsOf, run, statement, type Queryable } from './connection.js';
 
@@ -41,17 +40,6 @@ const updateFragments = statement<[number, number[], number[], string[], number]
 const usersAfter = statement<[number, number, number], { pk: number }>('SELECT pk FROM users WHERE tenant_id = $1 AND pk > $2 ORDER BY pk LIMIT $3');
 const setEmptyFragment = statement<[string, number]>('UPDATE tenants SET empty_fragment = $1 WHERE id = $2');
 const stampRecords = statement<[number, number]>('UPDATE reporting_records SET stamp = $2 WHERE tenant_id = $1');
-
-/** Re-renders, for each user of `monthsByUser`, the fields of the months of its period (`stamp`: of the changes). */
-export async function refreshUserMonths(db: Queryable, tenantId: number, stamp: number, monthsByUser: ReadonlyMap<number, Period>): Promise<void> {
-  if (monthsByUser.size === 0) return;
-  const keys = (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key);
-  const entries = [...monthsByUser];
-  for (let at = 0; at < entries.length; at += USERS_PER_ROUND) {
-    const round = entries.slice(at, at + USERS_PER_ROUND);
-    await render(db, tenantId, stamp, keys, [round.map(([pk]) => pk), round.map(([, p]) => p.start ?? LOWEST), round.map(([, p]) => p.end ?? HIGHEST)]);
-  }
-}
 
 /**
  * Re-renders every field of `userPks`, or of every user of the tenant (its dimensions changed);

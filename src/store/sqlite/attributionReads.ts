@@ -64,8 +64,6 @@ export function attributionReads(db: Db) {
   };
 }
 
-export type AttributionReads = ReturnType<typeof attributionReads>;
-
 type Params = Record<string, number | undefined>;
 /** The named parameters of a listing statement: the filters given, and the page's bounds and last key. */
 type Bound = Record<string, unknown>;

@@ -8,7 +8,7 @@ import type { Db } from './db.js';
  */
 
 /** A stored attribution row: its primary key and its period (the payload stays in SQL). */
-export interface StoredPeriod extends Period {
+interface StoredPeriod extends Period {
   readonly pk: number;
 }
 

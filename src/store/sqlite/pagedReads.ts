@@ -85,5 +85,3 @@ function prepareJoinedPage(db: Db, sql: string, owner: string) {
   if (!ordered || !unsorted) throw new Error(`unexpected plan for a page (rows would not come in key order): ${plan.map((step) => step.detail).join('; ')}`);
   return db.prepare<PageParams, JoinedRow>(sql).raw();
 }
-
-export type PagedReads = ReturnType<typeof pagedReads>;

@@ -41,7 +41,7 @@ async function principalOf(store: Store, tenant: string): Promise<Principal> {
 
 /** Every page of `source` from offset 0 with `limit`, following cursors, and the total. */
 async function walk(store: Store, principal: Principal, source: Source, limit: number): Promise<string[]> {
-  const pages: string[] = [String(await store.total(principal, source))];
+  const pages: string[] = [String((await store.total(principal, source))?.count)];
   let offset = 0n;
   let cursor: string | undefined;
   for (;;) {

@@ -27,10 +27,10 @@ export interface SeedDataset {
   groupAttributions: readonly GroupAttributionInput[];
   managerAttributions: readonly ManagerAttributionInput[];
   reportingLineCount: number;
-  reportingLines(): Iterable<ReportingLineInput>;
+  reportingLines: () => Iterable<ReportingLineInput>;
   table: { key: string; name: string; fields: readonly TableField[] };
   tableRecordCount: number;
-  tableRecords(): Iterable<TableRecordInput>;
+  tableRecords: () => Iterable<TableRecordInput>;
 }
 
 const SEED_DIMENSIONS = ['region', 'segment'] as const;

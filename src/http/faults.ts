@@ -77,7 +77,7 @@ function bodyChunks(body: unknown): AsyncIterable<Buffer> | Buffer[] {
 async function resetMidway(ctx: Context): Promise<void> {
   let first: Buffer = Buffer.alloc(0);
   for await (const chunk of bodyChunks(ctx.body)) {
-    first = Buffer.from(chunk as Buffer);
+    first = Buffer.from(chunk);
     break;
   }
   if (ctx.body instanceof Readable) ctx.body.destroy();

@@ -68,7 +68,7 @@ export interface TempDatabase {
   sql: TestSql;
   /** The small disk the database is on, when asked for. */
   disk?: SmallDisk;
-  beforeRemoval(close: () => Promise<void>): void;
+  beforeRemoval: (close: () => Promise<void>) => void;
 }
 
 /**

@@ -54,7 +54,7 @@ export interface MonthUniverse {
   readonly name: string;
   readonly periodArb: fc.Arbitrary<Period>;
   /** Every month worth checking for a case made of `periods`, in order. */
-  monthsFor(periods: readonly Period[]): readonly number[];
+  monthsFor: (periods: readonly Period[]) => readonly number[];
 }
 
 export const UNIVERSES: readonly MonthUniverse[] = [

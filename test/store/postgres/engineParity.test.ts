@@ -46,7 +46,7 @@ async function walk(store: Store, principal: Principal, source: Source, limit: n
   let cursor: string | undefined;
   for (;;) {
     const page = await store.page(principal, source, { offset, limit, cursor });
-    assert.ok(typeof page === 'object', `${source.kind}: ${String(page)}`);
+    if (typeof page !== 'object') assert.fail(`${source.kind}: ${page}`);
     pages.push(`${page.count}:${page.more}:${page.json.toString('utf8')}`);
     if (!page.more) return pages;
     offset += BigInt(page.count);

@@ -55,9 +55,9 @@ export function renderUser(user: ReportingUser): string {
 }
 
 /**
- * The stored body of a line: standard fields in the document's order, then every metric of
- * the tenant in `metricKeys` order as `<key>` and `<key>_currency`. A metric without a value
- * is `null` (D3), its currency then the line's payment currency.
+ * The stored body of a line: standard fields in the document's order, then every metric of the
+ * tenant in `metricKeys` order as `<key>` and `<key>_currency`. A metric without a value is
+ * `null` (docs/rules.md#metrics-and-dimensions), its currency then the line's payment currency.
  */
 export function renderReportingBody(
   line: StatementLine,

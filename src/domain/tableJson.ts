@@ -1,6 +1,7 @@
 /**
- * Data tables (D6): typed fields, and records rendered flat as `id` plus one property per
- * field in the table's order (an `amount` field followed by its `<key>_currency` companion).
+ * Data tables (docs/rules.md#data-tables): typed fields, and records rendered flat as `id` plus
+ * one property per field in the table's order (an `amount` field followed by its
+ * `<key>_currency` companion).
  */
 export const FIELD_TYPES = ['string', 'number', 'date', 'datetime', 'amount', 'user'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

@@ -56,8 +56,8 @@ class OpenApi31Backend extends OpenAPIBackend {
 }
 
 /**
- * openapi-backend routes, checks the key, and validates the request against the contract
- * before an operation handler runs; every refusal on the way is a problem (D5).
+ * openapi-backend routes, checks the key, and validates the request against the contract before
+ * an operation handler runs; every refusal on the way is a problem (docs/rules.md#errors).
  */
 export async function createApi({ definition, deps, authenticate, readBody, rateLimiter }: ApiSetup): Promise<OpenAPIBackend> {
   const operations = inTurn({

@@ -1,10 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * The API keys of every engine (D1). A key reads `cdk_<id>_<secret>`: the id (48 random bits,
- * shown by `keys list`) finds the stored row, the secret (256 random bits) is checked against
- * its SHA-256 in constant time. Only the hash is stored. A fast hash is enough: the secret has
- * 256 bits of entropy, so there is nothing to brute-force that a slow hash would protect.
+ * The API keys of every engine (docs/rules.md#keys). A key reads `cdk_<id>_<secret>`: the id
+ * (48 random bits, shown by `keys list`) finds the stored row, the secret (256 random bits) is
+ * checked against its SHA-256 in constant time. Only the hash is stored. A fast hash is enough:
+ * the secret has 256 bits of entropy, so there is nothing to brute-force that a slow hash would
+ * protect.
  */
 const KEY_PATTERN = /^cdk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 

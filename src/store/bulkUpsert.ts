@@ -42,7 +42,7 @@ export interface BulkSteps<K> {
   dimensions(): Awaitable<ReadonlyMap<string, number>>;
   /** The stored e-mail of each user. */
   emails(userPks: readonly number[]): Awaitable<ReadonlyMap<number, string>>;
-  /** The key of each group (dimension, name), in order; created when not known yet (D4). */
+  /** The key of each group (dimension, name), in order; created when not known yet. */
   groupPks(wanted: readonly (readonly [number, string])[]): Awaitable<readonly number[]>;
   /** The stored group attributions sharing a month with each (user, dimension, period), each once. */
   storedGroups(wanted: readonly { userPk: number; dimensionPk: number; period: Period }[]): Awaitable<readonly SlotRow<Columns, K>[]>;
@@ -67,12 +67,13 @@ export interface BulkSteps<K> {
 }
 
 /**
- * `PUT /v1/users/groups/bulk` (D4) on any engine, inside the engine's write transaction. In
- * order: users, managers and dimensions exist; no two items of one slot share a month; no
- * cycle of managers; then each item overrides the stored attributions of its slot, and the
- * dimension fields of the touched users and months are re-rendered (D3). Every decision is
- * pure code (domain/bulkPlan.ts). A broken rule is found before the first write, so the
- * engine rolls back or commits nothing; a thrown error must roll the transaction back.
+ * `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions) on any engine, inside the
+ * engine's write transaction. In order: users, managers and dimensions exist; no two items of
+ * one slot share a month; no cycle of managers; then each item overrides the stored
+ * attributions of its slot, and the dimension fields of the touched users and months are
+ * re-rendered. Every decision is pure code (domain/bulkPlan.ts). A broken rule is found before
+ * the first write, so the engine rolls back or commits nothing; a thrown error must roll the
+ * transaction back.
  */
 export async function bulkUpsertWith<K>(steps: BulkSteps<K>, items: readonly Upsert[]): Promise<BulkOutcome> {
   const { emails, dimensionKeys } = namesOf(items);
@@ -121,7 +122,7 @@ async function writeManagers<K>(steps: BulkSteps<K>, items: readonly ResolvedMan
   await steps.writeManagers(slotWrites(stored, incoming));
 }
 
-/** Re-renders the dimension fields of the users and months the group items touched (D3). */
+/** Re-renders the dimension fields of the users and months the group items touched. */
 async function refreshFragments<K>(steps: BulkSteps<K>, items: readonly ResolvedGroup[]): Promise<void> {
   const months = touchedMonths(items);
   if (months.size === 0) return;

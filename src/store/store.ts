@@ -11,7 +11,7 @@ import type { TenantWriter } from './tenantWriting.js';
  * Built by `openStore` (openStore.ts), the only place that picks an engine.
  */
 export interface Store {
-  /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (D1). */
+  /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (docs/rules.md#keys). */
   authenticate(presentedKey: string | undefined): Promise<Principal | undefined>;
   /** Up to `query.limit` records of `source` from `query.offset` (or after the key in `query.cursor`). */
   page(principal: Principal, source: Source, query: PageQuery): Promise<PageOutcome>;
@@ -19,7 +19,7 @@ export interface Store {
   total(principal: Principal, source: Source): Promise<Total | undefined>;
   /** Incremental sync (`changed_since`): up to `query.limit` records of `source` changed after the token `query.since`, in change order. */
   changes(principal: Principal, source: ChangedSource, query: ChangeQuery): Promise<ChangeOutcome>;
-  /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
+  /** `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
@@ -85,7 +85,7 @@ export interface KeyInfo {
   state: 'active' | 'revoked';
 }
 
-/** A paged listing of a tenant (D2): one page request serves every one of them. */
+/** A paged listing of a tenant (docs/rules.md#paging): one page request serves every one of them. */
 export type Source =
   | ({ readonly kind: 'reporting' } & ReportingFilter)
   | { readonly kind: 'tableRecords'; readonly table: string }
@@ -120,7 +120,7 @@ export interface ChangePage {
 type ChangeOutcome = ChangePage | 'unknownTable' | 'badToken' | 'resync';
 
 export interface PageQuery {
-  /** Position of the first record (D2: up to 2^63 - 1). */
+  /** Position of the first record (up to 2^63 - 1). */
   readonly offset: bigint;
   /** Records wanted, at least 1. */
   readonly limit: number;

@@ -2,7 +2,7 @@ import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithChanges } from '../changesResponse.js';
 import { respondWithPage } from '../pagedResponse.js';
 
-/** `GET /v1/tables/{data_table_key}/records`: a data table's records, paged (D2, D6), or those changed since a sync token. */
+/** `GET /v1/tables/{data_table_key}/records`: a data table's records, paged (docs/rules.md#paging), or those changed since a sync token. */
 export const getTableRecords =
   (deps: HandlerDeps): OperationHandler =>
   (api, ctx) => {

@@ -16,7 +16,8 @@ export interface PagedSource {
   joined?(from: number, n: number): Answer<JoinedRows>;
   /**
    * Present on sources whose positions are not stored keys (reading from a position means
-   * skipping rows): they also read by key, so that a walker following `next` seeks (D2).
+   * skipping rows): they also read by key, so that a walker following `next` seeks
+   * (docs/rules.md#paging).
    */
   seek?: KeySeek;
 }

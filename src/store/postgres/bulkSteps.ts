@@ -123,7 +123,7 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   };
 }
 
-/** The key of each group (dimension, name), in order; groups not known yet are created (D4). */
+/** The key of each group (dimension, name), in order; groups not known yet are created. */
 export async function groupPks(db: Queryable, tenantId: number, wanted: readonly (readonly [number, string])[]): Promise<number[]> {
   const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
   await run(db, w.insertGroups, tenantId, dimensionPks, names);

@@ -12,11 +12,11 @@ const ATTEMPTS = 5;
 const lockTimeout = statement<[string]>(`SELECT set_config('lock_timeout', $1, true)`);
 
 /**
- * `PUT /v1/users/groups/bulk` on PostgreSQL (D4): one transaction that first takes the
- * tenant's write lock (waiting at most `busyTimeoutMs`, then refused with 503 through
- * `lock_timeout`), so that PUTs of one tenant are serialised and those of different tenants
- * run side by side; then the engine-neutral plan (../bulkUpsert.ts) over set-wise steps. A
- * serialization failure or a deadlock is retried here, never shown to the client.
+ * `PUT /v1/users/groups/bulk` on PostgreSQL (docs/rules.md#bulk-attributions): one transaction
+ * that first takes the tenant's write lock (waiting at most `busyTimeoutMs`, then refused with
+ * 503 through `lock_timeout`), so that PUTs of one tenant are serialised and those of different
+ * tenants run side by side; then the engine-neutral plan (../bulkUpsert.ts) over set-wise
+ * steps. A serialization failure or a deadlock is retried here, never shown to the client.
  */
 export function bulkUpsert(pool: pg.Pool, tenantId: number, items: readonly Upsert[], busyTimeoutMs: number): Promise<BulkOutcome> {
   const unstorable = unstorableGroups(items);

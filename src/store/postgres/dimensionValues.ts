@@ -6,7 +6,7 @@ import { rowsOf, run, statement, type Queryable } from './connection.js';
  * records) in step with the group attributions, set-wise: for a chunk of users, one read of
  * their stored fields, one of their periods, the fields rendered in JS, one write of those
  * whose text changed. Call inside the transaction that changed the attributions or added
- * records, so that the next read shows the change (D3).
+ * records, so that the next read shows the change (docs/rules.md#metrics-and-dimensions).
  */
 
 /** Users re-rendered per round of statements. */

@@ -21,13 +21,13 @@ const list = statement<[string | null], KeyInfo>(
    WHERE $1::text IS NULL OR t.name = $1
    ORDER BY k.created_at, k.id`,
 );
-// Read on every request, so that a revocation by another process counts at once (D1, D7).
+// Read on every request, so that a revocation by another process counts at once (docs/rules.md#keys).
 const lookup = statement<[string], { secret_hash: Buffer; revoked_at: string | null; tenant_id: number; empty_fragment: string; data_version: string }>(
   `SELECT k.secret_hash, k.revoked_at, t.id AS tenant_id, t.empty_fragment, t.data_version::text AS data_version
    FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
 );
 
-/** The API keys (D1) on this engine; `api_keys` is part of the directory (see migrations.ts). */
+/** The API keys (docs/rules.md#keys) on this engine; `api_keys` is part of the directory (see migrations.ts). */
 export const keyStatements = {
   async create(db: Queryable, tenant: Tenant): Promise<{ id: string; key: string }> {
     const { id, key, secretHash } = newKey();

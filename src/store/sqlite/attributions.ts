@@ -50,7 +50,7 @@ export function attributionStatements(db: Db) {
 
   return {
     emailOfUser: (userPk: number) => emailOfUser.get(userPk)!,
-    /** The group `name` of the dimension, created when it is not known yet (D4). */
+    /** The group `name` of the dimension, created when it is not known yet. */
     groupPk(dimensionPk: number, name: string): number {
       return groupByName.get(dimensionPk, name) ?? insertGroup.get(dimensionPk, name)!;
     },

@@ -8,7 +8,8 @@ const ALL_MONTHS: Period = { start: null, end: null };
 /**
  * Keeps `dimension_values` (the dimension fields of each user and month that has reporting
  * records) in step with the group attributions. Call inside the transaction that changed the
- * attributions or added records, so that the next read shows the change (D3).
+ * attributions or added records, so that the next read shows the change
+ * (docs/rules.md#metrics-and-dimensions).
  */
 export function dimensionValuesRefresher(db: Db) {
   const usersOfTenant = db.prepare<[number], number>('SELECT pk FROM users WHERE tenant_id = ?').pluck();

@@ -12,7 +12,7 @@ export interface SqlitePrincipal {
   readonly dataVersion: string;
 }
 
-/** The statements of the API keys (D1), prepared once per connection. */
+/** The statements of the API keys (docs/rules.md#keys), prepared once per connection. */
 export function keyStatements(db: Db) {
   const insert = db.prepare<[string, number, Buffer, string]>(
     'INSERT INTO api_keys (id, tenant_id, secret_hash, created_at) VALUES (?, ?, ?, ?)',
@@ -25,7 +25,7 @@ export function keyStatements(db: Db) {
      WHERE @tenant IS NULL OR t.name = @tenant
      ORDER BY k.created_at, k.id`,
   );
-  // Read on every request, so that a revocation by another process counts at once (D1, D7).
+  // Read on every request, so that a revocation by another process counts at once (docs/rules.md#keys).
   const lookup = db
     .prepare<[string], [Buffer, string | null, number, string, string]>(
       `SELECT k.secret_hash, k.revoked_at, t.id, t.empty_fragment, CAST(t.data_version AS TEXT)

@@ -51,12 +51,13 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * The SQLite engine: one database file, shared by any number of processes (D7). Reads run on
- * the calling thread with prepared statements (they never wait: WAL readers do not block, and
- * a page is one statement of about a millisecond); writes of a server run in its writer thread
- * (writer.ts), so that a write waiting for a lock never holds up the event loop. Loads and
- * exports use a connection of their own for their transaction, so that no other read on the
- * shared connection sees their uncommitted data or their old snapshot.
+ * The SQLite engine: one database file, shared by any number of processes
+ * (docs/rules.md#serving). Reads run on the calling thread with prepared statements (they never
+ * wait: WAL readers do not block, and a page is one statement of about a millisecond); writes
+ * of a server run in its writer thread (writer.ts), so that a write waiting for a lock never
+ * holds up the event loop. Loads and exports use a connection of their own for their
+ * transaction, so that no other read on the shared connection sees their uncommitted data or
+ * their old snapshot.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions): Store {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;

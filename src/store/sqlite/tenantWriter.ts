@@ -23,9 +23,10 @@ import {
 /**
  * Writes one tenant's data: metrics, dimensions, users, attributions, reporting records and
  * data tables, keeping the invariants of migrations.ts. Users are upserted by id, records by id
- * (a stored record keeps its position), attributions override the stored ones of their slot
- * in their months (the rule of D4). Errors are {@link DatasetError}s with the JSON path of the
- * item in the dataset (`origin` says where a batch starts).
+ * (a stored record keeps its position), attributions override the stored ones of their slot in
+ * their months (the override rule of docs/rules.md#bulk-attributions). Errors are
+ * {@link DatasetError}s with the JSON path of the item in the dataset (`origin` says where a
+ * batch starts).
  *
  * It runs no transaction of its own: the caller wraps a whole load in one, so that a failed
  * load leaves nothing behind. Call `finish()` last: it brings the dimension fields of every

@@ -5,7 +5,7 @@ import { formatMonth, type MonthIndex } from './months.js';
  * item shape of the bulk response (docs/rules.md#bulk-attributions): months as `YYYY-MM`,
  * `null` for an open end or a manager attribution since always. Engines that do not render them
  * in SQL render them here; the SQLite engine's `json_object` writes the same bytes
- * (test/http/engineParity.test.ts).
+ * (test/store/postgres/engineParity.test.ts).
  */
 export interface StoredGroupItem {
   user: string;

@@ -2,7 +2,8 @@ import type { MonthIndex } from './months.js';
 
 /**
  * Rendering of statement reporting records as JSON text, done once at write time so that a
- * read only concatenates stored text (see PERFORMANCE.md: rendering per request dominates).
+ * read only concatenates stored text: rendering each record per request would cost more than
+ * the rest of the read.
  *
  * A record is stored as `body` (every field but the dimensions, no closing brace) and joined at
  * read time with the fragment of its user and month (`,"region":["EMEA"],"segment":[]}`).

@@ -7,7 +7,7 @@ interface ParsedFor {
 }
 
 /**
- * openapi-backend's router (openapi-backend 5.x, `router.js`) without the work it repeats on
+ * openapi-backend's router (`openapi-backend/router.js`, 5.x) without the work it repeats on
  * every request. The document does not change after start-up, yet the stock router rebuilds the
  * whole operation list with lodash on each `getOperations()` (twice per routed request), and
  * `handleRequest` parses the same request three times (before routing, after routing, and again

@@ -47,11 +47,12 @@ export interface PostgresStoreOptions {
 /**
  * The PostgreSQL engine: a pool of connections to one database, shared by any number of server
  * processes (docs/rules.md#serving). Every read is one statement on any connection of the pool;
- * every write is one transaction that first takes its tenant's write lock (tenants.ts), so that
- * writes of one tenant are serialised and those of different tenants run side by side. Should
- * the database go away, each request is refused with `StoreUnavailable` (503, Retry-After) and
- * the pool connects again once it is back; nothing is to be restarted. Should its disk fill,
- * each write that needs more room is refused with `StoreFull` (507) and rolled back.
+ * every write is one transaction that first takes its tenant's write lock
+ * (tenantStatements.ts), so that writes of one tenant are serialised and those of different
+ * tenants run side by side. Should the database go away, each request is refused with
+ * `StoreUnavailable` (503, Retry-After) and the pool connects again once it is back; nothing is
+ * to be restarted. Should its disk fill, each write that needs more room is refused with
+ * `StoreFull` (507) and rolled back.
  *
  * Resolves once the database answers and its schema is up to date; rejects when it cannot be
  * reached (see `isUnreachable`) or migrated.

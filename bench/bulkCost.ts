@@ -26,7 +26,7 @@ const db = openDatabase(store.dbPath, { role: 'writer' });
 const tenantId = keySteps(db).lookup(parseKey(store.key)!.id)!.tenantId;
 const upsert = bulkUpserter(db);
 const bodies = bulkBodies(perRound * rounds, config.bulkItems, store.users).map((body) => {
-  const parsed = upsertsFromBody(JSON.parse(body).data);
+  const parsed = upsertsFromBody((JSON.parse(body) as { data: Parameters<typeof upsertsFromBody>[0] }).data);
   if ('problems' in parsed) throw new Error('a bench body has items that end before they start');
   return parsed.upserts;
 });

@@ -3,7 +3,7 @@
  * attributions per user (each user: 15 two-month periods in each dimension, 5 six-month manager
  * periods under a user of a lower number, so the hierarchy has no cycle; 20,001 users give
  * 1,000,045), plus one reporting record per user and month of 2026 (so every upsert re-renders
- * dimension fields, D3). Everything follows from the numbers; the requests are drawn by
+ * dimension fields, docs/rules.md#metrics-and-dimensions). Everything follows from the numbers; the requests are drawn by
  * {@link bulkBodies}.
  *
  * Beside it, {@link TENANTS} more tenants of an eighth as many users each, built the same way:

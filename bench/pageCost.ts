@@ -33,7 +33,7 @@ const rulerPage = ruler
   .raw();
 const range = 'FROM reporting_records r WHERE r.tenant_id = @owner AND r.pos >= @from AND r.pos < @to';
 const variants: Record<string, (from: number, n: number) => unknown> = {
-  serve: (from, n) => reporting.joined!(from, n),
+  serve: (from, n) => reporting.joined(from, n),
   ruler: (from, n) => rulerPage.get({ from, to: from + n }),
   'bodies only': aggregate(`SELECT count(*), CAST(group_concat(r.body, ',') AS BLOB) ${range}`),
   'join only': aggregate(

@@ -53,7 +53,7 @@ console.log(lines[0]);
 // 1,000 records from the middle, imported again with another payment.
 const middle = await store.page(await principal(), { kind: 'reporting' }, { offset: BigInt(Math.floor(config.records / 2)), limit: CHANGED });
 if (typeof middle !== 'object') throw new Error('no page');
-const edited = (JSON.parse(`[${middle.json}]`) as { payment: number }[]).map((record) => ({ ...record, payment: record.payment + 1 }));
+const edited = (JSON.parse(`[${middle.json.toString()}]`) as { payment: number }[]).map((record) => ({ ...record, payment: record.payment + 1 }));
 const dataset = JSON.stringify({ format: 'compdata-dataset/1', reporting: edited });
 await importDataset(store, 'bench', (async function* () {
   yield dataset;

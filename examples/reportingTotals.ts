@@ -39,7 +39,7 @@ try {
       const groups = record[dimension].length > 0 ? record[dimension] : ['(none)'];
       for (const group of groups) {
         const key = `${dimension}\t${group}`;
-        const sums = totals.get(key) ?? { records: 0, payment: new Map(), newArr: new Map() };
+        const sums: Totals = totals.get(key) ?? { records: 0, payment: new Map(), newArr: new Map() };
         totals.set(key, sums);
         sums.records += 1;
         add(sums.payment, record.payment_currency, record.payment);

@@ -7,7 +7,7 @@ import { CommandFailure, UsageFailure } from './errors.js';
 export const DB_HELP = 'the database: a SQLite file path (or sqlite:PATH), or postgres://USER@HOST:PORT/DB';
 
 /** How a missing database is told: where it was looked for, and what creates one. */
-export function missingDatabase(error: StoreMissing): UsageFailure {
+function missingDatabase(error: StoreMissing): UsageFailure {
   return new UsageFailure(`${error.message}; create one with 'compdata seed' or 'compdata import'`);
 }
 

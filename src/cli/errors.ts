@@ -10,8 +10,8 @@ import { CommanderError } from 'commander';
  *   answer when the command starts).
  */
 export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
 
 /** The command line was understood but the work cannot be done: exit 1. */
 export class CommandFailure extends Error {}

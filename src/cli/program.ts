@@ -9,7 +9,7 @@ import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
 import { packageVersion } from './version.js';
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('compdata')
     .description('self-hostable sales-compensation data API over one SQLite file')
     .version(packageVersion(), '-V, --version', 'print the version and exit')

@@ -95,10 +95,13 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    // The signal's own reason, whatever the caller aborted with (as fetch rejects), not a wrapper.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      abort();
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);

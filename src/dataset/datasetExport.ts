@@ -9,7 +9,7 @@ import { DATASET_FORMAT } from './datasetFormat.js';
  * written before the next is read, waiting for `out` to drain: memory stays flat whatever the
  * size. The same data gives the same bytes. `onElements` is told how many elements went out.
  */
-export async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
+async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain');
   };

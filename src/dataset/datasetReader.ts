@@ -64,7 +64,7 @@ export async function readDataset(
 }
 
 /** The structure of a dataset over the parser's tokens (see {@link readDataset}). */
-export class DatasetReader {
+class DatasetReader {
   private readonly tokenize = jsonParser({ streamValues: false }) as Tokenizer;
   private readonly builder = new ElementBuilder();
   private state: State = 'root';

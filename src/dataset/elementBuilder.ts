@@ -5,7 +5,7 @@ import { fieldPath } from './datasetFormat.js';
 /** Deepest nesting inside one element (a reporting record needs 2). */
 const MAX_DEPTH = 16;
 /** Largest element, counted as tokens plus characters of keys and strings. */
-export const MAX_ELEMENT_SIZE = 4 * 1024 * 1024;
+const MAX_ELEMENT_SIZE = 4 * 1024 * 1024;
 
 type Container = Record<string, unknown> | unknown[];
 

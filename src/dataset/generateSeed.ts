@@ -27,13 +27,13 @@ export interface SeedDataset {
   groupAttributions: readonly GroupAttributionInput[];
   managerAttributions: readonly ManagerAttributionInput[];
   reportingLineCount: number;
-  reportingLines(): Iterable<ReportingLineInput>;
+  reportingLines: () => Iterable<ReportingLineInput>;
   table: { key: string; name: string; fields: readonly TableField[] };
   tableRecordCount: number;
-  tableRecords(): Iterable<TableRecordInput>;
+  tableRecords: () => Iterable<TableRecordInput>;
 }
 
-export const SEED_DIMENSIONS = ['region', 'segment'] as const;
+const SEED_DIMENSIONS = ['region', 'segment'] as const;
 
 /**
  * The seed dataset of `options`: pure and deterministic (no I/O, no clock, no global random).

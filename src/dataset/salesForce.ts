@@ -170,7 +170,7 @@ function regionPeriods(random: Random, person: SalesPerson): GroupAttributionInp
 /** Managers and contributors cover a segment (some none); about one in seven moves up one. */
 function segmentPeriods(random: Random, person: SalesPerson): GroupAttributionInput[] {
   if (person.level < MANAGER_LEVEL || random.chance(0.05)) return [];
-  const segment = random.weighted(SEGMENTS.map((name, index) => [index, [35, 35, 20, 10][index]!] as const));
+  const segment = random.weighted(SEGMENTS.map((_segment, index) => [index, [35, 35, 20, 10][index]!] as const));
   const periods = employmentPeriods(random, person, segment < SEGMENTS.length - 1 && random.chance(0.15));
   return periods.map((period, index) => ({
     user_id: person.user.id,

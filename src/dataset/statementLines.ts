@@ -80,7 +80,7 @@ function payoutRate(ratio: number): number {
   return Math.min(3, 1 + (ratio - 1) * 1.5);
 }
 
-export function cents(amount: number): number {
+function cents(amount: number): number {
   return Math.round(amount * 100) / 100;
 }
 

@@ -2,9 +2,10 @@ import { formatMonth, type MonthIndex } from './months.js';
 
 /**
  * The read-back items (`GET /v1/users/groups`, `GET /v1/users/managers`) as JSON text, in the
- * item shape of the bulk response (D4): months as `YYYY-MM`, `null` for an open end or a
- * manager attribution since always. Engines that do not render them in SQL render them here;
- * the SQLite engine's `json_object` writes the same bytes (test/http/engineParity.test.ts).
+ * item shape of the bulk response (docs/rules.md#bulk-attributions): months as `YYYY-MM`,
+ * `null` for an open end or a manager attribution since always. Engines that do not render them
+ * in SQL render them here; the SQLite engine's `json_object` writes the same bytes
+ * (test/store/postgres/engineParity.test.ts).
  */
 export interface StoredGroupItem {
   user: string;

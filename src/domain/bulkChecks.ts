@@ -2,9 +2,10 @@ import { FIRST_MONTH, LAST_MONTH, type MonthIndex } from './months.js';
 import { endBound, holdsWireMonth, startBound, type Period } from './periods.js';
 
 /**
- * Checks of `PUT /v1/users/groups/bulk` that look at a whole request (D4): two items of one
- * slot with overlapping periods, and manager chains that come back to where they started.
- * Pure functions over plain values; the handler answers `422` when either finds something.
+ * Checks of `PUT /v1/users/groups/bulk` that look at a whole request
+ * (docs/rules.md#bulk-attributions): two items of one slot with overlapping periods, and
+ * manager chains that come back to where they started. Pure functions over plain values; the
+ * handler answers `422` when either finds something.
  */
 
 /**

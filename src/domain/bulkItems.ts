@@ -2,9 +2,9 @@ import { formatMonth, type MonthIndex } from './months.js';
 import { startBound, type Period } from './periods.js';
 
 /**
- * The items of `PUT /v1/users/groups/bulk` once their months are parsed, and the wording of
- * the rules of D4 they can break. Pure values: the store resolves e-mails and keys, the HTTP
- * layer turns a {@link RuleViolation} into a `422` pointer.
+ * The items of `PUT /v1/users/groups/bulk` once their months are parsed, and the wording of the
+ * rules of docs/rules.md#bulk-attributions they can break. Pure values: the store resolves
+ * e-mails and keys, the HTTP layer turns a {@link RuleViolation} into a `422` pointer.
  */
 
 /** A group item: `user` holds `group` of dimension `dimension` over the period. */
@@ -28,11 +28,12 @@ export interface ManagerUpsert extends Period {
 export type Upsert = GroupUpsert | ManagerUpsert;
 
 /** The item fields a rule can point at. */
-export type ItemField = 'user' | 'manager' | 'group_dimension';
+type ItemField = 'user' | 'manager' | 'group_dimension';
 
 /**
- * A rule of D4 that item `index` breaks: `422`, pointing at `/data/<index>/<field>`, or at the
- * item itself when `field` is absent (`index` absent: the request as a whole).
+ * A rule of the bulk operation that item `index` breaks: `422`, pointing at
+ * `/data/<index>/<field>`, or at the item itself when `field` is absent (`index` absent: the
+ * request as a whole).
  */
 export interface RuleViolation {
   readonly index?: number;

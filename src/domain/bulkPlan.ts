@@ -15,12 +15,12 @@ import { applyUpserts, periodContains, periodsOverlap, subtractPeriod, type Peri
 import { replaceDimensionGroups } from './reportingJson.js';
 
 /**
- * `PUT /v1/users/groups/bulk` (D4) as pure steps between a store's set-wise reads and writes:
- * a store looks up every e-mail and dimension of a request at once, then every stored
- * attribution the request touches at once, asks here what to check and write, and writes it
- * with a few statements. The request is planned as a whole, which is the same as writing its
- * items one after the other: items of one slot never share a month (else the request is
- * refused), so each stored row simply loses the months of every item of its slot.
+ * `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions) as pure steps between a store's
+ * set-wise reads and writes: a store looks up every e-mail and dimension of a request at once,
+ * then every stored attribution the request touches at once, asks here what to check and write,
+ * and writes it with a few statements. The request is planned as a whole, which is the same as
+ * writing its items one after the other: items of one slot never share a month (else the
+ * request is refused), so each stored row simply loses the months of every item of its slot.
  */
 
 /** A stored user as a request names it: the store's key and the e-mail address as stored. */
@@ -142,7 +142,7 @@ export interface SlotWrites<P, K> {
 }
 
 /**
- * The override rule of D4 for a whole request on one table: `stored` are the stored rows that
+ * The override rule for a whole request on one table: `stored` are the stored rows that
  * share a month with an item of their slot (each once), `incoming` the
  * items, pairwise without a shared month within a slot. Each stored row keeps its months
  * outside every item of its slot: none (delete), one run (update), or several (update the
@@ -192,11 +192,11 @@ export interface UserMonthFragment {
 }
 
 /**
- * The dimension fields that change once a request's group items are written (D3): `stored`
- * are the fields of the touched users and months. An item holds its slot alone over its
- * months, so in a month an item of the user covers, that dimension shows the item's group
- * and nothing else; the other dimensions stay as stored. Only the fields whose text differs
- * are returned, with their new text.
+ * The dimension fields that change once a request's group items are written
+ * (docs/rules.md#metrics-and-dimensions): `stored` are the fields of the touched users and
+ * months. An item holds its slot alone over its months, so in a month an item of the user
+ * covers, that dimension shows the item's group and nothing else; the other dimensions stay as
+ * stored. Only the fields whose text differs are returned, with their new text.
  */
 export function changedFragments(
   dimensionKeys: readonly string[],

@@ -1,9 +1,10 @@
 /**
- * The opaque `cursor` parameter that `next` may carry besides `limit` and `offset` (D2): the key
- * of the last row of a page, bound to the offset it continues from and to the filters of the
- * request (`scope`). It is only a shortcut: a cursor issued for another offset or other filters
- * is ignored and the page is found by `offset`, so a client that rebuilds the URL from `offset`
- * and `limit` (with or without a stale cursor) still gets the right page.
+ * The opaque `cursor` parameter that `next` may carry besides `limit` and `offset`
+ * (docs/rules.md#paging): the key of the last row of a page, bound to the offset it continues
+ * from and to the filters of the request (`scope`). It is only a shortcut: a cursor issued for
+ * another offset or other filters is ignored and the page is found by `offset`, so a client
+ * that rebuilds the URL from `offset` and `limit` (with or without a stale cursor) still gets
+ * the right page.
  */
 
 export type CursorReading =

@@ -1,6 +1,7 @@
 /**
- * Rules for the API keys of custom metrics, dimensions and data-table fields (D3, D6): they
- * become JSON property names beside the standard fields, so they must never collide with one.
+ * Rules for the API keys of custom metrics, dimensions and data-table fields
+ * (docs/rules.md#metrics-and-dimensions): they become JSON property names beside the standard
+ * fields, so they must never collide with one.
  */
 export const STANDARD_REPORTING_FIELDS: ReadonlySet<string> = new Set([
   'id',

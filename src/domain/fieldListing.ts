@@ -12,7 +12,7 @@ import type { FieldType, TableField } from './tableJson.js';
  * `datetime` (ISO 8601 UTC), `user` (the user object of a reporting record), `user_id` (a
  * user's id: a table field declared `user`), `groups` (the group names of a dimension).
  */
-export type FieldKind = 'string' | 'number' | 'amount' | 'currency' | 'date' | 'datetime' | 'user' | 'user_id' | 'groups';
+type FieldKind = 'string' | 'number' | 'amount' | 'currency' | 'date' | 'datetime' | 'user' | 'user_id' | 'groups';
 
 export interface ListedField {
   name: string;

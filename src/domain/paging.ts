@@ -1,9 +1,10 @@
 /**
- * Paged reads (D2): exact parsing of `offset` and `limit`, and the arithmetic of a page.
- * `offset` goes up to 2^63 - 1, beyond what a JS number holds exactly, so it is a bigint here.
+ * Paged reads (docs/rules.md#paging): exact parsing of `offset` and `limit`, and the arithmetic
+ * of a page. `offset` goes up to 2^63 - 1, beyond what a JS number holds exactly, so it is a
+ * bigint here.
  */
 export const DEFAULT_LIMIT = 2000;
-export const MAX_LIMIT = 2000;
+const MAX_LIMIT = 2000;
 export const MAX_OFFSET = 9223372036854775807n;
 
 export interface PageRequest {

@@ -1,9 +1,10 @@
 import { FIRST_MONTH, LAST_MONTH, type MonthIndex } from './months.js';
 
 /**
- * Periods of months and the override rule of `PUT /v1/users/groups/bulk` (D4). Pure functions:
- * the store reads the attributions of one slot, asks here what to change, and turns the answer
- * into DELETE / UPDATE / INSERT statements.
+ * Periods of months and the override rule of `PUT /v1/users/groups/bulk`
+ * (docs/rules.md#bulk-attributions). Pure functions: the store reads the attributions of one
+ * slot, asks here what to change, and turns the answer into DELETE / UPDATE / INSERT
+ * statements.
  */
 
 /**
@@ -22,7 +23,7 @@ export interface Period {
  * is `0000-01`; `end: null` ("no end") likewise runs through `9999-12` and no further month
  * exists on the wire.
  */
-export const WIRE_MONTHS: Period = { start: FIRST_MONTH, end: LAST_MONTH };
+const WIRE_MONTHS: Period = { start: FIRST_MONTH, end: LAST_MONTH };
 
 /**
  * Whether `p` holds a month the wire form can write. One that holds none is empty for every
@@ -44,7 +45,7 @@ export function endBound(p: Period): number {
 }
 
 /**
- * Why `p` cannot be stored, or `undefined` when it can: a start after the end is a `400` (D4).
+ * Why `p` cannot be stored, or `undefined` when it can: a start after the end is a `400`.
  * The message names the wire fields so the HTTP layer can use it as it is.
  */
 export function periodProblem(p: Period): string | undefined {
@@ -96,7 +97,7 @@ export function subtractPeriod(stored: Period, cut: Period): Period[] {
 }
 
 /** A stored attribution whose months an incoming period overlaps, and the months it keeps. */
-export interface PeriodChange<T extends Period> {
+interface PeriodChange<T extends Period> {
   readonly before: T;
   /** What remains of `before`: `[]` (delete), one piece (shorten) or two (split). */
   readonly after: Period[];
@@ -111,7 +112,7 @@ export interface Override<T extends Period> {
 }
 
 /**
- * The override rule of D4 for one slot (one user and dimension, or one user's managers):
+ * The override rule for one slot (one user and dimension, or one user's managers):
  * `stored` are the slot's attributions, pairwise without a shared month; `incoming` is the new
  * period. Each stored attribution either stays as it is or is cut back to its months outside
  * `incoming`. The incoming attribution itself is not part of the answer: the caller writes it.

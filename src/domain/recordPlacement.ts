@@ -1,11 +1,11 @@
 /**
  * Where an upsert by id puts each record of a positional store (reporting records of a tenant,
- * records of a data table), keeping positions dense (see the invariants in migrations.ts):
- * a record whose id is stored keeps its position and is updated in place; a new one goes at
- * the end. An id given twice in one load is a duplicate: a stored record updated earlier in
- * the load is remembered in a bitmap over the positions that existed at the start (one bit per
- * record, so memory stays small whatever the load's size), and a record added by the load has
- * a position at or past that start.
+ * records of a data table), keeping positions dense (see the invariants in
+ * store/sqlite/migrations.ts): a record whose id is stored keeps its position and is updated in
+ * place; a new one goes at the end. An id given twice in one load is a duplicate: a stored
+ * record updated earlier in the load is remembered in a bitmap over the positions that existed
+ * at the start (one bit per record, so memory stays small whatever the load's size), and a
+ * record added by the load has a position at or past that start.
  */
 export type Placement = { readonly pos: number; readonly isNew: boolean } | 'duplicate';
 

@@ -2,7 +2,8 @@ import type { MonthIndex } from './months.js';
 
 /**
  * Rendering of statement reporting records as JSON text, done once at write time so that a
- * read only concatenates stored text (see PERFORMANCE.md: rendering per request dominates).
+ * read only concatenates stored text: rendering each record per request would cost more than
+ * the rest of the read.
  *
  * A record is stored as `body` (every field but the dimensions, no closing brace) and joined at
  * read time with the fragment of its user and month (`,"region":["EMEA"],"segment":[]}`).
@@ -55,9 +56,9 @@ export function renderUser(user: ReportingUser): string {
 }
 
 /**
- * The stored body of a line: standard fields in the document's order, then every metric of
- * the tenant in `metricKeys` order as `<key>` and `<key>_currency`. A metric without a value
- * is `null` (D3), its currency then the line's payment currency.
+ * The stored body of a line: standard fields in the document's order, then every metric of the
+ * tenant in `metricKeys` order as `<key>` and `<key>_currency`. A metric without a value is
+ * `null` (docs/rules.md#metrics-and-dimensions), its currency then the line's payment currency.
  */
 export function renderReportingBody(
   line: StatementLine,

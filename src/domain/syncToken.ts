@@ -27,7 +27,7 @@ export const START: ChangePosition = { stamp: 0, stream: 2, a: 0, b: 0, c: 0 };
 /** A key past every user, month and position a store holds. */
 export const AFTER_ALL = Number.MAX_SAFE_INTEGER;
 /** A key before every user, month and position a store holds (they are all at least 0). */
-export const BEFORE_ALL = -1;
+const BEFORE_ALL = -1;
 
 /** What a `changed_since` says, for the listing `scope` of the tenant `tenantId`. */
 export type TokenReading = { readonly kind: 'position'; readonly position: ChangePosition; readonly fromStart: boolean } | { readonly kind: 'malformed' };

@@ -1,6 +1,7 @@
 /**
- * Data tables (D6): typed fields, and records rendered flat as `id` plus one property per
- * field in the table's order (an `amount` field followed by its `<key>_currency` companion).
+ * Data tables (docs/rules.md#data-tables): typed fields, and records rendered flat as `id` plus
+ * one property per field in the table's order (an `amount` field followed by its
+ * `<key>_currency` companion).
  */
 export const FIELD_TYPES = ['string', 'number', 'date', 'datetime', 'amount', 'user'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -17,7 +18,7 @@ const DATETIME_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3
 const CURRENCY = /^[A-Z]{3}$/;
 
 /** Why `value` is not a valid value of a field of `type`, or `undefined`. `null` is always valid. */
-export function fieldValueProblem(type: FieldType, value: unknown): string | undefined {
+function fieldValueProblem(type: FieldType, value: unknown): string | undefined {
   if (value === null) return undefined;
   switch (type) {
     case 'number':

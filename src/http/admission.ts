@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { problems } from './problems.js';
 
 /**
- * Admission (D5): at most `maxConcurrent` requests in progress at once (a streamed page counts
+ * Admission: at most `maxConcurrent` requests in progress at once (a streamed page counts
  * until it is sent or cut off); past it, 503 with Retry-After.
  *
  * One request at a time per connection: a pipelined request waits until the one before it on

@@ -118,7 +118,7 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
     validate: true,
     // `coerceTypes` stays off, so that `api.request.query` keeps the texts the contract accepted
     // (validatedQuery.ts); Ajv checks a coerced copy of its own. A coerced `offset` would be a
-    // number rounded past 2^53, where paging.ts reads every offset up to 2^63 - 1 exactly.
+    // number rounded past 2^53, where domain/paging.ts reads every offset up to 2^63 - 1 exactly.
     // A path is served only as the contract writes it: `/v1/reporting/` is another (unknown) path.
     ignoreTrailingSlashes: false,
     // Requests are validated as JSON Schema 2020-12, the dialect of OpenAPI 3.1.

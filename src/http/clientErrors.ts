@@ -10,10 +10,10 @@ import { problems, type HttpProblem } from './problems.js';
 const LINGER_MS = 1000;
 
 /**
- * Answers what Node's HTTP parser refuses before the app sees a request (D5: every error is a
- * problem): headers past the size limit (431), headers or body too slow (408), anything that
- * is not HTTP/1.1 (400). The answer closes the connection, after the answer to any request
- * before the faulty one on it. A client that went away gets nothing.
+ * Answers what Node's HTTP parser refuses before the app sees a request (every error is a
+ * problem: docs/rules.md#errors): headers past the size limit (431), headers or body too slow
+ * (408), anything that is not HTTP/1.1 (400). The answer closes the connection, after the
+ * answer to any request before the faulty one on it. A client that went away gets nothing.
  */
 export function answerClientErrors(server: Server, logger: Logger, maxHeaderSize: number): void {
   const answered = new WeakSet<Duplex>();

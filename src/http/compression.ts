@@ -3,7 +3,7 @@ import compress from 'koa-compress';
 import type { Middleware } from 'koa';
 
 /** Answers smaller than this go out as they are: compressing them saves less than it costs. */
-export const COMPRESSION_THRESHOLD_BYTES = 1024;
+const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /**
  * `gzip` and `br`, negotiated by `Accept-Encoding` (br first when both are accepted), on answers

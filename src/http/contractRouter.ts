@@ -7,7 +7,7 @@ interface ParsedFor {
 }
 
 /**
- * openapi-backend's router without the work its 5.x `router.js` and `handleRequest` repeat on
+ * openapi-backend's router without the work its 5.x `openapi-backend/router.js` and `handleRequest` repeat on
  * every request, which openapi-backend offers no option to avoid. `bench/`'s `reporting-count`
  * scenario (a request that does almost nothing else) measures it. Two overrides:
  *
@@ -57,7 +57,9 @@ export class ContractRouter<D extends Document = Document> extends OpenAPIRouter
       return parsed;
     }
     const { parsed } = memo;
-    return { ...parsed, params: copy(parsed.params), query: copy(parsed.query), headers: copy(parsed.headers), cookies: copy(parsed.cookies) };
+    // openapi-backend types these fields `any`; each is an object of the parsed request.
+    const fields = parsed as Record<'params' | 'query' | 'headers' | 'cookies', object>;
+    return { ...parsed, params: copy(fields.params), query: copy(fields.query), headers: copy(fields.headers), cookies: copy(fields.cookies) };
   }
 }
 
@@ -76,12 +78,12 @@ class LazilyParsed implements ParsedRequest {
   get #value(): ParsedRequest {
     return (this.#parsed ??= this.#parse());
   }
-  get method() { return this.#value.method; }
-  get path() { return this.#value.path; }
-  get requestBody() { return this.#value.requestBody; }
-  get params() { return this.#value.params; }
-  get query() { return this.#value.query; }
-  get headers() { return this.#value.headers; }
-  get cookies() { return this.#value.cookies; }
-  get body() { return this.#value.body; }
+  get method(): string { return this.#value.method; }
+  get path(): string { return this.#value.path; }
+  get requestBody(): unknown { return this.#value.requestBody as unknown; }
+  get params(): Record<string, unknown> { return this.#value.params as Record<string, unknown>; }
+  get query(): Record<string, unknown> { return this.#value.query as Record<string, unknown>; }
+  get headers(): Record<string, unknown> { return this.#value.headers as Record<string, unknown>; }
+  get cookies(): Record<string, unknown> { return this.#value.cookies as Record<string, unknown>; }
+  get body(): unknown { return this.#value.body as unknown; }
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { repositoryPath } from './document.js';
 
 /** A file of the API reference page, held in memory from start-up. */
-export interface DocsAsset {
+interface DocsAsset {
   type: string;
   body: Buffer;
 }
@@ -21,7 +21,7 @@ export interface DocsAssets {
  * `swagger-ui-dist` package, all served by this server (never a CDN), so the page works offline.
  * Swagger UI because its "Try it out" sends requests with an `X-API-Key` typed in "Authorize".
  */
-export function loadDocsAssets(): DocsAssets {
+function loadDocsAssets(): DocsAssets {
   const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const ours = (name: string) => repositoryPath(`src/http/docsPage/${name}`);
   const file = (path: string, type: string): DocsAsset => ({ type, body: readFileSync(path) });

@@ -8,7 +8,7 @@ import { requestIdOf, type Logger } from './logging.js';
 import { problems, respondWithProblem } from './problems.js';
 
 /** The header that marks an answer carrying injected faults (declared in the contract). */
-export const FAULT_HEADER = 'Compdata-Fault';
+const FAULT_HEADER = 'Compdata-Fault';
 /** A trickled answer: this many bytes at a time... */
 export const SLOW_PIECE_BYTES = 1024;
 /** ...one piece every this many milliseconds (10 KiB/s). */
@@ -31,7 +31,10 @@ const RESET_AFTER_MS = 500;
 export function injectFaults(spec: FaultSpec, logger: Logger): Middleware {
   const random = createRandom(spec.seed === undefined ? randomUUID() : String(spec.seed));
   return async (ctx, next) => {
-    if (!ctx.path.startsWith('/v1/')) return next();
+    if (!ctx.path.startsWith('/v1/')) {
+      await next();
+      return;
+    }
     const injected: string[] = [];
     const inject = (fault: string) => {
       injected.push(fault);
@@ -77,7 +80,7 @@ function bodyChunks(body: unknown): AsyncIterable<Buffer> | Buffer[] {
 async function resetMidway(ctx: Context): Promise<void> {
   let first: Buffer = Buffer.alloc(0);
   for await (const chunk of bodyChunks(ctx.body)) {
-    first = Buffer.from(chunk as Buffer);
+    first = Buffer.from(chunk);
     break;
   }
   if (ctx.body instanceof Readable) ctx.body.destroy();

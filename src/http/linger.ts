@@ -10,7 +10,7 @@ import type { Middleware } from 'koa';
  * {@link LINGER_BYTES} more bytes or {@link LINGER_MS}, the connection is cut.
  */
 export const LINGER_BYTES = 64 * 1024 * 1024;
-export const LINGER_MS = 10_000;
+const LINGER_MS = 10_000;
 
 export function lingerAfterEarlyAnswers(): Middleware {
   return async (ctx, next) => {

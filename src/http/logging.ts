@@ -9,7 +9,7 @@ export type LogLevel = LevelWithSilent;
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
- * Request headers that never reach a log line, whatever the level: the key itself (D1). At
+ * Request headers that never reach a log line, whatever the level: the key itself. At
  * `debug` the request line carries the request's headers; pino's redaction replaces these.
  */
 const REDACTED_PATHS = ['headers["x-api-key"]', 'headers.authorization', 'headers.cookie'];

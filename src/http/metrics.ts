@@ -18,7 +18,7 @@ import { StoreBusy, StoreFull, type Store } from '../store/store.js';
  * - `compdata_writes_refused_disk_full_total`: writes answered 507 because the database's disk
  *   was full;
  * - `compdata_database_size_bytes`: read at each scrape;
- * - prom-client's process and Node.js metrics (`process_resident_memory_bytes`,
+ * - prom-client's process and Node runtime metrics (`process_resident_memory_bytes`,
  *   `process_open_fds`, event-loop lag, heap, GC).
  */
 export interface Metrics {

@@ -25,11 +25,11 @@ export interface PagingQuery {
 }
 
 /**
- * The one paged-read path (D2) of every list operation, on the wire side: parses `offset` and
- * `limit` exactly, asks the store for the page (or, with `limit=0`, the total), builds `next`
- * (with the store's `cursor` when it gives one) and streams the envelope to the socket in
- * chunks, respecting backpressure; or answers `304` when the client holds the page already
- * (conditionalRead.ts). How a page is read is the store's business.
+ * The one paged-read path (docs/rules.md#paging) of every list operation, on the wire side:
+ * parses `offset` and `limit` exactly, asks the store for the page (or, with `limit=0`, the
+ * total), builds `next` (with the store's `cursor` when it gives one) and streams the envelope
+ * to the socket in chunks, respecting backpressure; or answers `304` when the client holds the
+ * page already (conditionalRead.ts). How a page is read is the store's business.
  */
 export async function respondWithPage(
   ctx: Context & { state: RequestState },
@@ -81,7 +81,7 @@ function* chunks(head: Buffer, json: Buffer, tail: Buffer): Generator<Buffer> {
 
 const badCursor = () => problems.badRequest([{ pointer: '/query/cursor', message: 'is not a cursor this server issued' }]);
 
-// The same answer whether or not another tenant has the key (D6).
+// The same answer whether or not another tenant has the key (docs/rules.md#data-tables).
 export const unknownTable = (table: string) => problems.notFound(`No data table ${JSON.stringify(table)} exists.`);
 
 const tableOf = (source: Source) => (source.kind === 'tableRecords' ? source.table : '');

@@ -2,9 +2,9 @@ import type { Context } from 'koa';
 import type { ParamProblem } from '../domain/paging.js';
 
 /**
- * Every error a client can get (D5), as one class with a factory per kind. `code` is stable:
- * it names the problem `type` (`urn:compdata:problem:<code>`). 4xx details say what is wrong;
- * 5xx details say nothing about the inside.
+ * Every error a client can get (docs/rules.md#errors), as one class with a factory per kind.
+ * `code` is stable: it names the problem `type` (`urn:compdata:problem:<code>`). 4xx details
+ * say what is wrong; 5xx details say nothing about the inside.
  */
 export class HttpProblem extends Error {
   constructor(

@@ -10,9 +10,10 @@ export interface PublicBaseConfig {
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
 
 /**
- * The scheme and authority that `next` URLs start with (D2, D7): the configured public URL,
- * else the request's Host (forwarded headers only when trusted). A missing or malformed Host
- * falls back to the address the request arrived on, so a bad header never yields a bad URL.
+ * The scheme and authority that `next` URLs start with (docs/rules.md#serving): the configured
+ * public URL, else the request's Host (forwarded headers only when trusted). A missing or
+ * malformed Host falls back to the address the request arrived on, so a bad header never yields
+ * a bad URL.
  */
 export function publicBase(ctx: Context, config: PublicBaseConfig): string {
   if (config.publicUrl) return config.publicUrl;

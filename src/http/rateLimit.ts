@@ -106,7 +106,7 @@ export function rateLimitHeaders(policy: RatePolicy, decision: RateDecision): Re
   };
 }
 
-export function tooManyRequests(policy: RatePolicy, decision: RateDecision): HttpProblem {
+function tooManyRequests(policy: RatePolicy, decision: RateDecision): HttpProblem {
   const detail = `This key may make ${policy.perSecond} requests a second, ${policy.burst} at once; try again in ${decision.retryAfterSeconds} s.`;
   return problems.tooManyRequests(decision.retryAfterSeconds, detail, rateLimitHeaders(policy, decision));
 }

@@ -8,7 +8,10 @@ import { publicBase, type PublicBaseConfig } from './publicBase.js';
  */
 export function redirectRootToDocs(config: PublicBaseConfig): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
+      await next();
+      return;
+    }
     ctx.status = 302;
     ctx.set('Location', `${publicBase(ctx, config)}/docs`);
     // An empty body (Koa would write "Found"; a null body would turn the status into 204).

@@ -42,15 +42,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export { DEFAULT_LIMITS } from './limits.js';
-
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const { store } = options;
   const limits = resolveLimits(options);
   const logger = options.logger ?? createLogger('info');
   const document = contractDocument();
   const metrics = options.metrics ? createMetrics(store) : undefined;
-  const scrape = metrics && (options.metrics === true ? metrics.scrape : options.metrics!(metrics));
+  const scrape = metrics && (options.metrics === true ? () => metrics.scrape() : options.metrics!(metrics));
   const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
   const api = await createApi({
     definition: document.definition,
@@ -67,7 +65,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimiter: options.rateLimiter,
   });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics });
-  const server = createServer(httpServerOptions(limits), app.callback());
+  const handle = app.callback();
+  const server = createServer(httpServerOptions(limits), (request, response) => void handle(request, response));
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
   answerClientErrors(server, logger, limits.maxHeaderSize);
   server.listen(options.port, options.host);

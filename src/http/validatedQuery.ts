@@ -15,3 +15,12 @@ export type ValidatedQuery<Op extends keyof operations> = {
 export function validatedQuery<Op extends keyof operations>(api: ApiContext): ValidatedQuery<Op> {
   return api.request.query as ValidatedQuery<Op>;
 }
+
+/** The path parameters of a request for operation `Op`, as the route matched them (text, decoded). */
+export type ValidatedPath<Op extends keyof operations> = {
+  readonly [Name in keyof NonNullable<operations[Op]['parameters']['path']>]: string;
+};
+
+export function validatedPath<Op extends keyof operations>(api: ApiContext): ValidatedPath<Op> {
+  return api.request.params as ValidatedPath<Op>;
+}

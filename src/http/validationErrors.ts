@@ -3,10 +3,11 @@ import type { ParamProblem } from '../domain/paging.js';
 import { contractAjv } from './contractAjv.js';
 
 /**
- * Turns openapi-backend's ajv errors into D5's `{pointer, message}` list. openapi-backend
- * validates one object `{query, path, header, requestBody}`, so `/requestBody/data/3` becomes
- * `/data/3` (a pointer into the body) while `/query/limit` stays as it is. Errors about a
- * missing or extra property point at that property.
+ * Turns openapi-backend's ajv errors into the `{pointer, message}` list of
+ * docs/rules.md#errors. openapi-backend validates one object
+ * `{query, path, header, requestBody}`, so `/requestBody/data/3` becomes `/data/3` (a pointer
+ * into the body) while `/query/limit` stays as it is. Errors about a missing or extra property
+ * point at that property.
  *
  * Items of a body array whose schema is a `oneOf` of object forms (the bulk items) are
  * validated again, one by one, against the one form their shape names: ajv reports a failed

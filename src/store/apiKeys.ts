@@ -1,17 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * The API keys of every engine (D1). A key reads `cdk_<id>_<secret>`: the id (48 random bits,
- * shown by `keys list`) finds the stored row, the secret (256 random bits) is checked against
- * its SHA-256 in constant time. Only the hash is stored. A fast hash is enough: the secret has
- * 256 bits of entropy, so there is nothing to brute-force that a slow hash would protect.
+ * The API keys of every engine (docs/rules.md#keys). A key reads `cdk_<id>_<secret>`: the id
+ * (48 random bits, shown by `keys list`) finds the stored row, the secret (256 random bits) is
+ * checked against its SHA-256 in constant time. Only the hash is stored. A fast hash is enough:
+ * the secret has 256 bits of entropy, so there is nothing to brute-force that a slow hash would
+ * protect.
  */
 const KEY_PATTERN = /^cdk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
 /** Text shaped like a key anywhere in a string (to keep keys out of logs). */
 export const KEY_TEXT = /cdk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/g;
 
-export function hashSecret(secret: string): Buffer {
+function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 

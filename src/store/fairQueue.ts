@@ -1,5 +1,5 @@
 /** Time a turn of the event loop may spend on queued work before it lets I/O in. */
-export const TURN_BUDGET_MS = 5;
+const TURN_BUDGET_MS = 5;
 
 export type Run = <T>(work: () => T | PromiseLike<T>) => Promise<T>;
 
@@ -10,12 +10,11 @@ export type Run = <T>(work: () => T | PromiseLike<T>) => Promise<T>;
  * event loop.
  *
  * Why: Node reads every ready socket in one turn, and every request read there would run its
- * handler in that same turn, and Node accepts a new connection only once per turn (Node 20,
- * libuv 1.46: a plain node:http server with a 11 ms handler under 64 connections accepted its
- * 44th connection after 5 s; `bench/acceptTurns.ts`). Through this queue a turn does at most
- * `budgetMs` of work (and always at least one piece), then polls for I/O again: connections are
- * accepted at once, and requests are served first come, first served. (Before writes moved to
- * their own thread, queued bulk PUTs of 12 ms each made turns last most of a second.)
+ * handler in that same turn, and Node accepts a new connection only once per turn: under load a
+ * new connection would wait behind whole turns of handlers (bench/acceptTurns.ts shows it).
+ * Through this queue a turn does at most `budgetMs` of work (and always at least one piece),
+ * then polls for I/O again: connections are accepted at once, and requests are served first
+ * come, first served.
  *
  * Order: work runs in the order of the calls. A write is committed by the writer thread after
  * its handler's turn here, so a read sees a write once the write has been answered.

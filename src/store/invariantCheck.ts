@@ -92,7 +92,7 @@ export async function checkInvariants(reads: InvariantReads): Promise<Violation[
 }
 
 /** A month as the wire writes it, or its index when the wire has none (a month stored out of range). */
-export function monthText(month: MonthIndex): string {
+function monthText(month: MonthIndex): string {
   try {
     return formatMonth(month);
   } catch {

@@ -49,7 +49,7 @@ export function assertValidFields(fields: readonly TableField[], path: string): 
   });
 }
 
-/** A reporting line's month and stored body (see reportingJson.ts). */
+/** A reporting line's month and stored body (see domain/reportingJson.ts). */
 export function renderedLine(
   line: StatementLine,
   userJson: string,

@@ -12,7 +12,7 @@ import type { TenantWriter } from './tenantWriting.js';
  * Built by `openStore` (openStore.ts), the only place that picks an engine.
  */
 export interface Store {
-  /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (D1). */
+  /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (docs/rules.md#keys). */
   authenticate(presentedKey: string | undefined): Promise<Principal | undefined>;
   /** Up to `query.limit` records of `source` from `query.offset` (or after the key in `query.cursor`). */
   page(principal: Principal, source: Source, query: PageQuery): Promise<PageOutcome>;
@@ -20,7 +20,7 @@ export interface Store {
   total(principal: Principal, source: Source): Promise<Total | undefined>;
   /** Incremental sync (`changed_since`): up to `query.limit` records of `source` changed after the token `query.since`, in change order. */
   changes(principal: Principal, source: ChangedSource, query: ChangeQuery): Promise<ChangeOutcome>;
-  /** `PUT /v1/users/groups/bulk` (D4): every item written in one transaction, or nothing and the rules broken. */
+  /** `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
@@ -86,7 +86,7 @@ export interface KeyInfo {
   state: 'active' | 'revoked';
 }
 
-/** A paged listing of a tenant (D2): one page request serves every one of them. */
+/** A paged listing of a tenant (docs/rules.md#paging): one page request serves every one of them. */
 export type Source =
   | ({ readonly kind: 'reporting' } & ReportingFilter)
   | { readonly kind: 'tableRecords'; readonly table: string }
@@ -118,10 +118,10 @@ export interface ChangePage {
  * A page of changes, or why there is none: no such table (404), a token this server did not
  * issue for this listing (400), a token from before the tenant's data was replaced (410).
  */
-export type ChangeOutcome = ChangePage | 'unknownTable' | 'badToken' | 'resync';
+type ChangeOutcome = ChangePage | 'unknownTable' | 'badToken' | 'resync';
 
 export interface PageQuery {
-  /** Position of the first record (D2: up to 2^63 - 1). */
+  /** Position of the first record (up to 2^63 - 1). */
   readonly offset: bigint;
   /** Records wanted, at least 1. */
   readonly limit: number;
@@ -141,7 +141,7 @@ export interface Page {
   readonly version: string;
 }
 
-export interface Total {
+interface Total {
   readonly count: number;
   /**
    * The version of the tenant's data: opaque text that differs whenever the tenant's data may
@@ -153,7 +153,7 @@ export interface Total {
 }
 
 /** A page, or why there is none: the tenant has no such table (404), or the cursor is not one this server issued (400). */
-export type PageOutcome = Page | 'unknownTable' | 'badCursor';
+type PageOutcome = Page | 'unknownTable' | 'badCursor';
 
 /** An item written: the e-mail addresses of its users as stored (for the echo). */
 export interface WrittenItem {
@@ -185,7 +185,7 @@ export interface DatasetReads {
   tableRecords(key: string): AsyncIterable<string[]>;
 }
 
-export interface StoredTable {
+interface StoredTable {
   key: string;
   name: string;
   /** The fields, in record order. */
@@ -203,7 +203,7 @@ export interface ReportingSchema {
   dimensions: { key: string; groups: string[] }[];
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   /** Delete the tenant's data first (its API keys stay). */
   replace?: boolean;
   /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */

@@ -6,8 +6,9 @@ import type { TableField, TableRecordInput } from '../domain/tableJson.js';
  * How data enters a tenant (`import`, `seed`, test fixtures), whatever the engine: the writer
  * that `Store.loadTenant` hands out inside its transaction. Users are upserted by id, records
  * by id (a stored record keeps its position, a new one is appended), attributions override the
- * stored ones of their slot in their months (the rule of D4). Errors are `DatasetError`s with
- * the JSON path of the item (`origin` says where a batch starts in the dataset).
+ * stored ones of their slot in their months (the override rule of
+ * docs/rules.md#bulk-attributions). Errors are `DatasetError`s with the JSON path of the item
+ * (`origin` says where a batch starts in the dataset).
  */
 export interface TenantWriter {
   /** The tenant's metric keys, in field order. */

@@ -31,12 +31,12 @@ describe('compdata import and export', { concurrency: true }, () => {
     const directory = temporaryDirectory(t);
     const [seeded, loaded] = await Promise.all([databaseFor(t), databaseFor(t)]);
     const [first, second] = ['first.json', 'second.json'].map((name) => join(directory, name));
-    await compdata(['seed', '--db', seeded!, '--tenant', 'acme', '--users', '40', '--records', '3000', '--seed', 'trip']);
-    const exported = await compdata(['export', '--db', seeded!, '--tenant', 'acme', first!]);
+    await compdata(['seed', '--db', seeded, '--tenant', 'acme', '--users', '40', '--records', '3000', '--seed', 'trip']);
+    const exported = await compdata(['export', '--db', seeded, '--tenant', 'acme', first!]);
     assert.match(exported.stdout, /^exported tenant acme of .* to .*first\.json: \d+ elements in [\d.]+s \(\d+ elements\/s\)\n$/);
-    const imported = await compdata(['import', '--db', loaded!, '--tenant', 'copy', first!]);
+    const imported = await compdata(['import', '--db', loaded, '--tenant', 'copy', first!]);
     assert.match(imported.stdout, /3000 reporting records \(3000 new, 0 updated\), 1 tables with 600 records, in/);
-    await compdata(['export', '--db', loaded!, '--tenant', 'copy', second!]);
+    await compdata(['export', '--db', loaded, '--tenant', 'copy', second!]);
     const bytes = readFileSync(first!);
     assert.ok(bytes.equals(readFileSync(second!)), 'the second export differs from the first');
 

@@ -25,13 +25,13 @@ describe('compdata seed', { concurrency: true }, () => {
     const [first, second, other] = await Promise.all([databaseFor(t), databaseFor(t), databaseFor(t)]);
     const size = ['--users', '40', '--records', '3000'];
     await Promise.all([
-      seed(first!, 'acme', ...size, '--seed', 'alpha'),
-      seed(second!, 'acme', ...size, '--seed', 'alpha'),
-      seed(other!, 'acme', ...size, '--seed', 'beta'),
+      seed(first, 'acme', ...size, '--seed', 'alpha'),
+      seed(second, 'acme', ...size, '--seed', 'alpha'),
+      seed(other, 'acme', ...size, '--seed', 'beta'),
     ]);
-    const expected = await tenantContents(first!, 'acme');
-    assert.equal((await tenantContents(second!, 'acme')).text, expected.text);
-    const different = (await tenantContents(other!, 'acme')).dataset;
+    const expected = await tenantContents(first, 'acme');
+    assert.equal((await tenantContents(second, 'acme')).text, expected.text);
+    const different = (await tenantContents(other, 'acme')).dataset;
     assert.notDeepEqual(different.users, expected.dataset.users);
     assert.notDeepEqual(different.reporting, expected.dataset.reporting);
     assert.notDeepEqual(different.tables[0].records, expected.dataset.tables[0].records);

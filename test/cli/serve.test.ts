@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, test, type TestContext } from 'node:test';
-import { emptyDatabaseFile, fixtureFile } from '../support/fixture.js';
+import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
-import { runCli, startCli, temporaryDirectory } from './cliProcess.js';
+import { runCli, startCli } from './cliProcess.js';
 import { databaseFor } from '../support/testDatabases.js';
 
 describe('compdata serve, as a process', { concurrency: true }, () => {

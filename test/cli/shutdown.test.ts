@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../../src/store/sqlite/db.js';

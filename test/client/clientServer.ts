@@ -19,7 +19,7 @@ export interface ClientServer {
   sent: SentRequest[];
 }
 
-export interface SentRequest {
+interface SentRequest {
   method: string;
   url: string;
   status: number | 'network error';
@@ -46,7 +46,7 @@ export async function startClientServer(
 }
 
 /** `send`, noting each request and its answer in `sent` (what went on the wire, and when). */
-export function recording(send: (request: Request) => Promise<Response>, sent: SentRequest[]) {
+function recording(send: (request: Request) => Promise<Response>, sent: SentRequest[]) {
   return async (request: Request): Promise<Response> => {
     const note: SentRequest = { method: request.method, url: request.url, status: 'network error', requestId: null, retryAfter: null, at: Date.now() };
     sent.push(note);

@@ -36,11 +36,11 @@ function loadConfig(): ts.ParsedCommandLine {
 function program(config: ts.ParsedCommandLine, extra: Record<string, string> = {}, oldProgram?: ts.Program): ts.Program {
   const host = ts.createCompilerHost(config.options);
   const virtual = new Map(Object.entries(extra).map(([name, text]) => [`${root}test/client/types/${name}`, text]));
-  const { getSourceFile, fileExists, readFile } = host;
+  const [getSourceFile, fileExists, readFile] = [host.getSourceFile.bind(host), host.fileExists.bind(host), host.readFile.bind(host)];
   host.getSourceFile = (name, language, ...rest) =>
-    virtual.has(name) ? ts.createSourceFile(name, virtual.get(name)!, language) : getSourceFile.call(host, name, language, ...rest);
-  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
-  host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name);
+    virtual.has(name) ? ts.createSourceFile(name, virtual.get(name)!, language) : getSourceFile(name, language, ...rest);
+  host.fileExists = (name) => virtual.has(name) || fileExists(name);
+  host.readFile = (name) => virtual.get(name) ?? readFile(name);
   return ts.createProgram({ rootNames: [...config.fileNames, ...virtual.keys()], options: config.options, host, oldProgram });
 }
 

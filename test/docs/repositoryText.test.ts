@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { commentsOf } from '../support/sourceComments.js';
 
 /** What a user reads in a clone: the tracked markdown files and the contract. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,5 +60,63 @@ describe('the text a user reads in a clone', () => {
     assert.match(twoCommands, /http:\/\/127\.0\.0\.1:8080\/docs/);
     assert.match(twoCommands, /\(docs\/rules\.md\)/);
     assert.ok(existsSync(join(ROOT, 'src/http/docsPage/index.html')));
+  });
+});
+
+/** The comments of the code under src/, each with the file and line it starts on. */
+const sourceFiles = tracked.filter((path) => path.startsWith('src/') && /\.(?:ts|mjs|js)$/.test(path));
+const sourceComments = sourceFiles.flatMap((path) => commentsOf(path, read(path)).map((comment) => ({ path, ...comment })));
+
+/** Each match of `pattern` in the comments of src/, with the file and line it is on. */
+function inComments(pattern: RegExp): { path: string; line: number; match: RegExpExecArray }[] {
+  return sourceComments.flatMap(({ path, line, text }) =>
+    [...text.matchAll(pattern)].map((match) => ({ path, line: line + text.slice(0, match.index).split('\n').length - 1, match })),
+  );
+}
+
+/**
+ * A path a comment names: a word that ends in an extension of the repository's files, with an
+ * optional `#heading` (`sqlite/pagedReads.ts`, `../bulkUpsert.ts`, `docs/rules.md#paging`).
+ */
+const NAMED_PATH = /(?<![\w@/.:-])((?:\.{1,2}\/)*(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|mjs|js|json|md|yaml|html|sh))(?![\w-])(?:#([\w-]+))?/g;
+
+/**
+ * The rule for a path in a comment: it is read against, in this order, the folder of the file
+ * the comment is in, src/, src/store/ and the root of the repository, and must name a tracked
+ * file in one of them (and a heading of it, after `#`). A path that starts with the name of a
+ * dependency (`openapi-backend/router.js`) is that package's file, not the repository's.
+ */
+const BASES = (file: string) => [dirname(file), 'src', 'src/store', '.'];
+const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const dependencies = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)]);
+const ofDependency = (path: string) => [...dependencies].some((name) => path.startsWith(`${name}/`));
+
+describe('the comments of the code in src/', () => {
+  test('were read (a check of the reading itself)', () => {
+    assert.ok(sourceFiles.includes('src/store/sqlite/threadFromSource.mjs') && sourceFiles.length > 100);
+    const header = sourceComments.find((comment) => comment.path === 'src/store/fairQueue.ts' && comment.text.includes('Why: Node reads'));
+    assert.ok(header, 'a doc comment of fairQueue.ts');
+    assert.ok(sourceComments.some((comment) => comment.path === 'src/store/sqlite/threadFromSource.mjs' && comment.text.startsWith('//')));
+  });
+
+  test('name no rule by an internal number (D1..D7): a rule is a section of docs/rules.md', () => {
+    const found = inComments(/\bD[1-9]\b/g).map(({ path, line, match }) => `${path}:${line}: ${match[0]}`);
+    assert.deepEqual(found, []);
+  });
+
+  test('name only paths that exist: files of the repository, and headings of them after #', () => {
+    const named = inComments(NAMED_PATH).map(({ path, line, match }) => ({ path, line, target: match[1]!, anchor: match[2] }));
+    assert.ok(named.some(({ target, anchor }) => target === 'docs/rules.md' && anchor === 'paging'), 'the paths were read');
+    const broken = named.flatMap(({ path, line, target, anchor }) => {
+      if (ofDependency(target)) return [];
+      const file = BASES(path)
+        .map((base) => normalize(join(base, target)))
+        .find((candidate) => tracked.includes(candidate));
+      const where = `${path}:${line}: ${target}${anchor === undefined ? '' : `#${anchor}`}`;
+      if (file === undefined) return [`${where} is no file (read against ${BASES(path).join(', ')})`];
+      if (anchor !== undefined && !anchorsOf(read(file)).has(anchor)) return [`${where}: no heading #${anchor} in ${file}`];
+      return [];
+    });
+    assert.deepEqual(broken, []);
   });
 });

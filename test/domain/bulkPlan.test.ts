@@ -8,7 +8,7 @@ import { periodsOverlap, type Period } from '../../src/domain/periods.js';
 
 /**
  * `slotWrites` plans a whole request at once. Its meaning is writing the items one after the
- * other, each overriding its slot's months (D4): so, month by month, a table after its writes
+ * other, each overriding its slot's months (docs/rules.md#bulk-attributions): so, month by month, a table after its writes
  * must hold what the items written in turn leave, for every request whose items of one slot
  * share no month (the others are refused before planning).
  */
@@ -115,7 +115,7 @@ test('changedFragments: a stored fragment with the items written equals one rend
       const months = Array.from({ length: 32 }, (_, m) => m);
       const before = months.map((month) => ({ userPk: 1, month, fragment: renderDimensionFragment(KEYS, toGroupPeriods(stored), month) }));
       const after = oneAfterTheOther(stored.map((row, key) => ({ ...row, key })), items);
-      const resolved = items.map((item, index) => ({ kind: 'group' as const, user: 'u@x.example', dimension: item.slot, group: item.payload, start: item.start!, end: item.end, index, userRow: { pk: 1, email: 'u@x.example' }, dimensionPk: KEYS.indexOf(item.slot) }));
+      const resolved = items.map((item, index) => ({ kind: 'group' as const, user: 'u@x.example', dimension: item.slot, group: item.payload, start: item.start, end: item.end, index, userRow: { pk: 1, email: 'u@x.example' }, dimensionPk: KEYS.indexOf(item.slot) }));
       const changed = new Map(changedFragments(KEYS, before, resolved).map((f) => [f.month, f.fragment]));
       for (const { month, fragment } of before) {
         const want = renderDimensionFragment(KEYS, toGroupPeriods(after), month);

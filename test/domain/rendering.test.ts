@@ -59,7 +59,7 @@ describe('renderDimensionFragment', () => {
   test('no dimensions: only the closing brace', () => assert.equal(renderDimensionFragment([], periods, 10), '}'));
 });
 
-describe('field keys (D3, D6)', () => {
+describe('field keys', () => {
   const custom: [string, { key: string; taken?: string[]; ok: boolean }][] = [
     ['a plain key', { key: 'new_arr', ok: true }],
     ['a standard field', { key: 'payment', ok: false }],
@@ -80,7 +80,7 @@ describe('field keys (D3, D6)', () => {
   });
 });
 
-describe('renderTableRecord (D6)', () => {
+describe('renderTableRecord', () => {
   const fields = [
     { key: 'name', type: 'string' as const },
     { key: 'size', type: 'number' as const },

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { AFTER_ALL, encodeSyncToken, readSyncToken, resumeBounds, START, type ChangePosition } from '../../src/domain/syncToken.js';
 
 const key = fc.integer({ min: 0, max: 50 });
-const position = fc.record({ stamp: key, stream: fc.constantFrom(0, 1, 2) as fc.Arbitrary<0 | 1 | 2>, a: key, b: key, c: key });
+const position = fc.record({ stamp: key, stream: fc.constantFrom(0, 1, 2), a: key, b: key, c: key });
 /** A record as a stream returns it: dimension-fields rows (0) carry user, month, position; record rows (1) a position. */
 const row = fc.oneof(
   fc.record({ stamp: key, stream: fc.constant(0 as const), a: key, b: key, c: key }),

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, withOtherStore } from '../support/harness.js';
 
-describe('tenants and API keys (D1)', () => {
+describe('tenants and API keys', () => {
   test('missing, unknown, malformed and revoked keys get the same 401 body', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {

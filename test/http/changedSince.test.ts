@@ -10,7 +10,7 @@ async function walk(server: TestServer, key: string, path: string): Promise<{ re
   const records: Record<string, unknown>[] = [];
   let page: Page;
   let pages = 0;
-  for (let at = path; ; at = page.next!.slice(server.url.length)) {
+  for (let at = path; ; at = page.next.slice(server.url.length)) {
     const response = await server.call('GET', at, { key });
     assert.equal(response.status, 200, response.text);
     page = response.body as Page;

@@ -14,7 +14,7 @@ async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
 
 const PROBLEM_FIELDS = ['detail', 'status', 'title', 'type'];
 
-describe('errors are problem+json with documented statuses (D5)', () => {
+describe('errors are problem+json with documented statuses', () => {
   test('an unknown path is a 404 problem', async (t) => {
     const { server, key } = await serve(t);
     for (const path of ['/nope', '/v1', '/v1/reporting/extra', '/v2/reporting', '/v1/tables/deals']) {
@@ -127,7 +127,7 @@ describe('errors are problem+json with documented statuses (D5)', () => {
   });
 });
 
-describe('a database held by another writer (D5, D7)', () => {
+describe('a database held by another writer', () => {
   test('a write that cannot get the lock in time is a 503 with Retry-After, and nothing is written', async (t) => {
     const { server, key, fixture } = await serve(t, { busyTimeoutMs: 100 });
     const item = { user: 'user1@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-01' };

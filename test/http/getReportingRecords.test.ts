@@ -27,7 +27,7 @@ async function walkByNext(server: TestServer, key: string, path: string, afterEa
 }
 const expectedIds = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `acme-r${from + i}`);
 
-describe('GET /v1/reporting paging (D2)', () => {
+describe('GET /v1/reporting paging', () => {
   test('pages follow storage order; count is the page size; next carries limit and offset', async (t) => {
     const { server, fixture } = await serverWithFixture(t);
     const first = await server.call('GET', '/v1/reporting?limit=10', { key: fixture.key });
@@ -143,7 +143,7 @@ describe('GET /v1/reporting paging (D2)', () => {
   });
 });
 
-describe('next URL base (D2, D7)', () => {
+describe('next URL base', () => {
   test('without --public-url, next is built from the Host header', async (t) => {
     const { server, fixture } = await serverWithFixture(t);
     const page = await server.call('GET', '/v1/reporting?limit=5', { key: fixture.key, headers: { Host: 'api.example.test:8443' } });
@@ -167,7 +167,7 @@ describe('next URL base (D2, D7)', () => {
   });
 });
 
-describe('statement reporting records (D3)', () => {
+describe('statement reporting records', () => {
   test('standard fields, user object, metrics with null and dimensions by month', async (t) => {
     const { server, fixture } = await serverWithFixture(t);
     const page = await server.call('GET', '/v1/reporting?limit=25', { key: fixture.key });

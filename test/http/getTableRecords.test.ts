@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 
-describe('GET /v1/tables/{data_table_key}/records (D6)', () => {
+describe('GET /v1/tables/{data_table_key}/records', () => {
   test('records are flat: id, then each field in table order with the amount currency companion', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {

@@ -17,7 +17,7 @@ type Json = Record<string, any>;
 /**
  * What GET /v1/reporting must return for the dataset, computed from the file alone: the user
  * object of the users section, every metric (null when left out, in the payment currency), and
- * every dimension as the groups the user's attributions give in the record's month (D3).
+ * every dimension as the groups the user's attributions give in the record's month (docs/rules.md#metrics-and-dimensions).
  */
 function expectedReporting(dataset: Json): Json[] {
   const users = new Map<string, Json>(dataset.users.map((user: Json) => [user.id, user]));

@@ -5,7 +5,7 @@ import { exchange, startTestServer } from '../support/harness.js';
 import { startChildServer } from '../support/childServer.js';
 import { runCli } from '../cli/cliProcess.js';
 
-describe('several server processes on one database file (D7)', () => {
+describe('several server processes on one database file', () => {
   test('keys, revocations and upserts made through one are seen by the others on their next request', async (t) => {
     let fixture!: Fixture;
     const first = await startTestServer(t, {}, async (store) => {

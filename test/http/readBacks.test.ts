@@ -5,7 +5,7 @@ import { startTestServer } from '../support/harness.js';
 import { readAll } from '../support/attributions.js';
 
 /**
- * GET /v1/users/groups and GET /v1/users/managers (extensions, D4 + D2): the bulk item shape,
+ * GET /v1/users/groups and GET /v1/users/managers (extensions, docs/rules.md#bulk-attributions, #paging): the bulk item shape,
  * the documented order, filters, and the paged envelope with its opaque cursor.
  * The tenant's e-mails differ in case so that ordering without regard to case shows.
  */
@@ -90,7 +90,7 @@ describe('GET /v1/users/groups', () => {
   });
 });
 
-describe('paging of the read-backs (D2)', () => {
+describe('paging of the read-backs', () => {
   for (const limit of [1, 4, 7, 18, 19]) {
     test(`following next with limit=${limit} visits every item once, in order; raw offsets give the same pages`, async (t) => {
       const { server, key, put } = await tenantServer(t);

@@ -6,7 +6,7 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 
 /**
- * D1: a key sees and changes only its own tenant's data, even where two tenants share e-mail
+ * docs/rules.md#keys: a key sees and changes only its own tenant's data, even where two tenants share e-mail
  * addresses, user ids, dimension keys and table keys. (Reads of reporting and table records by
  * a key of each tenant: auth.test.ts; the 404 of another tenant's table: getTableRecords.test.ts.)
  * Tenant `a` has users user0..user3, tenant `b` user0..user5, all `@<shared domain>`.
@@ -42,7 +42,7 @@ const write = fc.record({
   period: fc.tuple(month, fc.option(month)).map(([start, end]) => (end !== null && end < start ? [end, start] : [start, end]) as [string, string | null]),
 });
 
-describe('tenant isolation (D1) with shared e-mails, ids and keys', () => {
+describe('tenant isolation with shared e-mails, ids and keys', () => {
   test('interleaved bulk writes by keys of two tenants each change only their own tenant', async (t) => {
     const server = await startTestServer(t);
     let run = 0;

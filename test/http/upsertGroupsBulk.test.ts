@@ -5,8 +5,8 @@ import { startTestServer } from '../support/harness.js';
 import { groupSlot, managerSlot, readAll, SlotModel, stateOfRows } from '../support/attributions.js';
 
 /**
- * PUT /v1/users/groups/bulk, successful requests (D4): the override rule in each shape, manager
- * items, the normalised echo, e-mails without regard to case, and the reporting records (D3).
+ * PUT /v1/users/groups/bulk, successful requests (docs/rules.md#bulk-attributions): the override rule in each shape, manager
+ * items, the normalised echo, e-mails without regard to case, and the reporting records (docs/rules.md#metrics-and-dimensions).
  * The fixture's user0 is in region EMEA 2026-03..2026-05 and APAC from 2026-09 (open).
  */
 async function serverWithFixture(t: TestContext, spec: Partial<FixtureSpec> = {}) {
@@ -22,7 +22,7 @@ const U0 = 'user0@acme.example';
 const region = (group: string, start_date: string, end_date: string | null) =>
   ({ user: U0, group_dimension: 'region', group, start_date, end_date });
 
-describe('PUT /v1/users/groups/bulk: the override rule (D4)', () => {
+describe('PUT /v1/users/groups/bulk: the override rule', () => {
   const EMEA = region('EMEA', '2026-03', '2026-05');
   const APAC = region('APAC', '2026-09', null);
   const cases: [string, { put: ReturnType<typeof region>; want: ReturnType<typeof region>[] }][] = [
@@ -137,7 +137,7 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
   });
 });
 
-describe('reporting records after an upsert (D3)', () => {
+describe('reporting records after an upsert', () => {
   test('the next read of the reporting records shows the new groups in exactly those months', async (t) => {
     const { server, fixture, put } = await serverWithFixture(t, { users: 5, records: 60 });
     const model = new SlotModel();

@@ -6,7 +6,7 @@ import { exchange, startTestServer, type TestServer } from '../support/harness.j
 import { groupSlot, readAll, stateOfRows } from '../support/attributions.js';
 
 /**
- * All or nothing (D4): a request refused for any reason writes nothing, wherever the broken item
+ * All or nothing (docs/rules.md#bulk-attributions): a request refused for any reason writes nothing, wherever the broken item
  * sits; concurrent requests are serialised, so the invariant holds afterwards.
  */
 const USERS = 200;
@@ -40,7 +40,7 @@ async function everything(server: TestServer, key: string): Promise<string[]> {
   return texts;
 }
 
-describe('all or nothing (D4)', () => {
+describe('all or nothing', () => {
   test('the valid items alone are written: the control for the cases below', async (t) => {
     const { server, fixture, put } = await serverWithFixture(t);
     const before = await everything(server, fixture.key);
@@ -84,7 +84,7 @@ describe('all or nothing (D4)', () => {
   });
 });
 
-describe('concurrent requests (D4)', () => {
+describe('concurrent requests', () => {
   test('many parallel upserts of one user and dimension leave one group per month', async (t) => {
     const { server, fixture, put } = await serverWithFixture(t);
     const month = (year: number, m: number) => `${year}-${String(m).padStart(2, '0')}`;

@@ -4,7 +4,7 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 
 /**
- * PUT /v1/users/groups/bulk refusals (D4, D5): 400 for what the schema or the dates refuse, 422
+ * PUT /v1/users/groups/bulk refusals (docs/rules.md#bulk-attributions, docs/rules.md#errors): 400 for what the schema or the dates refuse, 422
  * for the rules that need stored data, 413 / 415 / bad JSON before that. Every refusal checks
  * the pointers; the all-or-nothing property is in upsertGroupsBulkAtomicity.test.ts.
  */

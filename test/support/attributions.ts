@@ -11,20 +11,20 @@ import type { TestServer } from './harness.js';
  */
 const monthIndex = (text: string) => Number(text.slice(0, 4)) * 12 + Number(text.slice(5, 7)) - 1;
 export const WINDOW = { first: monthIndex('2020-01'), last: monthIndex('2035-12') };
-export const windowMonths = Array.from({ length: WINDOW.last - WINDOW.first + 1 }, (_, i) => WINDOW.first + i);
+const windowMonths = Array.from({ length: WINDOW.last - WINDOW.first + 1 }, (_, i) => WINDOW.first + i);
 
 export function monthText(index: number): string {
   return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}`;
 }
 
 /** The months of `months` in a period given as wire months (`null`: open on that side). */
-export function monthsOf(start: string | null | undefined, end: string | null | undefined, months: readonly number[] = windowMonths): number[] {
+function monthsOf(start: string | null | undefined, end: string | null | undefined, months: readonly number[] = windowMonths): number[] {
   const from = start ? monthIndex(start) : -Infinity;
   const to = end ? monthIndex(end) : Infinity;
   return months.filter((m) => m >= from && m <= to);
 }
 
-/** What each slot holds in each month, written the way D4 says: the last write of a month wins it. */
+/** What each slot holds in each month, written the way docs/rules.md#bulk-attributions says: the last write of a month wins it. */
 export class SlotModel {
   private readonly slots = new Map<string, Map<number, string>>();
 
@@ -56,7 +56,7 @@ export interface PeriodRow {
 
 /**
  * The month-by-month state that read-back rows describe in `months`, as `slot|month -> value`;
- * fails when a slot holds two values in one month (D4: never after a successful request).
+ * fails when a slot holds two values in one month (docs/rules.md#bulk-attributions: never after a successful request).
  */
 export function stateOfRows<T extends PeriodRow>(
   rows: readonly T[],

@@ -1,5 +1,5 @@
 /**
- * A server in a process of its own over an existing database file (D7): prints its URL on the
+ * A server in a process of its own over an existing database file (docs/rules.md#serving): prints its URL on the
  * first line of stdout, stops on SIGTERM. Started by {@link startChildServer}.
  */
 import { spawn } from 'node:child_process';

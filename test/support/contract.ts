@@ -37,7 +37,7 @@ function resolve(pointer: string): { value: Json; pointer: string } {
 const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The pointer of the response object the document declares for this exchange. */
-export function declaredResponse(method: string, path: string, status: number): string {
+function declaredResponse(method: string, path: string, status: number): string {
   const template = paths.find((p) => p.pattern.test(path))?.template;
   const operations = template ? (definition.paths as Json)[template] as Json : undefined;
   const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();

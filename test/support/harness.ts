@@ -36,7 +36,7 @@ export interface CallOptions {
  * holding locks. Statements are written once for both engines (`?` placeholders, SQL both
  * speak); rows come as arrays.
  */
-export interface TestSql {
+interface TestSql {
   rows(sql: string, ...params: unknown[]): Promise<unknown[][]>;
   /** The first column of the first row. */
   value(sql: string, ...params: unknown[]): Promise<unknown>;
@@ -68,7 +68,7 @@ export interface TempDatabase {
   sql: TestSql;
   /** The small disk the database is on, when asked for. */
   disk?: SmallDisk;
-  beforeRemoval(close: () => Promise<void>): void;
+  beforeRemoval: (close: () => Promise<void>) => void;
 }
 
 /**

@@ -12,9 +12,9 @@ import type { Period } from '../../src/domain/periods.js';
  * LAST_MONTH), with its edges drawn often. Too many months to walk, so each case is checked
  * at the months where a state built from its periods can change (see {@link boundaryMonths}).
  */
-export const [LOW, FIRST, LAST, HIGH] = [0, 10, 30, 40] as const;
+const [LOW, FIRST, LAST, HIGH] = [0, 10, 30, 40] as const;
 export const RUNS = 1000;
-export const modelMonths = Array.from({ length: HIGH - LOW + 1 }, (_, i) => LOW + i);
+const modelMonths = Array.from({ length: HIGH - LOW + 1 }, (_, i) => LOW + i);
 /** Whether `p` holds month `m`: an open end holds every month on its side. */
 export const covers = (p: Period, m: number) => (p.start === null || p.start <= m) && (p.end === null || m <= p.end);
 
@@ -23,13 +23,13 @@ const periodOf = (edge: fc.Arbitrary<number | null>): fc.Arbitrary<Period> =>
   fc.tuple(edge, edge).map(([a, b]) => (a !== null && b !== null && a > b ? { start: b, end: a } : { start: a, end: b }));
 
 /** A period edge: a month of FIRST..LAST, or null (open) 1 time in 4. */
-export const edgeMonthArb = fc.option(fc.integer({ min: FIRST, max: LAST }), { freq: 4 });
-export const periodArb: fc.Arbitrary<Period> = periodOf(edgeMonthArb);
+const edgeMonthArb = fc.option(fc.integer({ min: FIRST, max: LAST }), { freq: 4 });
+const periodArb: fc.Arbitrary<Period> = periodOf(edgeMonthArb);
 
 /** Months of the wire range that tests draw often: both edges, their neighbours, and a few in between. */
-export const EDGE_MONTHS = [FIRST_MONTH, FIRST_MONTH + 1, FIRST_MONTH + 2, 2026 * 12, 2026 * 12 + 1, LAST_MONTH - 2, LAST_MONTH - 1, LAST_MONTH];
+const EDGE_MONTHS = [FIRST_MONTH, FIRST_MONTH + 1, FIRST_MONTH + 2, 2026 * 12, 2026 * 12 + 1, LAST_MONTH - 2, LAST_MONTH - 1, LAST_MONTH];
 /** A month of the wire range: one of EDGE_MONTHS 3 times in 4, else any. */
-export const wireMonthArb = fc.oneof(
+const wireMonthArb = fc.oneof(
   { arbitrary: fc.constantFrom(...EDGE_MONTHS), weight: 3 },
   { arbitrary: fc.integer({ min: FIRST_MONTH, max: LAST_MONTH }), weight: 1 },
 );
@@ -54,7 +54,7 @@ export interface MonthUniverse {
   readonly name: string;
   readonly periodArb: fc.Arbitrary<Period>;
   /** Every month worth checking for a case made of `periods`, in order. */
-  monthsFor(periods: readonly Period[]): readonly number[];
+  monthsFor: (periods: readonly Period[]) => readonly number[];
 }
 
 export const UNIVERSES: readonly MonthUniverse[] = [

@@ -2,7 +2,7 @@ import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithPage } from '../pagedResponse.js';
 import { validatedQuery } from '../validatedQuery.js';
 
-/** `GET /v1/users/groups` (extension): the stored group attributions, paged (D2, D4). */
+/** `GET /v1/users/groups` (extension): the stored group attributions, paged (docs/rules.md#bulk-attributions). */
 export const getGroupAttributions =
   (deps: HandlerDeps): OperationHandler =>
   (api, ctx) => {

@@ -2,7 +2,7 @@ import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithPage } from '../pagedResponse.js';
 import { validatedQuery } from '../validatedQuery.js';
 
-/** `GET /v1/users/managers` (extension): the stored manager attributions, paged (D2, D4). */
+/** `GET /v1/users/managers` (extension): the stored manager attributions, paged (docs/rules.md#bulk-attributions). */
 export const getManagerAttributions =
   (deps: HandlerDeps): OperationHandler =>
   (api, ctx) => {

@@ -4,7 +4,7 @@ import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 /** `GET /v1/reporting/fields` (extension): the typed fields of the tenant's statement reporting records. */
 export const getReportingFields =
   (deps: HandlerDeps): OperationHandler =>
-  async (api, ctx) => {
+  async (_api, ctx) => {
     const { metricKeys, dimensions } = await deps.store.reportingSchema(ctx.state.principal);
     const data = reportingFields(metricKeys, dimensions);
     ctx.body = { count: data.length, schema_hash: schemaHash(data), data };

@@ -5,8 +5,9 @@ import { reportingFilterQuery } from '../reportingFilterQuery.js';
 import { validatedQuery } from '../validatedQuery.js';
 
 /**
- * `GET /v1/reporting`: the tenant's statement reporting records, paged (D2, D3), optionally
- * filtered (extension), or those changed since a sync token (extension; no filters beside it).
+ * `GET /v1/reporting`: the tenant's statement reporting records, paged (docs/rules.md#paging),
+ * optionally filtered (extension), or those changed since a sync token (extension; no filters
+ * beside it).
  */
 export const getReportingRecords =
   (deps: HandlerDeps): OperationHandler =>

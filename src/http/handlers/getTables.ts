@@ -5,7 +5,7 @@ import { publicBase } from '../publicBase.js';
 /** `GET /v1/tables` (extension): the tenant's data tables, their record counts and where to read them. */
 export const getTables =
   (deps: HandlerDeps): OperationHandler =>
-  async (api, ctx) => {
+  async (_api, ctx) => {
     const tables = await deps.store.tables(ctx.state.principal);
     const base = publicBase(ctx, deps.publicBase);
     const data = tables.map(({ key, name, recordCount }) => {

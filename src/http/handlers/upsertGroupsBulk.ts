@@ -8,10 +8,10 @@ type Body = components['schemas']['GroupsBulkPutBody'];
 type Success = components['schemas']['GroupsBulkSuccessModelResponse'];
 
 /**
- * `PUT /v1/users/groups/bulk` (D4). The body was read and checked against the schema before
- * this runs (400, 413, 415). Here: the dates of each item (400), then the store's transaction
- * (422 for a broken rule, with nothing written; 503 when another writer holds the database past
- * the busy timeout), then the echo in request order.
+ * `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions). The body was read and checked
+ * against the schema before this runs (400, 413, 415). Here: the dates of each item (400), then
+ * the store's transaction (422 for a broken rule, with nothing written; 503 when another writer
+ * holds the database past the busy timeout), then the echo in request order.
  */
 export const upsertGroupsBulk =
   ({ store }: HandlerDeps): OperationHandler =>

@@ -62,7 +62,7 @@ export interface StoredUser {
   json: string;
 }
 
-export interface RecordRow {
+interface RecordRow {
   pos: number;
   id: string;
   userPk: number;
@@ -70,7 +70,7 @@ export interface RecordRow {
   body: string;
 }
 
-export interface TableRecordRow {
+interface TableRecordRow {
   pos: number;
   id: string;
   body: string;

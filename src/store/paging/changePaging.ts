@@ -20,7 +20,7 @@ export interface ChangeReads {
   rows(bounds: ResumeBounds, n: number): Answer<ChangeRow[]>;
 }
 
-export type ChangeRead = Omit<ChangePage, 'version'>;
+type ChangeRead = Omit<ChangePage, 'version'>;
 export type ChangeReadOutcome = ChangeRead | 'badToken' | 'resync';
 
 /**

@@ -4,18 +4,19 @@ import type { Page, PageQuery, Source } from '../store.js';
 import type { PagedSource } from './pagedSource.js';
 
 /** A page as read from a source; the store adds the version of the data. */
-export type PageRead = Omit<Page, 'version'>;
+type PageRead = Omit<Page, 'version'>;
 export type PageReadOutcome = PageRead | 'badCursor';
 
 const EMPTY_PAGE: PageRead = { count: 0, json: Buffer.alloc(0), more: false };
 
 /**
- * A page of `source` (D2), whatever the engine: up to `limit` records and whether more follow,
- * read in one statement (no cursor stays open on a connection). A source with dense positions
- * is read by position, its records joined by the database. A source that seeks by key reads
- * after the key of the query's `cursor` when it was issued for this offset and these filters
- * (`scope`), by position otherwise, and puts the key of its last record into the `cursor` of
- * the page (`scope`: the filters a cursor is bound to, asked for only by such sources).
+ * A page of `source` (docs/rules.md#paging), whatever the engine: up to `limit` records and
+ * whether more follow, read in one statement (no cursor stays open on a connection). A source
+ * with dense positions is read by position, its records joined by the database. A source that
+ * seeks by key reads after the key of the query's `cursor` when it was issued for this offset
+ * and these filters (`scope`), by position otherwise, and puts the key of its last record into
+ * the `cursor` of the page (`scope`: the filters a cursor is bound to, asked for only by such
+ * sources).
  */
 export async function readPage(source: PagedSource, query: PageQuery, scope: () => string): Promise<PageReadOutcome> {
   const { limit } = query;

@@ -16,7 +16,8 @@ export interface PagedSource {
   joined?(from: number, n: number): Answer<JoinedRows>;
   /**
    * Present on sources whose positions are not stored keys (reading from a position means
-   * skipping rows): they also read by key, so that a walker following `next` seeks (D2).
+   * skipping rows): they also read by key, so that a walker following `next` seeks
+   * (docs/rules.md#paging).
    */
   seek?: KeySeek;
 }
@@ -33,7 +34,7 @@ export interface JoinedRows {
 /** A JSON record and its key in the source's order (a text only the source reads). */
 export type KeyedRow = [row: string, key: string];
 
-export interface KeySeek {
+interface KeySeek {
   /** `rows(from, n)`, each row with its key. */
   keyedRows(from: number, n: number): Answer<KeyedRow[]>;
   /** Up to `n` rows that follow the row whose key is `key`; `undefined` when `key` is not one of this source's keys. */

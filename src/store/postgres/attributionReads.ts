@@ -13,10 +13,10 @@ import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
 
 /**
- * The read-back extensions as paged sources (paged as attributionListing.ts says). Rows are
- * read as columns and rendered in JS (domain/attributionJson.ts) in the item shape of the bulk
- * response. The e-mail order is `users.email_key`: the e-mail with ASCII letters lowered, in
- * code point order (SQLite's NOCASE); unique per tenant, so no two users tie. Keys hold that
+ * The read-back extensions as paged sources (paged as paging/attributionListing.ts says). Rows
+ * are read as columns and rendered in JS (domain/attributionJson.ts) in the item shape of the
+ * bulk response. The e-mail order is `users.email_key`: the e-mail with ASCII letters lowered,
+ * in code point order (SQLite's NOCASE); unique per tenant, so no two users tie. Keys hold that
  * `email_key`.
  */
 
@@ -29,7 +29,7 @@ interface Listing<Row> {
   key: string[];
   /** Conditions of each filter, on `u` or `a`; `$n` is the filter's value. */
   filters: Record<string, string>;
-  render(row: Row): KeyedRow;
+  render: (row: Row) => KeyedRow;
 }
 
 type GroupRow = { email: string; email_key: string; dimension: string; group_name: string; start_month: number; end_month: number | null; pk: number };

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { DatasetError } from '../../domain/datasetError.js';
 
 /** A pool, or one of its connections (inside a transaction). */
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -49,16 +48,17 @@ export async function run<P extends readonly unknown[]>(db: Queryable, s: Statem
  * 64-bit integers (`bigint` keys and positions, `count(*)`) as JS numbers: every one the
  * service stores is at most 2^53 - 1, the bound the paging code already works to.
  */
+const INT8: number = pg.types.builtins.INT8;
 const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === pg.types.builtins.INT8 ? (text: string) => Number(text) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+  getTypeParser: ((oid: number, format?: string): ((text: string) => unknown) =>
+    oid === INT8 ? (text: string) => Number(text) : (pg.types.getTypeParser(oid, format as 'text') as (text: string) => unknown)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 export interface PoolOptions {
   /** Connections at most (`--db-pool`). */
   size: number;
   /** Told about a connection that fails while idle (the server went away); the pool replaces it. */
-  onIdleError(error: Error): void;
+  onIdleError: (error: Error) => void;
 }
 
 /** How long a new connection may take before the attempt fails. */
@@ -118,7 +118,7 @@ function ignoreLostConnection(): void {}
 const sqlState = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /** A serialization failure or a deadlock: the transaction may succeed when run again. */
-export function isRetryable(error: unknown): boolean {
+function isRetryable(error: unknown): boolean {
   const code = sqlState(error);
   return code === '40001' || code === '40P01';
 }
@@ -157,8 +157,3 @@ export function isUnreachable(error: unknown): boolean {
  * one is no stored name, so a lookup by it finds nothing instead of failing.
  */
 export const storable = (text: string): boolean => !text.includes('\u0000');
-
-/** A value of a load that PostgreSQL cannot store (see `storable`) is the load's error at `path`. */
-export function assertStorable(text: string, path: string): void {
-  if (!storable(text)) throw new DatasetError(path, 'must not contain the character U+0000 (PostgreSQL text cannot hold it)');
-}

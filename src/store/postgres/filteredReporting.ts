@@ -6,8 +6,8 @@ import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
 
 /**
- * Filtered statement reporting records (paged as filteredRecords.ts says): the statement of
- * each set of filters reads the records in position order from the index that holds them so
+ * Filtered statement reporting records (paged as paging/filteredRecords.ts says): the statement
+ * of each set of filters reads the records in position order from the index that holds them so
  * (`reporting_records_by_user_position`, `reporting_records_by_plan`; a date range alone reads
  * the primary key within the window of positions its months hold, found on
  * `reporting_records_by_month`), the other filters checked on the rows read. The plan and the

@@ -15,7 +15,7 @@ import { firstRow, inTransaction, run, statement } from './connection.js';
  *   every foreign key between them includes it, so every statement, which filters by it,
  *   touches one tenant's shard. `tenants`, `api_keys` and `schema_version` are the directory
  *   (reference tables there): a key is looked up before its tenant is known.
- *   test/store/postgres/catalog.test.ts reads the catalog and holds every table to this.
+ *   test/store/postgres/distribution.test.ts reads the catalog and holds every table to this.
  * - `tenants.data_version` changes in every transaction that writes the tenant's data, as on
  *   SQLite (see ../engineStore.ts): paged reads carry it in their ETag.
  * - Keys, names and e-mails are `COLLATE "C"`: they sort and compare by code point, as SQLite's

@@ -12,9 +12,9 @@ import type { Db } from './db.js';
 
 /**
  * The read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`) as paged sources
- * (paged as attributionListing.ts says). Rows are rendered as JSON in SQL, in the item shape of
- * the bulk response. The e-mail order is SQLite's NOCASE, the collation of the unique index on
- * e-mails, so no two users tie.
+ * (paged as paging/attributionListing.ts says). Rows are rendered as JSON in SQL, in the item
+ * shape of the bulk response. The e-mail order is SQLite's NOCASE, the collation of the unique
+ * index on e-mails, so no two users tie.
  */
 
 /** A month index as `YYYY-MM`: right for 0000-01..9999-12, the only months stored (migrations.ts). */
@@ -63,8 +63,6 @@ export function attributionReads(db: Db) {
     },
   };
 }
-
-export type AttributionReads = ReturnType<typeof attributionReads>;
 
 type Params = Record<string, number | undefined>;
 /** The named parameters of a listing statement: the filters given, and the page's bounds and last key. */

@@ -9,13 +9,14 @@ import { wallClockMs } from './writerProtocol.js';
 /**
  * `PUT /v1/users/groups/bulk` on SQLite: the engine-neutral upsert (../bulkUpsert.ts) in one
  * IMMEDIATE transaction, so concurrent requests (of this or any other process) are serialised
- * and every check reads the data it is about to change (D4). Nothing is committed unless every
- * item was written: a broken rule rolls back (nothing was written yet), and so does any error.
- * For the writer thread's connection only, which runs one request at a time: the transaction
- * spans the upsert's awaits, which on SQLite's synchronous steps all settle at once.
- * `beforeCommit` runs after the writes, inside the transaction (a test's way to kill a writer
- * there). `arrivedAt` (see `wallClockMs`) is when the write reached the store: the time until
- * BEGIN IMMEDIATE returns is its wait for the write lock, queue included.
+ * and every check reads the data it is about to change (docs/rules.md#bulk-attributions).
+ * Nothing is committed unless every item was written: a broken rule rolls back (nothing was
+ * written yet), and so does any error. For the writer thread's connection only, which runs one
+ * request at a time: the transaction spans the upsert's awaits, which on SQLite's synchronous
+ * steps all settle at once. `beforeCommit` runs after the writes, inside the transaction (a
+ * test's way to kill a writer there). `arrivedAt` (see `wallClockMs`) is when the write reached
+ * the store: the time until BEGIN IMMEDIATE returns is its wait for the write lock, queue
+ * included.
  */
 export function bulkUpserter(
   db: Db,

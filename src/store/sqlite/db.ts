@@ -24,7 +24,8 @@ export function isDiskFull(error: unknown): boolean {
  * Opens (creating when missing) the database file and brings its schema up to date.
  *
  * Pragmas, chosen once here:
- * - WAL: readers never block the writer, and several processes may share the file (D7).
+ * - WAL: readers never block the writer, and several processes may share the file
+ *   (docs/rules.md#serving).
  * - synchronous=NORMAL: in WAL mode a crash of the process (even SIGKILL) loses nothing that
  *   was committed and never corrupts; only a power loss may roll back the last commits.
  * - busy_timeout: a writer in another process makes us wait (bounded), not fail at once.

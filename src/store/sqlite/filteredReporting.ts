@@ -5,14 +5,14 @@ import type { KeyedRow, PagedSource } from '../paging/pagedSource.js';
 import type { Db } from './db.js';
 
 /**
- * Filtered statement reporting records (paged as filteredRecords.ts says). Each set of filters
- * reads from the index that holds its records in position order, named in the statement so
- * that the planner cannot choose another: a user's records from `reporting_records_by_user_position`
- * (`user_pk`, then the primary key: `tenant_id`, `pos`), a plan's from
- * `reporting_records_by_plan`, a date range alone from the primary key within the window of
- * positions its months hold (`reporting_records_by_month`). The other filters are checked on
- * the rows read. The plan and the date are read from the stored body; the date only in the
- * first and last month of the range (the months between match whole).
+ * Filtered statement reporting records (paged as paging/filteredRecords.ts says). Each set of
+ * filters reads from the index that holds its records in position order, named in the statement
+ * so that the planner cannot choose another: a user's records from
+ * `reporting_records_by_user_position` (`user_pk`, then the primary key: `tenant_id`, `pos`), a
+ * plan's from `reporting_records_by_plan`, a date range alone from the primary key within the
+ * window of positions its months hold (`reporting_records_by_month`). The other filters are
+ * checked on the rows read. The plan and the date are read from the stored body; the date only
+ * in the first and last month of the range (the months between match whole).
  */
 interface Shape {
   user: boolean;

@@ -13,8 +13,8 @@
  *   writeSteps.ts, ../engineStore.ts); a read of it that precedes a read of the data is a version the data has
  *   or had since.
  * - Every month stored is a month the wire form can write, `0000-01`..`9999-12` (indexes
- *   0..119999; see months.ts): the read-backs print them with `printf('%04d-%02d')`, which
- *   gives `0000-00` or `10000-01` past either end.
+ *   0..119999; see domain/months.ts): the read-backs print them with `printf('%04d-%02d')`,
+ *   which gives `0000-00` or `10000-01` past either end.
  */
 export const MIGRATIONS: readonly string[] = [
   `

@@ -58,9 +58,9 @@ export function pagedReads(db: Db) {
  * Dense positions make the page the key range `[from, from + n)`, so the aggregate reads one
  * range of the clustered key, and SQLite visits a range scan's rows in key order. The order is
  * not a documented promise of `group_concat` without an `ORDER BY` argument, but that argument
- * makes SQLite copy every row into a temporary B-tree and sort it: half the cost of the page
- * (1.9 against 1.0 ms for 2000 reporting records). So the order is checked once, on the query
- * plan, when the statement is prepared (see {@link assertKeyOrderPlan}).
+ * makes SQLite copy every row into a temporary B-tree and sort it, a large part of the page's
+ * cost. So the order is checked once, on the query plan, when the statement is prepared (see
+ * {@link assertKeyOrderPlan}).
  */
 function joinedPage(record: string, from: string, table: string, owner: string): string {
   return `SELECT count(*), CAST(group_concat(${record}, ',') AS BLOB),
@@ -85,5 +85,3 @@ function prepareJoinedPage(db: Db, sql: string, owner: string) {
   if (!ordered || !unsorted) throw new Error(`unexpected plan for a page (rows would not come in key order): ${plan.map((step) => step.detail).join('; ')}`);
   return db.prepare<PageParams, JoinedRow>(sql).raw();
 }
-
-export type PagedReads = ReturnType<typeof pagedReads>;

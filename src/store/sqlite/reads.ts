@@ -17,14 +17,14 @@ export function sqliteReads(db: Db): EngineReads {
   const discovery = discoveryReads(db);
   return {
     findTenant: (name) => tenant.get(name),
-    reporting: paged.reporting,
-    filteredReporting: filtered.reporting,
-    tableRecords: paged.tableRecords,
-    groupAttributions: attributions.groups,
-    managerAttributions: attributions.managers,
-    reportingChanges: changes.reporting,
-    tableChanges: changes.tableRecords,
-    tables: discovery.tables,
-    reportingSchema: discovery.reportingSchema,
+    reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
+    filteredReporting: (tenantId, emptyFragment, filter) => filtered.reporting(tenantId, emptyFragment, filter),
+    tableRecords: (tenantId, tableKey) => paged.tableRecords(tenantId, tableKey),
+    groupAttributions: (tenantId, filter) => attributions.groups(tenantId, filter),
+    managerAttributions: (tenantId, filter) => attributions.managers(tenantId, filter),
+    reportingChanges: (tenantId, emptyFragment) => changes.reporting(tenantId, emptyFragment),
+    tableChanges: (tenantId, tableKey) => changes.tableRecords(tenantId, tableKey),
+    tables: (tenantId, key) => discovery.tables(tenantId, key),
+    reportingSchema: (tenantId) => discovery.reportingSchema(tenantId),
   };
 }

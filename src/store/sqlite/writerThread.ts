@@ -1,9 +1,10 @@
 /**
  * The SQLite writer of a server process, in a worker thread of its own with a connection of its
- * own (started by writer.ts). A bulk upsert that waits for another process's write lock, or runs
- * a transaction of 200 items, holds up this thread only: the event loop of the server goes on
- * reading, accepting and answering meanwhile. Requests come one at a time, in order, so writes
- * stay serialised exactly as before (D4); each is one IMMEDIATE transaction (bulkUpsert.ts).
+ * own (started by writer.ts). A bulk upsert that waits for another process's write lock, or
+ * runs a transaction of 200 items, holds up this thread only: the event loop of the server goes
+ * on reading, accepting and answering meanwhile. Requests come one at a time, in order, so
+ * writes stay serialised exactly as before (docs/rules.md#bulk-attributions); each is one
+ * IMMEDIATE transaction (bulkUpsert.ts).
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';

@@ -60,8 +60,8 @@ test('every table of tenant data has tenant_id first in each primary and unique 
      LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = x.indkey[0]
      WHERE s.nspname = 'public'`,
   );
-  for (const [table, index, first] of indexes) {
-    if (!DIRECTORY.has(table as string) && first !== 'tenant_id') broken.push(`${table}.${index}: an index not led by tenant_id`);
+  for (const [table, index, first] of indexes as [string, string, string | null][]) {
+    if (!DIRECTORY.has(table) && first !== 'tenant_id') broken.push(`${table}.${index}: an index not led by tenant_id`);
   }
   assert.ok(indexes.some(([, index]) => index === 'reporting_records_by_plan'), 'indexes were read');
   assert.deepEqual(broken, []);

@@ -72,7 +72,7 @@ describe('PostgreSQL whose WAL disk fills', { skip: smallDiskUnavailable() }, ()
     assert.equal(countOf(back.text), countOf(acknowledged), 'as many attributions as the acknowledged PUTs left');
     assert.ok(back.text === acknowledged, 'every acknowledged PUT is there, and nothing of the refused one');
     assert.equal((await put(refused.round)).status, 200, 'writes succeed again, with no restart of compdata');
-    const written = (await groups()).body.data.filter((row: { group: string }) => row.group === `R${refused!.round}`);
+    const written = (await groups()).body.data.filter((row: { group: string }) => row.group === `R${refused.round}`);
     assert.equal(written.length, USERS);
   });
 });

@@ -74,10 +74,10 @@ class Mirror {
       this.synced = false;
       return;
     }
-    assert.ok(typeof page === 'object', `${source.kind} from ${this.since}: ${page}`);
+    if (typeof page !== 'object') assert.fail(`${source.kind} from ${this.since}: ${page}`);
     assert.ok(page.count <= limit);
     assert.equal(page.next === undefined, page.syncToken !== undefined, 'next or sync_token, never both');
-    for (const record of JSON.parse(`[${page.json}]`) as { id: string }[]) this.records.set(record.id, JSON.stringify(record));
+    for (const record of JSON.parse(`[${page.json.toString()}]`) as { id: string }[]) this.records.set(record.id, JSON.stringify(record));
     this.since = page.next ?? page.syncToken!;
     this.synced = page.syncToken !== undefined;
   }
@@ -89,7 +89,7 @@ async function fullRead(store: Store, key: string, source: ChangedSource): Promi
   for (let offset = 0n; ; offset += 50n) {
     const page = await store.page((await store.authenticate(key))!, source, { offset, limit: 50 });
     assert.ok(typeof page === 'object');
-    for (const record of JSON.parse(`[${page.json}]`) as { id: string }[]) records.set(record.id, JSON.stringify(record));
+    for (const record of JSON.parse(`[${page.json.toString()}]`) as { id: string }[]) records.set(record.id, JSON.stringify(record));
     if (!page.more) return records;
   }
 }

@@ -24,7 +24,7 @@ export function accepts(schema: Schema, value: unknown): boolean {
   let validate = validators.get(schema);
   if (!validate) {
     const compiled = ajv.compile(withoutBigints(schema) as object);
-    validate = (candidate) => compiled(candidate) as boolean;
+    validate = (candidate) => compiled(candidate);
     validators.set(schema, validate);
   }
   return validate(value);

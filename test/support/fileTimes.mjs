@@ -13,7 +13,8 @@ export default async function* fileTimes(source) {
   let lastEvent = performance.now();
   for await (const event of source) {
     const file = event.data?.file;
-    if (!file) continue;
+    // Every file is enqueued when the run begins: its time begins with its first other event.
+    if (!file || event.type === 'test:enqueue') continue;
     const now = performance.now();
     const times = seen.get(file);
     if (times) times.last = now;

@@ -44,7 +44,7 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
 
     recordCount: () => s.recordCount.get(tenantId)!,
     recordPositions: (ids) => ids.flatMap((id) => s.recordPosition.all(tenantId, id)),
-    insertRecords: (rows, stamp) => rows.flatMap((row) => s.insertRecord.all(tenantId, row.pos, row.id, row.userPk, row.month, row.body, stamp)),
+    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord.run(tenantId, row.pos, row.id, row.userPk, row.month, row.body, stamp)),
     updateRecords(rows, stamp) {
       for (const row of rows) s.updateRecord.run({ ...row, stamp, tenantId });
     },
@@ -57,7 +57,7 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     renameTable: (tablePk, name) => void s.renameTable.run(name, tablePk),
     tableRecordCount: (tablePk) => s.tableRecordCount.get(tablePk)!,
     tableRecordPositions: (tablePk, ids) => ids.flatMap((id) => s.tableRecordPosition.all(tablePk, id)),
-    insertTableRecords: (tablePk, rows, stamp) => rows.flatMap((row) => s.insertTableRecord.all(tablePk, row.pos, row.id, row.body, stamp)),
+    insertTableRecords: (tablePk, rows, stamp) => insertedIds(rows, (row) => s.insertTableRecord.run(tablePk, row.pos, row.id, row.body, stamp)),
     updateTableRecords(tablePk, rows, stamp) {
       for (const row of rows) s.updateTableRecord.run(row.body, stamp, tablePk, row.pos, row.body);
     },
@@ -65,6 +65,26 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
 }
 
 type UserColumns = { pk: number; id: string; email: string; json: string };
+
+/**
+ * Inserts `rows` in order, each by `insert`, until one's id is stored already (the unique index
+ * on ids refuses it): the ids inserted before it. A plain INSERT whose refusal is caught costs
+ * less than SQLite's ON CONFLICT ... RETURNING on every row; the loader then refuses the id given
+ * twice, and the load is rolled back.
+ */
+function insertedIds<T extends { id: string }>(rows: readonly T[], insert: (row: T) => unknown): string[] {
+  const inserted: string[] = [];
+  for (const row of rows) {
+    try {
+      insert(row);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') break;
+      throw error;
+    }
+    inserted.push(row.id);
+  }
+  return inserted;
+}
 
 function statements(db: Db) {
   return {
@@ -92,13 +112,9 @@ function statements(db: Db) {
     ),
     recordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck(),
     recordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = ? AND id = ?'),
-    /** An id already stored is skipped (no row returned). */
-    insertRecord: db
-      .prepare<[number, number, string, number, number, string, number], string>(
-        `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-      )
-      .pluck(),
+    insertRecord: db.prepare<[number, number, string, number, number, string, number]>(
+      'INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
     /** Updates a record whose content changed (an unchanged one keeps its stamp). */
     updateRecord: db.prepare<{ userPk: number; month: number; body: string; stamp: number; tenantId: number; pos: number }>(
       `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, stamp = @stamp
@@ -113,11 +129,7 @@ function statements(db: Db) {
     renameTable: db.prepare<[string, number]>('UPDATE data_tables SET name = ? WHERE pk = ?'),
     tableRecordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck(),
     tableRecordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM table_records WHERE table_pk = ? AND id = ?'),
-    insertTableRecord: db
-      .prepare<[number, number, string, string, number], string>(
-        'INSERT INTO table_records (table_pk, pos, id, body, stamp) VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_pk, id) DO NOTHING RETURNING id',
-      )
-      .pluck(),
+    insertTableRecord: db.prepare<[number, number, string, string, number]>('INSERT INTO table_records (table_pk, pos, id, body, stamp) VALUES (?, ?, ?, ?, ?)'),
     updateTableRecord: db.prepare<[string, number, number, number, string]>('UPDATE table_records SET body = ?, stamp = ? WHERE table_pk = ? AND pos = ? AND body IS NOT ?'),
   };
 }

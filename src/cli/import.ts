@@ -1,7 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Command } from 'commander';
-import { elementTotal, importDataset } from '../dataset/datasetImport.js';
 import { parseTenantName, parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
@@ -34,6 +33,8 @@ of their user in their months. With --replace, the tenant's data is deleted firs
 A progress bar is shown on stderr when it is a terminal; a one-line summary is printed.`,
     )
     .action(async (file: string, options: ImportCommandOptions) => {
+      // Loaded by the command that needs it: every other command starts without the dataset code.
+      const { elementTotal, importDataset } = await import('../dataset/datasetImport.js');
       const input = openInput(file);
       const started = performance.now();
       const format = input.size === undefined ? '' : '[{bar}] {percentage}% | ';

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
-import { ElementWriter } from '../dataset/elementWriter.js';
-import { generateSeed, type SeedDataset, type SeedOptions } from '../dataset/generateSeed.js';
-import { seedElements } from '../dataset/seedElements.js';
+import type { SeedDataset, SeedOptions } from '../dataset/generateSeed.js';
 import { TenantNotEmpty } from '../store/store.js';
 import type { TenantWriter } from '../store/tenantWriting.js';
 import { integerIn, parseTenantName, parseText } from './arguments.js';
@@ -39,6 +37,8 @@ datasets. Seed another tenant, or another database file.
 A progress bar is shown when stdout is a terminal; a one-line summary is always printed.`,
     )
     .action(async (options: SeedCommandOptions) => {
+      // Loaded by the command that needs it: every other command starts without the dataset code.
+      const { generateSeed } = await import('../dataset/generateSeed.js');
       const dataset = generateSeed(options);
       const started = performance.now();
       await withStore(options.db, 'create', async (store) => {
@@ -65,6 +65,7 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
  * the transaction.
  */
 async function writeDataset(writer: TenantWriter, dataset: SeedDataset): Promise<void> {
+  const [{ ElementWriter }, { seedElements }] = await Promise.all([import('../dataset/elementWriter.js'), import('../dataset/seedElements.js')]);
   const elements = new ElementWriter(writer);
   const total =
     dataset.metrics.length + dataset.dimensions.length + dataset.users.length + dataset.groupAttributions.length +

@@ -4,7 +4,7 @@ import type { FaultSpec } from '../http/faultSpec.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import type { RatePolicy } from '../http/rateLimit.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
-import { startServer, type RunningServer, type ServerOptions } from '../http/server.js';
+import type { RunningServer, ServerOptions } from '../http/server.js';
 import { DEFAULT_POOL_SIZE, openStore } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
@@ -170,6 +170,8 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   }
   let server: RunningServer;
   try {
+    // Loaded by the command that serves: every other command starts without the HTTP stack.
+    const { startServer } = await import('../http/server.js');
     server = await startServer({ ...options, store });
   } catch (error) {
     await store.close();

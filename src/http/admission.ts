@@ -16,10 +16,16 @@ import { problems } from './problems.js';
  * waits its turn, `ctx.state.waitingForTurn` says so: a connection that closes meanwhile cuts
  * it off before it has begun (its log line says `queued`).
  */
-export function admission(maxConcurrent: number): Middleware {
+export interface Admission {
+  readonly middleware: Middleware;
+  /** Requests admitted and not yet answered in full (nor cut off). */
+  inProgress(): number;
+}
+
+export function admission(maxConcurrent: number): Admission {
   let inFlight = 0;
   const lastAnswerOnConnection = new WeakMap<Socket, Promise<void>>();
-  return async (ctx, next) => {
+  const middleware: Middleware = async (ctx, next) => {
     const socket = ctx.req.socket;
     const turn = lastAnswerOnConnection.get(socket);
     let answered!: () => void;
@@ -40,6 +46,7 @@ export function admission(maxConcurrent: number): Middleware {
     if (!admitted) throw problems.serviceUnavailable(1);
     await next();
   };
+  return { middleware, inProgress: () => inFlight };
 }
 
 /**

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { StoreFull, StoreUnavailable } from '../store/store.js';
-import { admission } from './admission.js';
+import type { Admission } from './admission.js';
 import type { Api } from './api.js';
 import { compression } from './compression.js';
 import { crossOrigin } from './cors.js';
@@ -15,7 +15,7 @@ import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
 
 export interface AppSettings {
-  limits: Pick<Limits, 'maxConcurrent' | 'maxUrlLength'>;
+  limits: Pick<Limits, 'maxUrlLength'>;
   logger: Logger;
   publicBase: PublicBaseConfig;
   /** `--faults`: faults injected into the answers of the API, for testing clients; none: off. */
@@ -24,6 +24,8 @@ export interface AppSettings {
   corsOrigins: readonly string[];
   /** `--metrics`: every request counted. */
   metrics?: Pick<Metrics, 'middleware'>;
+  /** The concurrency limit, which the server also asks how many requests are in progress. */
+  admitted: Admission;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface AppSettings {
  * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
-export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics }: AppSettings): Koa {
+export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
@@ -67,7 +69,7 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
   });
 
   app.use(redirectRootToDocs(publicBase));
-  app.use(admission(limits.maxConcurrent));
+  app.use(admitted.middleware);
 
   app.use(async (ctx) => {
     // A path that is not valid percent-encoding names no resource (and would throw in routing).

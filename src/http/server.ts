@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { createApi } from './api.js';
+import { admission } from './admission.js';
 import { createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
 import { docsAssets } from './docsAssets.js';
@@ -40,6 +41,8 @@ export interface RunningServer {
   url: string;
   /** Stops accepting and lets in-flight requests finish (cut after the shutdown timeout); the store stays open. */
   close(): Promise<void>;
+  /** Requests admitted and not yet answered (what `--max-concurrent` bounds). */
+  requestsInProgress(): number;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -64,7 +67,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,
   });
-  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics });
+  const admitted = admission(limits.maxConcurrent);
+  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted });
   const handle = app.callback();
   const server = createServer(httpServerOptions(limits), (request, response) => void handle(request, response));
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
@@ -73,7 +77,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, close: () => shutDown(server, limits.shutdownTimeoutMs) };
+  return { url: `http://${host}:${port}`, close: () => shutDown(server, limits.shutdownTimeoutMs), requestsInProgress: admitted.inProgress };
 }
 
 /**

@@ -16,17 +16,19 @@ export type Run = <T>(work: () => T | PromiseLike<T>) => Promise<T>;
  * then polls for I/O again: connections are accepted at once, and requests are served first
  * come, first served.
  *
+ * `clock` tells the time in milliseconds (a test's own clock makes its turns exact).
+ *
  * Order: work runs in the order of the calls. A write is committed by the writer thread after
  * its handler's turn here, so a read sees a write once the write has been answered.
  */
-export function fairQueue(budgetMs = TURN_BUDGET_MS): Run {
+export function fairQueue(budgetMs = TURN_BUDGET_MS, clock: () => number = () => performance.now()): Run {
   const queue: (() => void)[] = [];
   let scheduled = false;
 
   const drain = () => {
-    const until = performance.now() + budgetMs;
+    const until = clock() + budgetMs;
     do queue.shift()!();
-    while (queue.length > 0 && performance.now() < until);
+    while (queue.length > 0 && clock() < until);
     scheduled = queue.length > 0;
     if (scheduled) setImmediate(drain);
   };

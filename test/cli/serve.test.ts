@@ -8,6 +8,7 @@ import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { runCli, startCli } from './cliProcess.js';
 import { databaseFor } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
 
 describe('compdata serve, as a process', { concurrency: true }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -75,8 +76,7 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     assert.equal((await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Padding': 'p'.repeat(3000) } })).status, 431);
     const ok = await exchange(server.url, 'GET', '/healthz', { headers: { 'X-Request-Id': 'from-the-client' } });
     assert.equal(ok.headers.get('x-request-id'), 'from-the-client');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const lines = server.logs();
+    const lines = await until('the three requests are logged', () => server.logs().length >= 3 && server.logs());
     assert.deepEqual(lines.map((line) => [line.msg, line.status]), [['request', 414], ['request refused', 431], ['request', 200]]);
     assert.equal(lines[2]!.reqId, 'from-the-client');
     const quiet = await startServe(t, path, ['--log-level', 'warn']);

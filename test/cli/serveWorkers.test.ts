@@ -1,23 +1,11 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange, type Exchange } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
 import { databaseFor } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
 
-/**
- * `compdata serve --workers N`: N server processes on one port over one database file. Which
- * process served a request is read from its log line (`pid`, matched by `reqId`); every request
- * goes on a new connection, which the primary hands to the workers in turn.
- */
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
-  for (const started = Date.now(); Date.now() - started < ms; await sleep(25)) {
-    const found = await probe();
-    if (found !== undefined) return found;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 let requests = 0;
 /** One exchange on a connection of its own, and the pid of the worker that served it. */

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { describe, test, type TestContext } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { openSocket, parseAnswers, readUntilClosed } from '../support/rawHttp.js';
 import { startServe } from '../support/serveProcess.js';
 import { databaseFor, onlyOn } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
 
 /** A file with a tenant of 2500 records, served by `compdata serve` with `args`. */
 async function serveFixture(t: TestContext, args: string[] = []) {
@@ -16,14 +16,6 @@ async function serveFixture(t: TestContext, args: string[] = []) {
   return { dbPath, key, server: await startServe(t, dbPath, args) };
 }
 
-/** Resolves once `condition()` holds, checked every 20 ms; fails after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
 
 const pageRequest = (key: string) => `GET /v1/reporting?limit=2000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
 
@@ -34,13 +26,18 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     reader.pause(); // reads nothing yet: the pages back up until one is held in the server
     reader.write(pageRequest(key).repeat(6));
     // The first page has begun (its first bytes reached the paused socket): it is in flight.
-    await until(() => reader.readableLength > 0, 20_000);
+    await until('the first page has begun', () => reader.readableLength > 0);
     server.child.kill('SIGTERM');
-    // The listener closes right after the server says it is stopping: wait for that line (a
-    // fixed wait was too short on a loaded machine), and a moment for the close itself.
-    await until(() => server.logs().some((line) => line.msg === 'stopping: finishing the requests in flight'), 10_000);
-    await sleep(50);
-    await assert.rejects(exchange(server.url, 'GET', '/healthz'), /ECONNREFUSED/, 'no new connection is accepted');
+    // The listener closes right after the server says it is stopping: from then on (a close
+    // may take a moment on a loaded machine) a new connection is refused.
+    await until('the server says it is stopping', () => server.logs().some((line) => line.msg === 'stopping: finishing the requests in flight'));
+    const refused = await until('a new connection is refused', () =>
+      exchange(server.url, 'GET', '/healthz').then(
+        () => false,
+        (error: Error) => error,
+      ),
+    );
+    assert.match(String(refused), /ECONNREFUSED/, 'no new connection is accepted');
     const received = readUntilClosed(reader, 20_000);
     reader.resume();
     const { bytes, closed } = await received;
@@ -67,8 +64,10 @@ describe('graceful shutdown on SIGTERM', { concurrency: true }, () => {
     const stalled = await openSocket(server.url);
     t.after(() => stalled.destroy());
     stalled.pause();
-    stalled.write(pageRequest(key).repeat(6));
-    await until(() => stalled.readableLength > 0, 20_000); // a page is in flight
+    // Far more pages (about 1 MB each) than the socket buffers of both ends hold, so that one is
+    // still in flight at SIGTERM however large the kernel made them.
+    stalled.write(pageRequest(key).repeat(40));
+    await until('a page is in flight', () => stalled.readableLength > 0);
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     const { code } = await server.exited;

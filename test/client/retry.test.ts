@@ -7,6 +7,7 @@ import { ProblemError } from '../../src/client/index.js';
 import { retryAfterMs } from '../../src/client/retry.js';
 import { openSocket } from '../support/rawHttp.js';
 import { collect, startClientServer, type ClientServer } from './clientServer.js';
+import { until } from '../support/until.js';
 
 /**
  * Retries. A real `503` comes from the real server run with `maxConcurrent: 1` while a
@@ -35,19 +36,11 @@ test('Retry-After values: delay seconds or an HTTP date; anything else is unread
 
 /** The only slot of a `maxConcurrent: 1` server, held by a PUT whose body never finishes. */
 async function holdTheSlot(env: ClientServer) {
-  for (let tries = 0; tries < 5; tries += 1) {
-    const socket = await openSocket(env.server.url);
-    const answered: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => answered.push(chunk));
-    socket.on('error', () => undefined);
-    socket.write(`PUT /v1/users/groups/bulk HTTP/1.1\r\nHost: x\r\nX-API-Key: ${env.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"da`);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // lets the PUT be admitted before the check below
-    if (answered.length === 0 && (await env.server.call('GET', '/v1/reporting?limit=1', { key: env.key })).status === 503) {
-      return { release: () => release(socket) };
-    }
-    socket.destroy(); // the PUT came second and was refused: try again
-  }
-  assert.fail('a half-sent PUT holds the slot');
+  const socket = await openSocket(env.server.url);
+  socket.on('error', () => undefined);
+  socket.write(`PUT /v1/users/groups/bulk HTTP/1.1\r\nHost: x\r\nX-API-Key: ${env.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"da`);
+  await until('the PUT is admitted', () => env.server.requestsInProgress() === 1);
+  return { release: () => release(socket) };
 }
 
 /** Sends the rest of the body: the PUT is answered (400, not JSON) and its slot comes back. */

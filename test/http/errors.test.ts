@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
   let fixture!: Fixture;
@@ -92,25 +93,28 @@ describe('errors are problem+json with documented statuses', () => {
   });
 
   /** Holds a slot: a PUT whose body never finishes arriving, on a socket of its own. */
-  async function holdSlot(t: TestContext, url: string, key: string) {
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  /** The server's one slot, held by a PUT whose body never ends: once the server has admitted it. */
+  async function holdSlot(t: TestContext, server: TestServer, key: string) {
+    const inProgress = server.requestsInProgress();
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     t.after(() => socket.destroy());
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     socket.write(
       `PUT /v1/users/groups/bulk HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"da`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until('the PUT is admitted', () => server.requestsInProgress() > inProgress);
     return socket;
   }
+  const slotGivenBack = (server: TestServer) => until('the slot is given back', () => server.requestsInProgress() === 0);
 
   test('past the concurrency limit, a request gets 503 with Retry-After', async (t) => {
     const { server, key } = await serve(t, { maxConcurrent: 1 });
-    const socket = await holdSlot(t, server.url, key);
+    const socket = await holdSlot(t, server, key);
     const refused = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '1');
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await slotGivenBack(server);
     const admitted = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(admitted.status, 200);
   });
@@ -118,10 +122,10 @@ describe('errors are problem+json with documented statuses', () => {
   test('a request cut off mid-body gives back its one slot, not two', async (t) => {
     const { server, key } = await serve(t, { maxConcurrent: 1 });
     for (let cut = 0; cut < 3; cut += 1) {
-      (await holdSlot(t, server.url, key)).destroy();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      (await holdSlot(t, server, key)).destroy();
+      await slotGivenBack(server);
     }
-    await holdSlot(t, server.url, key);
+    await holdSlot(t, server, key);
     const refused = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(refused.status, 503, 'the limit still holds after slots were given back');
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
 import { buildFixture, fixtureMonth, fixtureUser, type Fixture } from '../support/fixture.js';
 
 async function serverWithFixture(t: Parameters<typeof startTestServer>[0], records = 25, options = {}) {
@@ -10,6 +10,9 @@ async function serverWithFixture(t: Parameters<typeof startTestServer>[0], recor
   });
   return { server, fixture };
 }
+
+/** The 25-record fixture, for the tests that only read it. */
+const sharedFixture = shared((scope) => serverWithFixture(scope));
 
 const ids = (body: { data: { id: string }[] }) => body.data.map((record) => record.id);
 
@@ -28,8 +31,8 @@ async function walkByNext(server: TestServer, key: string, path: string, afterEa
 const expectedIds = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `acme-r${from + i}`);
 
 describe('GET /v1/reporting paging', () => {
-  test('pages follow storage order; count is the page size; next carries limit and offset', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('pages follow storage order; count is the page size; next carries limit and offset', async () => {
+    const { server, fixture } = await sharedFixture();
     const first = await server.call('GET', '/v1/reporting?limit=10', { key: fixture.key });
     assert.equal(first.status, 200);
     assert.equal(first.body.count, 10);
@@ -56,8 +59,8 @@ describe('GET /v1/reporting paging', () => {
     assert.equal(page.body.next, undefined);
   });
 
-  test('limit=0 gives the total count, no data and no next, at any offset', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('limit=0 gives the total count, no data and no next, at any offset', async () => {
+    const { server, fixture } = await sharedFixture();
     for (const offset of ['0', '7', '9223372036854775807']) {
       const page = await server.call('GET', `/v1/reporting?limit=0&offset=${offset}`, { key: fixture.key });
       assert.deepEqual(page.body, { count: 25, data: [] });
@@ -87,8 +90,8 @@ describe('GET /v1/reporting paging', () => {
     assert.deepEqual(seen, expectedIds(0, seen.length), 'records appended meanwhile follow, in order');
   });
 
-  test('a page rebuilt from offset and limit alone equals the page next points to', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('a page rebuilt from offset and limit alone equals the page next points to', async () => {
+    const { server, fixture } = await sharedFixture();
     const first = await server.call('GET', '/v1/reporting?limit=4', { key: fixture.key });
     const viaNext = await server.call('GET', first.body.next.slice(server.url.length), { key: fixture.key });
     const rebuilt = await server.call('GET', '/v1/reporting?offset=4&limit=4', { key: fixture.key });
@@ -104,7 +107,7 @@ describe('GET /v1/reporting paging', () => {
   ];
   // Reads only: one server for the cases of each list.
   test('offsets at or past the end', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+    const { server, fixture } = await sharedFixture();
     for (const [name, offset] of beyond) {
       await t.test(`an offset ${name} gives an empty page without next`, async () => {
         const page = await server.call('GET', `/v1/reporting?offset=${offset}&limit=5`, { key: fixture.key });
@@ -129,7 +132,7 @@ describe('GET /v1/reporting paging', () => {
     ['signed limit', 'limit=+5', '/query/limit'],
   ];
   test('offsets and limits refused', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+    const { server, fixture } = await sharedFixture();
     for (const [name, query, pointer] of invalid) {
       await t.test(`${name} is a 400 pointing at ${pointer}`, async () => {
         const response = await server.call('GET', `/v1/reporting?${query}`, { key: fixture.key });
@@ -144,15 +147,15 @@ describe('GET /v1/reporting paging', () => {
 });
 
 describe('next URL base', () => {
-  test('without --public-url, next is built from the Host header', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('without --public-url, next is built from the Host header', async () => {
+    const { server, fixture } = await sharedFixture();
     const page = await server.call('GET', '/v1/reporting?limit=5', { key: fixture.key, headers: { Host: 'api.example.test:8443' } });
     assert.equal(page.body.next, 'http://api.example.test:8443/v1/reporting?limit=5&offset=5');
   });
 
   test('forwarded headers are ignored unless the operator trusts the proxy', async (t) => {
     const headers = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'edge.example.test' };
-    const { server, fixture } = await serverWithFixture(t);
+    const { server, fixture } = await sharedFixture();
     const untrusted = await server.call('GET', '/v1/reporting?limit=5', { key: fixture.key, headers });
     assert.equal(untrusted.body.next, `${server.url}/v1/reporting?limit=5&offset=5`);
     const trusting = await serverWithFixture(t, 25, { trustProxy: true });
@@ -168,8 +171,8 @@ describe('next URL base', () => {
 });
 
 describe('statement reporting records', () => {
-  test('standard fields, user object, metrics with null and dimensions by month', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('standard fields, user object, metrics with null and dimensions by month', async () => {
+    const { server, fixture } = await sharedFixture();
     const page = await server.call('GET', '/v1/reporting?limit=25', { key: fixture.key });
     for (const [i, record] of page.body.data.entries()) {
       const userIndex = i % fixture.users;

@@ -8,6 +8,7 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 import { openSocket, parseAnswer, parseAnswers, rawExchange, readUntilClosed } from '../support/rawHttp.js';
+import { until } from '../support/until.js';
 
 async function serve(t: TestContext, limits: Partial<Limits> = {}, records = 25) {
   let fixture!: Fixture;
@@ -133,7 +134,8 @@ describe('limits of a request (configurable, safe defaults)', () => {
       socket.write(page.repeat(20));
     }
     t.after(() => stalled.forEach((socket) => socket.destroy()));
-    await sleep(100);
+    // A page of each has begun: its first bytes reached the paused socket.
+    await until('every stalled reader has a page in progress', () => stalled.every((socket) => socket.readableLength > 0));
     for (let i = 0; i < 10; i += 1) {
       const other = await server.call('GET', '/v1/reporting?limit=100', { key });
       assert.equal(other.status, 200, 'the one free slot serves everyone else');
@@ -142,8 +144,8 @@ describe('limits of a request (configurable, safe defaults)', () => {
     // Node 22 and later also close and so log) are told apart by `queued`.
     const aborted = () => logs.entries().filter((entry) => entry.msg === 'request' && entry.aborted);
     const cutOff = () => aborted().filter((entry) => !entry.queued);
-    for (const deadline = Date.now() + 10_000; cutOff().length < stalled.length && Date.now() < deadline; ) await sleep(50);
-    await sleep(idleTimeoutMs * 2); // and nothing more is cut afterwards
+    await until('each stalled reader is cut off', () => cutOff().length >= stalled.length);
+    await sleep(idleTimeoutMs * 2); // a window in which nothing more may be cut
     const cut = cutOff();
     assert.equal(cut.length, stalled.length, 'each stalled reader was cut off once, at its one page in progress');
     for (const entry of cut) assert.ok(entry.durationMs >= idleTimeoutMs, `cut after ${entry.durationMs} ms`);

@@ -7,6 +7,7 @@ import { DEFAULT_WRITE_WAIT_MS } from '../../src/store/store.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { onlyOn, startTestServer, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
+import { until } from '../support/until.js';
 
 /**
  * A bulk PUT that waits for another connection's write lock never holds up the event loop (on
@@ -33,7 +34,7 @@ describe('writes off the event loop', () => {
     t.after(release);
     let putSettled = false;
     const put = server.call('PUT', '/v1/users/groups/bulk', { key, json: { data: [ITEM] } }).finally(() => (putSettled = true));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the PUT is in the writer thread, waiting
+    await until('the PUT is admitted (it then waits for the lock)', () => server.requestsInProgress() === 1);
 
     for (let i = 0; i < 5; i += 1) {
       const health = await server.call('GET', '/healthz');

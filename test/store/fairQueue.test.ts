@@ -2,12 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fairQueue } from '../../src/store/fairQueue.js';
 
-/** Holds the thread for `ms`, as a synchronous SQLite statement does. */
-function busyFor(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
-
 describe('fairQueue', () => {
   it('runs work in the order it was asked for, and gives each caller its result', async () => {
     const run = fairQueue();
@@ -32,24 +26,33 @@ describe('fairQueue', () => {
     );
   });
 
-  it('lets the event loop poll for I/O once a turn has spent its budget', async () => {
-    // Wide margins, so that a busy machine pausing the test for a while does not change the turns.
-    const run = fairQueue(50);
+  // The work "takes" time on a clock of the test's own, so that a busy machine pausing the test
+  // cannot change the turns. What the loop runs between two turns shows as an immediate set
+  // during the first piece of work: it runs once that turn has ended.
+  function clocked(budgetMs: number) {
+    let now = 0;
     const log: string[] = [];
-    // Set while the first job runs, due 1 ms later: it runs at the first poll of the loop after that.
-    const startTimer = () => setTimeout(() => log.push('timer'), 1);
-    const jobs = [1, 2, 3, 4].map((n) => run(() => (n === 1 && startTimer(), busyFor(30), log.push(`job ${n}`))));
-    await Promise.all(jobs);
-    // Jobs 1 and 2 spend 60 ms, past the budget of 50: the turn ends, the due timer runs.
-    assert.deepEqual(log, ['job 1', 'job 2', 'timer', 'job 3', 'job 4']);
+    const run = fairQueue(budgetMs, () => now);
+    const piece = (name: string, ms: number, first: boolean) =>
+      run(() => {
+        if (first) setImmediate(() => log.push('the loop'));
+        now += ms;
+        log.push(name);
+      });
+    return { log, piece };
+  }
+
+  it('lets the event loop run once a turn has spent its budget', async () => {
+    const { log, piece } = clocked(50);
+    await Promise.all([1, 2, 3, 4].map((n) => piece(`job ${n}`, 30, n === 1)));
+    // Jobs 1 and 2 spend 60 ms, past the budget of 50: the turn ends, the loop runs.
+    assert.deepEqual(log, ['job 1', 'job 2', 'the loop', 'job 3', 'job 4']);
   });
 
   it('runs one piece of work per turn when each takes longer than the budget', async () => {
-    const run = fairQueue(5);
-    const log: string[] = [];
-    const startTimer = () => setTimeout(() => log.push('timer'), 1);
-    await Promise.all([1, 2].map((n) => run(() => (n === 1 && startTimer(), busyFor(8), log.push(`job ${n}`)))));
-    assert.deepEqual(log, ['job 1', 'timer', 'job 2']);
+    const { log, piece } = clocked(5);
+    await Promise.all([1, 2].map((n) => piece(`job ${n}`, 8, n === 1)));
+    assert.deepEqual(log, ['job 1', 'the loop', 'job 2']);
   });
 
   it('runs small pieces of work together, in one turn', async () => {

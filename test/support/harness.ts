@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import type { TestContext } from 'node:test';
+import { after } from 'node:test';
 import pg from 'pg';
 import { createLogger } from '../../src/http/logging.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/http/server.js';
@@ -12,6 +12,26 @@ import type { SmallDisk } from './smallDisk.js';
 import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
 
 export { onlyOn, TEST_ENGINE } from './testDatabases.js';
+
+/** What the harness needs of a test: where to put what must run when it ends (a `TestContext`, or {@link shared}'s scope). */
+export interface Scope {
+  after(fn: () => Promise<void> | void): void;
+}
+
+/**
+ * A fixture the tests of a file (or of a `describe`) share, for those that only read it: made
+ * by the first test that asks for it, torn down when the file (or the `describe`) ends. Call it
+ * where the file's tests are declared; each test then awaits the function it returns. A test
+ * that writes makes its own.
+ */
+export function shared<T>(make: (scope: Scope) => Promise<T>): () => Promise<T> {
+  const teardowns: (() => Promise<void> | void)[] = [];
+  let made: Promise<T> | undefined;
+  after(async () => {
+    for (const teardown of teardowns.reverse()) await teardown();
+  });
+  return () => (made ??= make({ after: (fn) => void teardowns.push(fn) }));
+}
 
 export interface Exchange {
   status: number;
@@ -56,6 +76,8 @@ export interface TestServer {
   disk?: SmallDisk;
   /** One HTTP exchange; the response is checked against the contract before it is returned. */
   call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
+  /** Requests the server has admitted and not yet answered. */
+  requestsInProgress(): number;
   close(): Promise<void>;
 }
 
@@ -75,7 +97,7 @@ export interface TempDatabase {
  * A fresh database on the engine of the test run (see testDatabases.ts); removed when the test
  * ends, after whatever was passed to `beforeRemoval` (servers over it) has finished.
  */
-export async function tempDatabase(t: TestContext, engine: TestEngine = TEST_ENGINE, options?: DatabaseOptions): Promise<TempDatabase> {
+export async function tempDatabase(t: Scope, engine: TestEngine = TEST_ENGINE, options?: DatabaseOptions): Promise<TempDatabase> {
   const { location, disk, beforeRemoval } = await newDatabase(t, engine, options);
   const store = await openStore(location, { role: 'command' });
   const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location)) : postgresSql(location);
@@ -89,7 +111,7 @@ export async function tempDatabase(t: TestContext, engine: TestEngine = TEST_ENG
 }
 
 /** A fresh SQLite file, with a connection of its own: for tests of the SQLite engine's internals. */
-export async function tempSqliteDatabase(t: TestContext): Promise<Omit<TempDatabase, 'sql'> & { dbPath: string; db: Db }> {
+export async function tempSqliteDatabase(t: Scope): Promise<Omit<TempDatabase, 'sql'> & { dbPath: string; db: Db }> {
   const database = await tempDatabase(t, 'sqlite');
   const db = openDatabase(database.database);
   database.beforeRemoval(async () => void (db.open && db.close()));
@@ -119,7 +141,7 @@ export interface TestServerOptions extends Partial<Omit<ServerOptions, 'store'>>
  * `databaseOptions` say where the database is.
  */
 export async function startTestServer(
-  t: TestContext,
+  t: Scope,
   options: TestServerOptions = {},
   prepare?: (store: Store) => Promise<unknown>,
   databaseOptions?: DatabaseOptions,
@@ -133,7 +155,16 @@ export async function startTestServer(
     closed = true;
   };
   beforeRemoval(close);
-  return { url: server.url, database, store, sql, disk, close, call: (method, path, callOptions) => exchange(server.url, method, path, callOptions) };
+  return {
+    url: server.url,
+    database,
+    store,
+    sql,
+    disk,
+    close,
+    requestsInProgress: server.requestsInProgress,
+    call: (method, path, callOptions) => exchange(server.url, method, path, callOptions),
+  };
 }
 
 /**
@@ -149,6 +180,7 @@ export async function serveDatabase(database: string, options: TestServerOptions
     const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions });
     return {
       url: server.url,
+      requestsInProgress: server.requestsInProgress,
       async close() {
         await server.close();
         await store.close();
@@ -224,8 +256,10 @@ export async function exchange(base: string, method: string, path: string, optio
   const { status, headers: responseHeaders, text } = await new Promise<{ status: number; headers: Headers; text: string }>(
     (resolve, reject) => {
       // The path goes out as given: no URL parsing that would resolve dot segments or re-encode.
+      // A connection of its own (no agent): a kept-alive one could be reused at the moment the
+      // server closes it for idleness (servers in tests have short timeouts), a reset.
       const { hostname, port } = new URL(base);
-      const request = httpRequest({ hostname, port, path, method, headers }, (response) => {
+      const request = httpRequest({ hostname, port, path, method, headers, agent: false }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { createLogger } from '../../../src/http/logging.js';
 import { monthText } from '../../support/attributions.js';
@@ -7,6 +6,7 @@ import { fixtureFile } from '../../support/fixture.js';
 import { exchange, serveDatabase, type Exchange } from '../../support/harness.js';
 import { databaseOnOwnCluster } from '../../support/ownCluster.js';
 import { mountSmallDisk, smallDiskUnavailable } from '../../support/smallDisk.js';
+import { until } from '../../support/until.js';
 
 /**
  * The disk of PostgreSQL's WAL fills (docs/operations.md, "A full disk"): PostgreSQL stops
@@ -24,13 +24,6 @@ const month = (round: number) => monthText(2000 * 12 + round);
 const roundItems = (round: number) =>
   Array.from({ length: USERS }, (_, i) => ({ user: `user${i}@acme.example`, group_dimension: 'region', group: `R${round}`, start_date: month(round), end_date: null }));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  for (const started = Date.now(); Date.now() - started < ms; await sleep(50)) {
-    const found = await probe();
-    if (found !== undefined) return found;
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
 
 describe('PostgreSQL whose WAL disk fills', { skip: smallDiskUnavailable() }, () => {
   test('the write in flight is refused whole, requests get 503 while PostgreSQL is down, and all carries on once it is back', { timeout: 120_000 }, async (t) => {
@@ -55,7 +48,7 @@ describe('PostgreSQL whose WAL disk fills', { skip: smallDiskUnavailable() }, ()
     // PostgreSQL names its failure disk_full (507) or is gone before it answers (503); never a 500.
     assert.ok([503, 507].includes(refused.answer.status), `${refused.answer.status}: ${refused.answer.text}`);
 
-    await until('PostgreSQL has stopped itself', () => (cluster.hasEnded() ? true : undefined));
+    await until('PostgreSQL has stopped itself', () => cluster.hasEnded(), 60_000);
     for (const answer of [await groups(), await put(refused.round), await exchange(server.url, 'GET', '/healthz')]) {
       assert.equal(answer.status, 503, answer.text);
       assert.equal(answer.headers.get('retry-after'), '1');

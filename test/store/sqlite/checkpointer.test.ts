@@ -7,6 +7,7 @@ import { startCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
 import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { tempDatabase, tempSqliteDatabase } from '../../support/harness.js';
 import { smallDiskUnavailable } from '../../support/smallDisk.js';
+import { until } from '../../support/until.js';
 
 /** Writes `megabytes` of new pages through `db` (into the WAL). */
 function write(db: Db, megabytes: number): void {
@@ -17,12 +18,6 @@ function write(db: Db, megabytes: number): void {
   })();
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    assert.ok(waited < 5000, `timed out waiting until ${what}`);
-    await sleep(10);
-  }
-}
 
 test('a writer that does not checkpoint has its WAL copied into the database file by the thread', async (t) => {
   const { db, dbPath } = await tempSqliteDatabase(t);
@@ -31,7 +26,7 @@ test('a writer that does not checkpoint has its WAL copied into the database fil
   const before = statSync(dbPath).size;
   write(db, 8);
   assert.ok(statSync(dbPath).size < before + 1_000_000, 'the commit itself did not checkpoint');
-  await until(() => statSync(dbPath).size >= before + 8_000_000, 'the pages reach the database file');
+  await until('the pages reach the database file', () => statSync(dbPath).size >= before + 8_000_000);
   await checkpointer.stop();
   await checkpointer.stop(); // a second stop is harmless
 });
@@ -42,8 +37,8 @@ test('should the thread fail, the error is reported and its stop announced', asy
   let stopped = false;
   const checkpointer = startCheckpointer(dbPath, { onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
   rmSync(dirname(dbPath), { recursive: true }); // before the thread opens its connection
-  await until(() => errors.length > 0, 'the thread reports its failure');
-  await until(() => stopped, 'the stop is announced (the writer then checkpoints by itself)');
+  await until('the thread reports its failure', () => errors.length > 0);
+  await until('the stop is announced (the writer then checkpoints by itself)', () => stopped);
   await checkpointer.stop(); // resolves although the thread is gone
 });
 
@@ -65,13 +60,13 @@ test('on a full disk the thread says so once and goes on trying; once space retu
     await checkpointer.stop();
     db.close();
   });
-  await until(() => reports.length > 0, 'the thread tells that checkpoints fail');
+  await until('the thread tells that checkpoints fail', () => reports.length > 0);
   await sleep(1000); // four more ticks, each failing again
   assert.deepEqual(reports, [true], 'told once, not at every tick');
   assert.ok(statSync(dbPath).size < before + 1_000_000, 'the pages stayed in the WAL');
 
   disk!.free();
-  await until(() => reports.length > 1, 'the thread tells that checkpoints succeed again');
+  await until('the thread tells that checkpoints succeed again', () => reports.length > 1);
   assert.deepEqual(reports, [true, false]);
-  await until(() => statSync(dbPath).size >= before + 4_000_000, 'the pages reach the database file');
+  await until('the pages reach the database file', () => statSync(dbPath).size >= before + 4_000_000);
 });

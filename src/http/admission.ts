@@ -19,7 +19,7 @@ import { problems } from './problems.js';
 export interface Admission {
   readonly middleware: Middleware;
   /** Requests admitted and not yet answered in full (nor cut off). */
-  inProgress(): number;
+  readonly inProgress: () => number;
 }
 
 export function admission(maxConcurrent: number): Admission {

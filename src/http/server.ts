@@ -42,7 +42,7 @@ export interface RunningServer {
   /** Stops accepting and lets in-flight requests finish (cut after the shutdown timeout); the store stays open. */
   close(): Promise<void>;
   /** Requests admitted and not yet answered (what `--max-concurrent` bounds). */
-  requestsInProgress(): number;
+  requestsInProgress: () => number;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {

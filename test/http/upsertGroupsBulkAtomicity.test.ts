@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startChildServer } from '../support/childServer.js';
-import { exchange, startTestServer, type TestServer } from '../support/harness.js';
+import { exchange, shared, startTestServer, type Scope, type TestServer } from '../support/harness.js';
 import { groupSlot, readAll, stateOfRows } from '../support/attributions.js';
 
 /**
@@ -11,7 +11,7 @@ import { groupSlot, readAll, stateOfRows } from '../support/attributions.js';
  */
 const USERS = 200;
 
-async function serverWithFixture(t: TestContext) {
+async function serverWithFixture(t: Scope) {
   let fixture!: Fixture;
   const server = await startTestServer(t, {}, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme', users: USERS, records: 2 * USERS });
@@ -41,6 +41,10 @@ async function everything(server: TestServer, key: string): Promise<string[]> {
 }
 
 describe('all or nothing', () => {
+  // A refused PUT writes nothing, so the refusals share one fixture: each compares what it reads
+  // before and after its own PUT.
+  const refusals = shared((scope) => serverWithFixture(scope));
+
   test('the valid items alone are written: the control for the cases below', async (t) => {
     const { server, fixture, put } = await serverWithFixture(t);
     const before = await everything(server, fixture.key);
@@ -57,8 +61,8 @@ describe('all or nothing', () => {
   ];
   for (const [name, { status, pointer, breakItem }] of breakages) {
     for (const position of [0, 117, USERS - 1]) {
-      test(`${name} in item ${position} of 200: ${status}, and nothing is written`, async (t) => {
-        const { server, fixture, put } = await serverWithFixture(t);
+      test(`${name} in item ${position} of 200: ${status}, and nothing is written`, async () => {
+        const { server, fixture, put } = await refusals();
         const before = await everything(server, fixture.key);
         const items = validItems();
         breakItem(items[position]!);
@@ -70,8 +74,8 @@ describe('all or nothing', () => {
     }
   }
 
-  test('a cycle closed by the last item, after 199 items that would write: 422, nothing written', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t);
+  test('a cycle closed by the last item, after 199 items that would write: 422, nothing written', async () => {
+    const { server, fixture, put } = await refusals();
     const before = await everything(server, fixture.key);
     const items = validItems().slice(0, USERS - 1);
     // user3 reports to user0 from 2026-02 (item 3); user0 reporting to user3 closes a cycle.

@@ -77,7 +77,7 @@ export interface TestServer {
   /** One HTTP exchange; the response is checked against the contract before it is returned. */
   call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
   /** Requests the server has admitted and not yet answered. */
-  requestsInProgress(): number;
+  requestsInProgress: () => number;
   close(): Promise<void>;
 }
 

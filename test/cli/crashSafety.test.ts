@@ -38,7 +38,7 @@ const putBody = (put: number) => ({
   })),
 });
 
-test(`${ROUNDS} rounds of SIGKILL during concurrent bulk PUTs lose nothing acknowledged and leave nothing half-written (seed ${SEED})`, { timeout: 120_000 }, async (t) => {
+test(`${ROUNDS} rounds of SIGKILL during concurrent bulk PUTs lose nothing acknowledged and leave nothing half-written (seed ${SEED})`, { timeout: 300_000 }, async (t) => {
   const dbPath = await databaseFor(t);
   const { key } = await fixtureFile(dbPath, { tenant: 'acme', users: USERS_PER_PUT + 1, records: 10 });
   const random = createRandom(SEED);

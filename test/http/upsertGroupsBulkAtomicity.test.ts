@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startChildServer } from '../support/childServer.js';
-import { exchange, shared, startTestServer, type Scope, type TestServer } from '../support/harness.js';
+import { exchange, shared, startTestServer, type Scope, type TestServer, type TestServerOptions } from '../support/harness.js';
 import { groupSlot, readAll, stateOfRows } from '../support/attributions.js';
 
 /**
@@ -11,9 +11,9 @@ import { groupSlot, readAll, stateOfRows } from '../support/attributions.js';
  */
 const USERS = 200;
 
-async function serverWithFixture(t: Scope) {
+async function serverWithFixture(t: Scope, options: TestServerOptions = {}) {
   let fixture!: Fixture;
-  const server = await startTestServer(t, {}, async (store) => {
+  const server = await startTestServer(t, options, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme', users: USERS, records: 2 * USERS });
   });
   const put = (data: unknown[]) => server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
@@ -90,7 +90,9 @@ describe('all or nothing', () => {
 
 describe('concurrent requests', () => {
   test('many parallel upserts of one user and dimension leave one group per month', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t);
+    // Forty writes queue for the lock: a loaded machine may keep the last waiting past the
+    // default wait (a 503, which is not what this test is about).
+    const { server, fixture, put } = await serverWithFixture(t, { busyTimeoutMs: 60_000 });
     const month = (year: number, m: number) => `${year}-${String(m).padStart(2, '0')}`;
     const requests = Array.from({ length: 40 }, (_, i) => {
       const start = (i % 12) + 1;

@@ -17,8 +17,9 @@
  *   (bulkStore.ts) and kept between runs. The CPU time of the PostgreSQL server (the
  *   postmaster of BENCH_POSTGRES_DATA, default bench/.work/postgres/data, and its children) is
  *   counted as that server's;
- * - `bare:memory` or `bare:sqlite`: the rulers of bareServer.ts (read scenarios of
- *   `/v1/reporting` only).
+ * - `bare:memory`, `bare:sqlite` or `bare:statement`: the rulers of bareServer.ts (read
+ *   scenarios of `/v1/reporting` only; `bare:statement`, the service's own statement on its own
+ *   file with the key check, also answers `reporting-count` and `reporting-unauthorized`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -62,7 +63,7 @@ function chosenScenarios(users: number | undefined, filtered?: FilteredPaths): S
 
 /** How to start a SERVER (see the top of this file), and the database it serves when not the bench's. */
 function serverOptions(spec: string): ServerOptions & { db?: string } {
-  if (spec === 'bare:memory' || spec === 'bare:sqlite') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' };
+  if (spec === 'bare:memory' || spec === 'bare:sqlite' || spec === 'bare:statement') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' | 'statement' };
   const [dir, ...args] = spec.split(/:(?=--)/);
   const pairs = args.map((arg) => (arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg]));
   const db = pairs.find(([name]) => name === '--db')?.[1];

@@ -31,7 +31,8 @@ export interface AppSettings {
  * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
- * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
+ * a time per connection, 503 past the concurrency limit; `/healthz` and `/metrics` never
+ * refused) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
 export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics }: AppSettings): Koa {
@@ -67,7 +68,7 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
   });
 
   app.use(redirectRootToDocs(publicBase));
-  app.use(admission(limits.maxConcurrent));
+  app.use(admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission }));
 
   app.use(async (ctx) => {
     // A path that is not valid percent-encoding names no resource (and would throw in routing).
@@ -84,6 +85,10 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
   });
   return app;
 }
+
+/** `GET /healthz` and `GET /metrics` (and their HEADs): cheap, and never waiting behind pages (admission.ts). */
+const AHEAD_OF_ADMISSION = new Set(['/healthz', '/metrics']);
+const answeredAheadOfAdmission = (ctx: Koa.Context): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && AHEAD_OF_ADMISSION.has(ctx.path);
 
 function decodable(path: string): boolean {
   if (!path.includes('%')) return true;

@@ -4,6 +4,8 @@
  * `node --cpu-prof`, then where the server's time went, by layer and by function, leaving out
  * start-up and warm-up. BENCH_SECONDS (default 10) sets the length; the stores and other
  * settings are the suite's (config.ts). Prints the summary and writes it to bench/results/.
+ * BENCH_PROFILE_BARE=statement (or memory, sqlite) profiles that ruler of bareServer.ts instead
+ * of `serve`, for a side-by-side reading of the two profiles.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { bulkBodies } from './bulkStore.js';
@@ -24,7 +26,9 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const profileDir = `${config.workDir}/profiles/${stamp}`;
   const spawnedAt = Date.now();
+  const bare = process.env.BENCH_PROFILE_BARE as 'statement' | 'memory' | 'sqlite' | undefined;
   const server = await startServerProcess(store.dbPath, {
+    bare,
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
     serveArgs: ['--max-concurrent', String(config.maxConcurrent)],
   });
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
   const summary = `${kind} @ ${connections} connections, ${size}, ${config.seconds} s\n\n${formatSummary(summarizeProfile(profile, 30, skipMs))}`;
   console.log(`\n${summary}\n\nprofile: ${profileDir}/${file}`);
   mkdirSync(config.resultsDir, { recursive: true });
-  writeFileSync(`${config.resultsDir}/profile-${kind}-${connections}-${stamp}.md`, `${summary}\n`);
+  writeFileSync(`${config.resultsDir}/profile-${bare ? `bare-${bare}-` : ''}${kind}-${connections}-${stamp}.md`, `${summary}\n`);
 }
 
 await main();

@@ -17,6 +17,7 @@ export type ScenarioKind =
   | 'table-first'
   | 'reporting-small-random'
   | 'reporting-count'
+  | 'reporting-unauthorized'
   | 'bulk-put'
   | 'bulk-put-tenants'
   | 'reporting-depth'
@@ -55,6 +56,8 @@ export interface ScenarioInputs {
 }
 
 export const READ_PATH = '/v1/reporting';
+/** A key of the right shape whose id no store holds: looked up and refused (401). */
+const UNKNOWN_KEY = `cdk_000000000000_${'A'.repeat(43)}`;
 export const TABLE_PATH = '/v1/tables/deals/records';
 
 /** Every scenario kind at every connection count, then the depth sweep (at 8 connections or the nearest). */
@@ -125,6 +128,14 @@ function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = []
       server: 'read',
       recordsPerRequest: 0,
       requests: () => fixedPath(`${READ_PATH}?limit=0`),
+    }),
+    (connections) => ({
+      kind: 'reporting-unauthorized',
+      title: 'reporting, a key of the right shape that no tenant has (401)',
+      connections,
+      server: 'read',
+      recordsPerRequest: 0,
+      requests: () => ({ requests: [{ method: 'GET', path: `${READ_PATH}?limit=${smallLimit}`, headers: { 'X-API-Key': UNKNOWN_KEY } }] }),
     }),
     ...(filtered ? filteredKinds(filtered, limit) : []),
     (connections) => ({

@@ -33,7 +33,7 @@ export interface ServerOptions {
   /** The CLI to run (default `bin/compdata.js` of this checkout; another build's, to compare two). */
   bin?: string;
   /** Instead of `serve`: one of the rulers of bareServer.ts over the same store. */
-  bare?: 'memory' | 'sqlite';
+  bare?: 'memory' | 'sqlite' | 'statement';
   /**
    * The process id of the database server it talks to (PostgreSQL's postmaster), whose CPU time
    * is then counted as the server's: its own, its live children's and its reaped children's.
@@ -86,7 +86,7 @@ function childrenOf(pid: number): number[] {
 
 export async function startServerProcess(dbPath: string, options: ServerOptions = {}): Promise<ServerProcess> {
   const args = options.bare
-    ? ['--import', 'tsx', 'bench/bareServer.ts', options.bare, dbPath]
+    ? [...(options.nodeArgs ?? []), '--import', 'tsx', 'bench/bareServer.ts', options.bare, dbPath]
     : [...(options.nodeArgs ?? []), options.bin ?? 'bin/compdata.js', 'serve', '--db', dbPath, '--port', '0', ...(options.serveArgs ?? [])];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });

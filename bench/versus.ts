@@ -17,8 +17,9 @@
  *   (bulkStore.ts) and kept between runs. The CPU time of the PostgreSQL server (the
  *   postmaster of BENCH_POSTGRES_DATA, default bench/.work/postgres/data, and its children) is
  *   counted as that server's;
- * - `bare:memory` or `bare:sqlite`: the rulers of bareServer.ts (read scenarios of
- *   `/v1/reporting` only).
+ * - `bare:memory`, `bare:sqlite` or `bare:statement`: the rulers of bareServer.ts (read
+ *   scenarios of `/v1/reporting` only; `bare:statement`, the service's own statement on its own
+ *   file with the key check, also answers `reporting-count` and `reporting-unauthorized`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -44,14 +45,18 @@ if (specs.length < 2) {
 }
 const config = benchConfig();
 
-function chosenScenarios(users: number | undefined, filtered?: FilteredPaths): Scenario[] {
-  const scenarios = allScenarios({
-    config,
+function everyScenario(users: number | undefined, filtered?: FilteredPaths): Scenario[] {
+  return allScenarios({
+    config: { ...config, connections: [...new Set([1, ...config.connections])] },
     deepNextPath: `/v1/reporting?limit=${config.limit}&offset=${config.records - config.limit}`,
     bulkBodies: users === undefined ? [] : bulkBodies(64, config.bulkItems, users),
     tenantBulkBodies: users === undefined ? [] : bulkBodies(64, config.bulkItems, tenantUsersFor(users)),
     filtered,
   });
+}
+
+function chosenScenarios(users: number | undefined, filtered?: FilteredPaths): Scenario[] {
+  const scenarios = everyScenario(users, filtered);
   return (wanted.length > 0 ? wanted : ['reporting-first@8']).map((name) => {
     const [kind, connections = '8'] = name.split('@');
     const found = scenarios.find((scenario) => scenario.kind === kind && scenario.connections === Number(connections));
@@ -62,7 +67,7 @@ function chosenScenarios(users: number | undefined, filtered?: FilteredPaths): S
 
 /** How to start a SERVER (see the top of this file), and the database it serves when not the bench's. */
 function serverOptions(spec: string): ServerOptions & { db?: string } {
-  if (spec === 'bare:memory' || spec === 'bare:sqlite') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' };
+  if (spec === 'bare:memory' || spec === 'bare:sqlite' || spec === 'bare:statement') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' | 'statement' };
   const [dir, ...args] = spec.split(/:(?=--)/);
   const pairs = args.map((arg) => (arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg]));
   const db = pairs.find(([name]) => name === '--db')?.[1];
@@ -119,6 +124,13 @@ async function main(): Promise<void> {
     const filtered = wanted.some((name) => name.startsWith('reporting-user-')) ? await filteredPaths(servers.read[0]!.url, readKeys[0]!, config.limit) : undefined;
     const scenarios = chosenScenarios(bulk?.users, filtered);
     const samples: Sample[][][] = scenarios.map((scenario) => targetsOf(scenario).map(() => []));
+    // One walk of every reporting record on each read server, as the suite's warm-up does: each
+    // process has then mapped the pages of the file it reads, so that no run pays the first
+    // touch of pages (random small pages would touch most of them for the first time).
+    const walk = everyScenario(undefined).find((scenario) => scenario.kind === 'reporting-walk' && scenario.connections === 1)!;
+    if (scenarios.some((scenario) => scenario.server === 'read')) {
+      for (const [i, server] of servers.read.entries()) await runScenario(walk, { server, key: readKeys[i]! }, 0, Math.ceil(config.records / config.limit));
+    }
     for (const scenario of scenarios) for (const target of targetsOf(scenario)) await runScenario(scenario, target, 1);
     for (let round = 0; round < config.rounds; round += 1) {
       for (const [index, scenario] of scenarios.entries()) {

@@ -286,9 +286,10 @@ export interface paths {
         };
         /**
          * Liveness and database reachability
-         * @description `200` when the server is up and its database answers a read; `503` when it cannot serve
-         *     now (too many requests at once). For load balancers and probes: no key needed, nothing
-         *     about the data is shown.
+         * @description `200` when the server is up and its database answers a read; `503` when the database
+         *     does not answer. Never refused for load: it does not count against the limit of requests
+         *     at once (`--max-concurrent`), so a busy server stays live to its probes. For load
+         *     balancers and probes: no key needed, nothing about the data is shown.
          */
         get: operations["getHealth"];
         put?: never;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { problems } from './problems.js';
 
 /**
@@ -15,6 +15,10 @@ import { problems } from './problems.js';
  * never emit 'close' on some Node lines, so its slot would never come back.) While a request
  * waits its turn, `ctx.state.waitingForTurn` says so: a connection that closes meanwhile cuts
  * it off before it has begun (its log line says `queued`).
+ *
+ * Requests that `exempt` names (the liveness probe, the metrics scrape) wait for their turn on
+ * their connection like any other, but never for a slot and are never refused: a probe that
+ * failed under load would make an orchestrator restart a server that is only busy.
  */
 export interface Admission {
   readonly middleware: Middleware;
@@ -22,7 +26,7 @@ export interface Admission {
   readonly inProgress: () => number;
 }
 
-export function admission(maxConcurrent: number): Admission {
+export function admission(maxConcurrent: number, { exempt }: { exempt: (ctx: Context) => boolean }): Admission {
   let inFlight = 0;
   const lastAnswerOnConnection = new WeakMap<Socket, Promise<void>>();
   const middleware: Middleware = async (ctx, next) => {
@@ -37,10 +41,11 @@ export function admission(maxConcurrent: number): Admission {
     }
     // The connection is gone (cut off while this request waited its turn): nothing to answer.
     if (socket.destroyed) return answered();
-    const admitted = inFlight < maxConcurrent;
-    if (admitted) inFlight += 1;
+    const counted = !exempt(ctx);
+    const admitted = !counted || inFlight < maxConcurrent;
+    if (counted && admitted) inFlight += 1;
     whenEnded(ctx.res, socket, () => {
-      if (admitted) inFlight -= 1;
+      if (counted && admitted) inFlight -= 1;
       answered();
     });
     if (!admitted) throw problems.serviceUnavailable(1);

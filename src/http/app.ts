@@ -33,7 +33,8 @@ export interface AppSettings {
  * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
- * a time per connection, 503 past the concurrency limit) -> openapi-backend (route 404/405 ->
+ * a time per connection, 503 past the concurrency limit; `/healthz` and `/metrics` never
+ * refused) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
 export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted }: AppSettings): Koa {
@@ -86,6 +87,11 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
   });
   return app;
 }
+
+/** `GET /healthz` and `GET /metrics` (and their HEADs): cheap, and never waiting behind pages (admission.ts). */
+const AHEAD_OF_ADMISSION = new Set(['/healthz', '/metrics']);
+/** `/healthz` and `/metrics`: never refused for load (see admission.ts). */
+export const answeredAheadOfAdmission = (ctx: Koa.Context): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && AHEAD_OF_ADMISSION.has(ctx.path);
 
 function decodable(path: string): boolean {
   if (!path.includes('%')) return true;

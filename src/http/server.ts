@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { createApi } from './api.js';
 import { admission } from './admission.js';
-import { createApp } from './app.js';
+import { answeredAheadOfAdmission, createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
 import { docsAssets } from './docsAssets.js';
 import { contractDocument } from './document.js';
@@ -67,7 +67,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,
   });
-  const admitted = admission(limits.maxConcurrent);
+  const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted });
   const handle = app.callback();
   const server = createServer(httpServerOptions(limits), (request, response) => void handle(request, response));

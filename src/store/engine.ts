@@ -36,6 +36,14 @@ export interface Engine {
    */
   readonly synchronousReads: boolean;
   /**
+   * A number that changes whenever a transaction has been committed on the database since it
+   * was last read, by any connection of any process, except by the engine's own read
+   * connection (SQLite's `PRAGMA data_version`). Read on every request, so it must be cheap and
+   * synchronous. The store then remembers key checks while it stays (rememberedKeys.ts);
+   * absent (PostgreSQL), every request looks its key up.
+   */
+  readonly changeCounter?: () => number;
+  /**
    * `PUT /v1/users/groups/bulk` of one tenant: `bulkUpsertWith` (bulkUpsert.ts) over the
    * engine's bulk steps, inside one write transaction that serialises the tenant's writers.
    */

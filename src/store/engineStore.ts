@@ -12,6 +12,7 @@ import { TenantLoader } from './loading/tenantLoader.js';
 import { changeScope, readChanges } from './paging/changePaging.js';
 import { readPage, scopeOf } from './paging/pageReading.js';
 import type { PagedSource } from './paging/pagedSource.js';
+import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
 import { TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store } from './store.js';
 
 /** What a key grants: its tenant, and what a read of the tenant needs at once. */
@@ -43,6 +44,21 @@ export function storeOver(engine: Engine): Store {
   const inTurn: <T>(work: () => Answer<T>) => Promise<T> = engine.synchronousReads ? fairQueue() : async (work) => work();
 
   const grant = (principal: Principal) => principal as Grant;
+  const remembered = engine.changeCounter && rememberedKeys<Grant>(engine.changeCounter);
+  const lookUpKey = async (id: string): Promise<KnownKey<Grant> | null> => {
+    const counter = remembered?.counter();
+    const stored = await keys.lookup(id);
+    const known = stored
+      ? {
+          secretHash: stored.secretHash,
+          grant: stored.revoked
+            ? undefined
+            : ({ tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion) } satisfies Grant),
+        }
+      : null;
+    if (remembered && counter !== undefined) remembered.remember(id, counter, known);
+    return known;
+  };
   const sourceOf = (principal: Principal, source: Source): Answer<PagedSource | undefined> => {
     const { tenantId, emptyFragment } = grant(principal);
     switch (source.kind) {
@@ -61,9 +77,11 @@ export function storeOver(engine: Engine): Store {
     async authenticate(presented) {
       const parsed = parseKey(presented);
       if (!parsed) return undefined;
-      const stored = await keys.lookup(parsed.id);
-      if (!secretMatches(parsed.secret, stored?.secretHash) || !stored || stored.revoked) return undefined;
-      return { tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion) } satisfies Grant;
+      const recalled = remembered?.recall(parsed.id);
+      const known = recalled === undefined ? await lookUpKey(parsed.id) : recalled;
+      // The same work whether the id is unknown, the secret wrong or the key revoked.
+      if (!secretMatches(parsed.secret, known?.secretHash)) return undefined;
+      return known?.grant;
     },
     page: (principal, source, query) =>
       inTurn(() =>
@@ -108,7 +126,12 @@ export function storeOver(engine: Engine): Store {
         await steps.insertKey({ id, tenantId: tenant.id, secretHash, createdAt: new Date().toISOString() });
         return { id, key };
       }),
-    revokeKey: async (keyOrId) => keys.revoke(keyIdOf(keyOrId), new Date().toISOString()),
+    async revokeKey(keyOrId) {
+      const revoked = await keys.revoke(keyIdOf(keyOrId), new Date().toISOString());
+      // A commit on the read connection itself, which its change counter does not count.
+      remembered?.forget();
+      return revoked;
+    },
     listKeys: async (tenantName) => keys.list(tenantName),
 
     loadTenant: (tenantName, options, work) =>

@@ -43,6 +43,22 @@ describe('tenants and API keys', () => {
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 401);
   });
 
+  test('a key used before is checked again: a wrong secret under its id, a revocation by the server itself', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme' });
+    });
+    const other = await server.store.createKey('acme');
+    const wrongSecret = other.key.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    for (let round = 0; round < 2; round += 1) {
+      assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: other.key })).status, 200);
+      assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: wrongSecret })).status, 401);
+    }
+    assert.equal(await server.store.revokeKey(other.key), true);
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: other.key })).status, 401);
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 200);
+  });
+
   test('a key created by another process works on the next request', async (t) => {
     const server = await startTestServer(t, {}, async (store) => {
       await buildFixture(store, { tenant: 'acme' });

@@ -90,3 +90,34 @@ test('answers are compressed as Accept-Encoding allows (gzip, br), above a thres
     }
   });
 });
+
+test('pages sent side by side, compressed or not, and after a client that went away mid-page, are whole', async (t) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, {}, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', records: 2000 });
+  });
+  const key = { 'X-API-Key': fixture.key };
+  const pages = ['/v1/reporting?limit=2000', '/v1/reporting?limit=150&offset=7', '/v1/reporting?limit=40&offset=3'];
+  const expected = await Promise.all(pages.map((page) => rawGet(server.url, page, key)));
+  assert.ok(expected[1]!.wire.length > 64 * 1024 && expected[2]!.wire.length < 64 * 1024, 'a streamed page and a page sent whole');
+  const encodings = [undefined, 'gzip', 'br'] as const;
+  const together = await Promise.all(
+    Array.from({ length: 12 }, async (_, i) => {
+      const encoding = encodings[i % 3];
+      const answer = await rawGet(server.url, pages[i % 3]!, { ...key, ...(encoding && { 'Accept-Encoding': encoding }) });
+      return { index: i % 3, body: encoding && answer.headers['content-encoding'] ? decoders[encoding]!(answer.wire) : answer.wire };
+    }),
+  );
+  for (const { index, body } of together) assert.ok(body.equals(expected[index]!.wire), `page ${pages[index]}`);
+  // A client that reads the first piece of a page and hangs up.
+  const { hostname, port } = new URL(server.url);
+  await new Promise<void>((resolve, reject) => {
+    const outgoing = request({ hostname, port, path: pages[0], headers: key }, (response) => {
+      response.once('data', () => response.destroy());
+      response.once('close', () => resolve());
+    });
+    outgoing.on('error', reject).end();
+  });
+  const after = await rawGet(server.url, pages[0]!, key);
+  assert.ok(after.wire.equals(expected[0]!.wire));
+});

@@ -119,6 +119,15 @@ describe('errors are problem+json with documented statuses', () => {
     assert.equal(admitted.status, 200);
   });
 
+  test('past the concurrency limit, /healthz and /metrics still answer, and take no slot', async (t) => {
+    const { server, key } = await serve(t, { maxConcurrent: 1, metrics: true });
+    await holdSlot(t, server, key);
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 503);
+    assert.equal((await server.call('GET', '/healthz')).status, 200);
+    assert.equal((await server.call('GET', '/metrics')).status, 200);
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 503, 'the probes gave back no slot they did not take');
+  });
+
   test('a request cut off mid-body gives back its one slot, not two', async (t) => {
     const { server, key } = await serve(t, { maxConcurrent: 1 });
     for (let cut = 0; cut < 3; cut += 1) {

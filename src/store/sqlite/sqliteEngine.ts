@@ -53,6 +53,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
         })
       : undefined;
   const ping = db.prepare<[], number>('SELECT 1').pluck();
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
 
   /** A connection of its own for one transaction that spans awaits. */
   const withConnection = async <T>(work: (connection: Db) => Promise<T>): Promise<T> => {
@@ -69,6 +70,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     keys: keySteps(db),
     textHoldsNul: true,
     synchronousReads: true,
+    changeCounter: () => dataVersion.get()!,
     bulkUpsert: (tenantId, items) => writer.bulkUpsert(tenantId, items),
     inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
     inSnapshot: (work) =>

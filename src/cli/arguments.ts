@@ -71,3 +71,15 @@ export function parseCorsOrigin(text: string, previous: readonly string[] = []):
   }
   return [...previous, text];
 }
+
+/** One `--db-replica` (repeatable): a `postgres://` URL, added to the ones given before. */
+export function parseReplica(text: string, previous: readonly string[] = []): string[] {
+  if (!/^postgres(ql)?:\/\//.test(text)) throw new InvalidArgumentError('must be a postgres:// URL of a streaming replica of --db.');
+  return [...previous, text];
+}
+
+/** `on` or `off`. */
+export function parseSwitch(text: string): boolean {
+  if (text !== 'on' && text !== 'off') throw new InvalidArgumentError('must be on or off.');
+  return text === 'on';
+}

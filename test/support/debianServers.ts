@@ -95,8 +95,8 @@ async function spawnUntilReady(binary: string, args: string[], ready: RegExp): P
   const child = spawn(binary, args, { ...serverUser(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
   let log = '';
   const onData = (chunk: Buffer) => (log += chunk.toString('utf8'));
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   await new Promise<void>((resolve, reject) => {
     const check = () => {
       if (ready.test(log)) {
@@ -105,8 +105,8 @@ async function spawnUntilReady(binary: string, args: string[], ready: RegExp): P
       }
     };
     const exited = () => reject(new Error(`${binary} ended before it was ready: ${log}`));
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
     child.once('exit', exited);
   });
   return child;
@@ -216,11 +216,11 @@ export async function queryOn<Row extends pg.QueryResultRow>(url: string, sql: s
 
 /** Polls until every replica's replay position is past the primary's write position now (a deadline, not a fixed sleep). */
 async function caughtUp(primary: ServerProcess, replicas: ServerProcess[], timeoutMs: number): Promise<void> {
-  const [{ lsn }] = await queryOn<{ lsn: string }>(primary.url(), 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
+  const { lsn } = (await queryOn<{ lsn: string }>(primary.url(), 'SELECT pg_current_wal_insert_lsn()::text AS lsn'))[0]!;
   const deadline = Date.now() + timeoutMs;
   for (const replica of replicas) {
     for (;;) {
-      const [{ behind }] = await queryOn<{ behind: boolean }>(replica.url(), 'SELECT coalesce(pg_last_wal_replay_lsn() < $1::pg_lsn, true) AS behind', [lsn]);
+      const { behind } = (await queryOn<{ behind: boolean }>(replica.url(), 'SELECT coalesce(pg_last_wal_replay_lsn() < $1::pg_lsn, true) AS behind', [lsn]))[0]!;
       if (!behind) break;
       if (Date.now() > deadline) throw new Error(`replica on port ${replica.port} did not replay up to ${lsn} within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));

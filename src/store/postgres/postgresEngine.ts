@@ -17,6 +17,7 @@ import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { migrate } from './migrations.js';
 import { postgresReads } from './reads.js';
+import { logPosition, replicaServer } from './replicas.js';
 import { writeSteps } from './writeSteps.js';
 
 export interface PostgresEngineOptions {
@@ -25,6 +26,10 @@ export interface PostgresEngineOptions {
   /** How long a bulk upsert waits for another writer of its tenant before it is refused (503). */
   busyTimeoutMs: number;
   log: StoreLog;
+  /** Read replicas (`--db-replica`): streaming standbys of the database, each with a pool of `poolSize` connections. */
+  replicaLocations?: readonly string[];
+  /** Statements prepared by name on each connection (default); off behind PgBouncer's transaction pooling before 1.21 (`--db-prepared off`). */
+  namedStatements?: boolean;
 }
 
 /** A snapshot: every read of the transaction sees the database as it was at its first. */
@@ -43,18 +48,23 @@ const SNAPSHOT = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' };
  * {@link StoreOpenError} that says why otherwise.
  */
 export async function openPostgresEngine(connectionString: string, options: PostgresEngineOptions): Promise<Engine> {
-  let pool: ReturnType<typeof openPool> | undefined;
-  try {
-    pool = openPool(connectionString, {
+  const poolOf = (location: string) =>
+    openPool(location, {
       size: options.poolSize,
+      namedStatements: options.namedStatements,
       onIdleError: (error) => options.log.warn({ err: error }, 'a database connection was lost; the pool opens another when needed'),
     });
+  let pool: ReturnType<typeof openPool> | undefined;
+  try {
+    pool = poolOf(connectionString);
     await migrate(pool);
   } catch (error) {
     await pool?.end();
     throw openError(connectionString, error);
   }
   const opened = pool;
+  // A replica that does not answer yet is not an error: it joins the rotation once it does (readRouting.ts).
+  const replicas = (options.replicaLocations ?? []).map((location, i) => replicaServer(`replica-${i + 1}`, poolOf(location)));
 
   return {
     reads: postgresReads(opened),
@@ -78,8 +88,13 @@ export async function openPostgresEngine(connectionString: string, options: Post
           "pg_dump --format=custom --file=OUT 'postgres://...' (pg_restore loads it into an empty database)",
       );
     },
-    close: () => opened.end(),
+    close: async () => {
+      await Promise.all(replicas.map((replica) => replica.close()));
+      await opened.end();
+    },
     storeError,
+    replicas,
+    logPosition: () => logPosition(opened),
   };
 }
 

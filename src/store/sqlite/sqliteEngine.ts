@@ -69,6 +69,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     keys: keySteps(db),
     textHoldsNul: true,
     synchronousReads: true,
+    replicas: [],
     bulkUpsert: (tenantId, items) => writer.bulkUpsert(tenantId, items),
     inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
     inSnapshot: (work) =>

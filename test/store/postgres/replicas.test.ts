@@ -5,6 +5,7 @@ import { openStore } from '../../../src/store/openStore.js';
 import { debianServersMissing, queryOn, startReplicatedCluster, type ReplicatedCluster } from '../../support/debianServers.js';
 import { fixtureFile } from '../../support/fixture.js';
 import { exchange, serveDatabase, type Exchange } from '../../support/harness.js';
+import { samplesOf, seriesKey } from '../../support/prometheusText.js';
 
 /**
  * Read replicas on real servers: a PostgreSQL 15 primary and two streaming standbys of Debian's
@@ -37,6 +38,7 @@ describe('read replicas (a primary and two streaming standbys)', { skip: missing
     await cluster.caughtUp();
     const server = await serveDatabase(cluster.primary.url(database), {
       logger: createLogger('silent'),
+      metrics: true,
       openServedStore: (location, options) =>
         openStore(location, {
           ...options,
@@ -142,6 +144,11 @@ describe('read replicas (a primary and two streaming standbys)', { skip: missing
       await load;
     }
     assert.deepEqual([...statuses.keys()], [200], `statuses seen: ${JSON.stringify([...statuses])}`);
+    const samples = samplesOf((await exchange(url, 'GET', '/metrics')).text);
+    const figure = (name: string, server: string) => samples.get(seriesKey(name, { server }));
+    assert.ok(figure('compdata_read_server_removals_total', 'replica-1')! >= 1, 'the stop is counted');
+    assert.equal(figure('compdata_read_server_in_rotation', 'replica-1'), 1);
+    for (const server of ['primary', 'replica-1', 'replica-2']) assert.ok(figure('compdata_read_server_reads_total', server)! > 0, `${server} served reads`);
   });
 
   test('a sync walk through writes while the replicas lag never skips a change, and ETags never answer 304 for changed data', async (t) => {

@@ -17,12 +17,18 @@ TESTS = $(shell find test -name '*.test.ts' -not -path 'test/store/postgres/*' |
 # with the PostgreSQL engine's own tests.
 ENGINE_TESTS = $(shell find test/http test/cli test/dataset test/store/postgres test/store/sync -name '*.test.ts' | sort)
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
+# The paging, bulk and sync tests again through PgBouncer in transaction pooling (Debian's
+# postgresql-15 and pgbouncer; skipped, saying why, without them): test/support/withPgBouncer.ts.
+PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/getTableRecords.test.ts test/http/readBacks.test.ts \
+  test/http/readBacksDeep.test.ts test/http/reportingFilters.test.ts test/http/upsertGroupsBulk.test.ts \
+  test/http/upsertGroupsBulkAtomicity.test.ts test/http/upsertGroupsBulkEdgeMonths.test.ts \
+  test/http/upsertGroupsBulkErrors.test.ts test/http/changedSince.test.ts test/store/sync/changeSync.test.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-sqlite test-postgres demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-sqlite test-postgres test-pgbouncer demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
@@ -65,6 +71,7 @@ build: setup
 ## take little more than the longer one. Each pass's output is printed whole when it ends.
 test: check-generated lint build
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
+	@$(MAKE) --no-print-directory test-pgbouncer
 
 ## The whole suite on SQLite only.
 test-sqlite: build
@@ -73,6 +80,10 @@ test-sqlite: build
 ## The engine tests on PostgreSQL only (`make test-postgres FILES=test/http/auth.test.ts` for some).
 test-postgres: build
 	$(WITH_POSTGRES) node --import tsx --test --test-reporter=spec $(or $(FILES),$(ENGINE_TESTS))
+
+## The paging, bulk and sync tests through PgBouncer in transaction pooling (`--mode session` in withPgBouncer.ts for the other).
+test-pgbouncer: build
+	node --import tsx test/support/withPgBouncer.ts node --import tsx --test --test-reporter=spec $(PGBOUNCER_TESTS)
 
 demo: build
 	@mkdir -p $(dir $(DEMO_DB))

@@ -78,8 +78,3 @@ export function parseReplica(text: string, previous: readonly string[] = []): st
   return [...previous, text];
 }
 
-/** `on` or `off`. */
-export function parseSwitch(text: string): boolean {
-  if (text !== 'on' && text !== 'off') throw new InvalidArgumentError('must be on or off.');
-  return text === 'on';
-}

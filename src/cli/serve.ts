@@ -8,7 +8,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../http/ser
 import { DEFAULT_POOL_SIZE, openStore } from '../store/openStore.js';
 import { DEFAULT_READ_ROUTING } from '../store/readRouting.js';
 import type { Store } from '../store/store.js';
-import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseReplica, parseSwitch, parseText } from './arguments.js';
+import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseReplica, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
 import { CommandFailure } from './errors.js';
@@ -87,7 +87,6 @@ export function serveCommand(): Command {
       DEFAULT_READ_ROUTING.waitMs,
     )
     .option('--replica-max-lag <ms>', 'a replica whose data is older than this leaves the rotation until it catches up', integerIn(1, 3_600_000), DEFAULT_READ_ROUTING.maxLagMs)
-    .option('--db-prepared <on|off>', 'PostgreSQL: prepare statements by name (off behind PgBouncer in transaction pooling before 1.21)', parseSwitch, true)
     .option(
       '--rate-limit <n[/burst]>',
       'requests a second per API key, and how many at once (default: n); more are answered 429; default: no limit',
@@ -141,7 +140,6 @@ interface CliServeOptions {
   dbReplica?: string[];
   replicaWait: number;
   replicaMaxLag: number;
-  dbPrepared: boolean;
   rateLimit?: RatePolicy;
   metrics?: boolean;
 }
@@ -184,7 +182,6 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
       poolSize: cli.dbPool,
       replicas: cli.dbReplica ?? [],
       routing: { waitMs: cli.replicaWait, maxLagMs: cli.replicaMaxLag },
-      namedStatements: cli.dbPrepared,
       log: options.logger,
     });
   } catch (error) {

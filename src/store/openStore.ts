@@ -21,8 +21,6 @@ export interface OpenStoreOptions {
   replicas?: readonly string[];
   /** How reads are spread over the replicas (`--replica-wait`, `--replica-max-lag`). */
   routing?: Partial<ReadRoutingOptions>;
-  /** PostgreSQL: statements prepared by name (default); false behind PgBouncer's transaction pooling before 1.21 (`--db-prepared off`). */
-  namedStatements?: boolean;
   log?: StoreLog;
 }
 
@@ -65,7 +63,7 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const replicaLocations = options.replicas ?? [];
     const refused = replicaLocations.find((replica) => !isPostgres(replica));
     if (refused !== undefined) throw new StoreOpenError(`a read replica must be a postgres:// URL: ${refused}`);
-    const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations, namedStatements: options.namedStatements });
+    const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations });
     return storeOver(engine, storeOptions);
   }
   if (options.replicas?.length) throw new StoreOpenError('read replicas are for PostgreSQL: --db must then be a postgres:// URL');

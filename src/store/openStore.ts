@@ -3,7 +3,7 @@ import { storeOver } from './engineStore.js';
 import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './readRouting.js';
 import { openPostgresEngine } from './postgres/postgresEngine.js';
 import { openSqliteEngine } from './sqlite/sqliteEngine.js';
-import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, type Store, type StoreLog } from './store.js';
+import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, StoreUnusable, type Store, type StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */
@@ -62,11 +62,11 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const poolSize = options.poolSize ?? (options.role === 'server' ? DEFAULT_POOL_SIZE : 2);
     const replicaLocations = options.replicas ?? [];
     const refused = replicaLocations.find((replica) => !isPostgres(replica));
-    if (refused !== undefined) throw new StoreOpenError(`a read replica must be a postgres:// URL: ${refused}`);
+    if (refused !== undefined) throw new StoreUnusable(`a read replica must be a postgres:// URL: ${refused}`);
     const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations });
     return storeOver(engine, storeOptions);
   }
-  if (options.replicas?.length) throw new StoreOpenError('read replicas are for PostgreSQL: --db must then be a postgres:// URL');
+  if (options.replicas?.length) throw new StoreUnusable('read replicas are for PostgreSQL: --db must then be a postgres:// URL');
   if (options.mustExist) assertStoreExists(location);
   return storeOver(openSqliteEngine(sqlitePath(location), { role: options.role, busyTimeoutMs, log }), storeOptions);
 }

@@ -77,6 +77,8 @@ export function freePort(): Promise<number> {
 /** A running (or stopped) server process of ours. */
 export interface ServerProcess {
   readonly port: number;
+  /** The process id while it runs (PostgreSQL's postmaster, whose children are its backends). */
+  pid(): number | undefined;
   /** `postgres://postgres@127.0.0.1:PORT/DATABASE` */
   url(database?: string): string;
   /** Starts the server again (after `stop`), on the same port and files. */
@@ -163,6 +165,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Serv
   await start();
   const server: ServerProcess = {
     port,
+    pid: () => child?.pid,
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     start,
     stop: () => stopProcess(child, 'SIGINT'),
@@ -270,6 +273,7 @@ export async function startPgBouncer(target: ServerProcess, mode: PoolMode): Pro
   await start();
   const server: ServerProcess = {
     port,
+    pid: () => child?.pid,
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     start,
     stop: () => stopProcess(child, 'SIGINT'),

@@ -45,7 +45,7 @@ export function connectionOf(location: string): { connectionString: string; name
   }
   const prepared = url.searchParams.get('prepared');
   if (prepared === null) return { connectionString: location, namedStatements: true };
-  if (prepared !== 'on' && prepared !== 'off') throw new StoreOpenError(`${withoutPassword(location)}: prepared must be on or off, not ${JSON.stringify(prepared)}`);
+  if (prepared !== 'on' && prepared !== 'off') throw new StoreUnusable(`${withoutPassword(location)}: prepared must be on or off, not ${JSON.stringify(prepared)}`);
   url.searchParams.delete('prepared');
   return { connectionString: url.toString(), namedStatements: prepared === 'on' };
 }

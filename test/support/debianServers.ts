@@ -19,7 +19,7 @@ import pg from 'pg';
  */
 
 /** Debian's PostgreSQL 15 binaries. */
-export const POSTGRES_BIN = process.env.COMPDATA_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+const POSTGRES_BIN = process.env.COMPDATA_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 const PGBOUNCER = process.env.COMPDATA_PGBOUNCER ?? '/usr/sbin/pgbouncer';
 const SERVER_USER = 'postgres';
 
@@ -63,7 +63,7 @@ function runAsServerUser(binary: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${binary} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -75,7 +75,7 @@ export function freePort(): Promise<number> {
 }
 
 /** A running (or stopped) server process of ours. */
-export interface ServerProcess {
+interface ServerProcess {
   readonly port: number;
   /** The process id while it runs (PostgreSQL's postmaster, whose children are its backends). */
   pid(): number | undefined;
@@ -121,7 +121,7 @@ async function stopProcess(child: ChildProcess | undefined, signal: NodeJS.Signa
   await exited;
 }
 
-export interface PostgresOptions {
+interface PostgresOptions {
   /** `postgresql.conf` settings beyond ours. */
   settings?: Record<string, string | number>;
   /** The cluster's files: made by `initdb` (default), or copied from a running primary by `pg_basebackup` (a streaming standby). */

@@ -36,7 +36,7 @@ export interface PostgresEngineOptions {
  * before 1.21, which keeps no prepared statement from one transaction to the next). Each URL
  * says it for its own server, so a primary behind PgBouncer and replicas reached directly mix.
  */
-export function connectionOf(location: string): { connectionString: string; namedStatements: boolean } {
+function connectionOf(location: string): { connectionString: string; namedStatements: boolean } {
   let url: URL;
   try {
     url = new URL(location);

@@ -116,7 +116,8 @@ try {
       const entries = runs.get(replicas)!;
       const med = (pick: (entry: (typeof entries)[number]) => number) => median(entries.map(pick));
       const cpu = [0, 1, 2, 3].map((i) => med((entry) => entry.cpu[i]!).toFixed(2));
-      const share = [0, 1, 2].map((i) => `${Math.round(med((entry) => entry.share[i]!) * 100)}%`).join(' / ');
+      // Without replicas the server keeps no figures of read servers: every read is the primary's.
+      const share = replicas === 0 ? '100% / - / -' : [0, 1, 2].map((i) => `${Math.round(med((entry) => entry.share[i]!) * 100)}%`).join(' / ');
       const label = replicas === 0 ? 'primary only' : `primary + ${replicas} replica${replicas > 1 ? 's' : ''}`;
       say(`| ${limit} | ${label} | ${med((e) => e.rps).toFixed(0)} | ${med((e) => e.p50)} | ${med((e) => e.p99)} | ${cpu.join(' | ')} | ${share} |`);
     }

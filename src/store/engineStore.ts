@@ -84,8 +84,9 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     }
   };
   /**
-   * Runs a request's reads on its server; on a replica that stops answering (taken out of the
-   * rotation), or whose answer `onPrimary` says only the primary can give, again on the primary.
+   * Runs a request's reads on its server; on a replica that fails (taken out of the rotation
+   * when it stops answering), or whose answer `onPrimary` says only the primary can give, again
+   * on the primary.
    */
   const onServer = async <T>(principal: Principal, work: (on: EngineReads) => Answer<T>, onPrimary?: (result: T) => boolean): Promise<T> => {
     const held = grant(principal);
@@ -94,8 +95,9 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
         const result = await work(held.server.reads);
         if (!onPrimary?.(result)) return result;
       } catch (error) {
-        if (!unreachable(error)) throw error;
-        router!.failed(held.server, error);
+        // Whatever failed on a replica (it went away; a query cancelled by the replay of a
+        // conflicting change, as hot standbys do) is asked of the primary, which has the last word.
+        router!.failed(held.server, error, unreachable(error));
       }
       await moveToPrimary(held);
     }
@@ -126,8 +128,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
         try {
           return await grantOn(server, position, parsed.id, parsed.secret);
         } catch (error) {
-          if (!unreachable(error)) throw error;
-          router.failed(server, error);
+          router.failed(server, error, unreachable(error));
           router.servedByPrimary();
         }
       }

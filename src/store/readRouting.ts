@@ -37,8 +37,11 @@ export interface ReadRouter {
    * Resolves with the replica's replay position known then (a lower bound).
    */
   choose(atLeast: bigint | undefined): Promise<{ server: ReadServer; position: bigint | undefined }>;
-  /** A read on the replica failed for want of the server: out of rotation until a check finds it back. */
-  failed(server: ReplicaServer, error: unknown): void;
+  /**
+   * A read on the replica failed (it is served again by the primary): counted; and when the
+   * server does not answer (`unreachable`), out of rotation until a check finds it back.
+   */
+  failed(server: ReplicaServer, error: unknown, unreachable: boolean): void;
   /** A read served by the primary (for the share of reads of each server). */
   servedByPrimary(): void;
   states(): ReplicaState[];
@@ -91,7 +94,8 @@ export function readRouter(
     entry.reason = undefined;
     if (entry.inRotation) return;
     entry.inRotation = true;
-    log.warn({ replica: entry.server.name, lagMs: entry.lagMs }, 'a read replica joined the rotation');
+    // Its first joining, at start, is no news; a return after leaving is.
+    if (entry.removals > 0) log.warn({ replica: entry.server.name, lagMs: entry.lagMs }, 'a read replica is back in the rotation');
   };
 
   /** How old the replica's data is: the age of the oldest sample of the primary it has not replayed (0 when it has them all). */
@@ -171,14 +175,15 @@ export function readRouter(
       try {
         if (await waitFor(first, atLeast, deadline)) return served(first);
       } catch (error) {
-        this.failed(first.server, error);
+        this.failed(first.server, error, true);
       }
       return primary();
     },
-    failed(server, error) {
+    failed(server, error, unreachable) {
       const entry = tracked.find((candidate) => candidate.server === server)!;
       entry.failures += 1;
-      leave(entry, 'a read on it failed', { err: error });
+      if (unreachable) leave(entry, 'a read on it failed: it does not answer', { err: error });
+      else log.warn({ replica: server.name, err: error }, 'a read failed on a read replica; the primary serves it');
     },
     servedByPrimary: () => void (primaryReads += 1),
     states: () => [

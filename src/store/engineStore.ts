@@ -126,11 +126,13 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
       const { server, position } = await router.choose(positionOf(read.consistency));
       if (server) {
         try {
-          return await grantOn(server, position, parsed.id, parsed.secret);
+          const granted = await grantOn(server, position, parsed.id, parsed.secret);
+          if (granted) return granted;
+          // Not valid there: perhaps a key created a moment ago, which the replica has not replayed yet.
         } catch (error) {
           router.failed(server, error, unreachable(error));
-          router.servedByPrimary();
         }
+        router.servedByPrimary();
       }
       return grantOn(undefined, undefined, parsed.id, parsed.secret);
     },

@@ -108,6 +108,18 @@ describe('read replicas (a primary and two streaming standbys)', { skip: missing
     assert.equal(before.status, 200);
   });
 
+  test('a key created a moment ago, which no replica has replayed yet, is taken at once (checked on the primary)', async (t) => {
+    for (const name of ['replica-1', 'replica-2']) await onReplica(name, 'SELECT pg_wal_replay_pause()');
+    t.after(async () => {
+      for (const name of ['replica-1', 'replica-2']) await onReplica(name, 'SELECT pg_wal_replay_resume()');
+    });
+    const store = await openStore(cluster.primary.url(database), { role: 'command' });
+    const created = await store.createKey('acme').finally(() => store.close());
+    const read = await exchange(url, 'GET', '/v1/reporting?limit=1', { key: created.key });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.headers.get('compdata-served-by'), 'primary');
+  });
+
   test('a replica paused past the lag bound leaves the rotation and comes back once it catches up', async () => {
     await eventually(async () => (await inRotation('replica-1')) && (await inRotation('replica-2')), 10_000, 'both replicas back in rotation');
     await onReplica('replica-2', 'SELECT pg_wal_replay_pause()');

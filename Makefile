@@ -31,12 +31,16 @@ ONCE_TESTS := $(shell find $(ENGINE_FREE) -name '*.test.ts' | sort)
 ENGINE_TESTS := $(filter-out $(ONCE_TESTS) test/store/postgres/%,$(ALL_TESTS))
 POSTGRES_TESTS := $(filter test/store/postgres/%,$(ALL_TESTS))
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
+# The paging, bulk and sync tests again through PgBouncer in transaction pooling (Debian's
+# postgresql-15 and pgbouncer; skipped, saying why, without them): test/support/withPgBouncer.ts.
+PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/upsertGroupsBulk.test.ts \
+  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres coverage demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres test-pgbouncer coverage demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
@@ -75,12 +79,13 @@ lint: setup typecheck build
 build: setup
 	npm run --silent build
 
-## Three passes side by side, each one file at a time: the engine-free files once, the engine
-## files on SQLite, and on PostgreSQL. Most tests wait on servers and processes more than they
-## compute, so on two cores the passes take little more than the longest. Each pass's output is
-## printed whole when it ends; the code is linted meanwhile.
+## Four passes side by side, each one file at a time: the engine-free files once, the engine
+## files on SQLite, and on PostgreSQL, and the paging, bulk and sync tests through PgBouncer.
+## Most tests wait on servers and processes more than they compute, so on two cores the passes
+## take little more than the longest. Each pass's output is printed whole when it ends; the code
+## is linted meanwhile.
 test: check-generated
-	@$(MAKE) --no-print-directory -j4 --output-sync=target lint test-once test-sqlite test-postgres
+	@$(MAKE) --no-print-directory -j5 --output-sync=target lint test-once test-sqlite test-postgres test-pgbouncer
 
 # `make test TIMES=DIR`: each pass also writes its files' times, slowest first, to DIR/PASS.txt.
 TEST_RUN = node --import tsx --test --test-reporter=spec $(if $(TIMES),--test-reporter-destination=stdout \
@@ -105,6 +110,10 @@ coverage: build
 	npx c8 --temp-directory .coverage/tmp --report-dir .coverage --reporter=text-summary --reporter=html \
 	  --include 'src/**' --include 'dist/src/**' \
 	  $(MAKE) --no-print-directory -j3 --output-sync=target test-once test-sqlite test-postgres
+
+## The paging, bulk and sync tests through PgBouncer in transaction pooling (`--mode session` in withPgBouncer.ts for the other).
+test-pgbouncer: build
+	node --import tsx test/support/withPgBouncer.ts $(TEST_RUN) $(or $(FILES),$(PGBOUNCER_TESTS))
 
 demo: build
 	@mkdir -p $(dir $(DEMO_DB))

@@ -19,6 +19,7 @@ const config: KnipConfig = {
     // Run as processes of their own: a server spawned by tests, the PostgreSQL wrapper of `make test`.
     'test/support/childServer.ts',
     'test/support/withPostgres.ts',
+    'test/support/withPgBouncer.ts',
     // The client's type tests, compiled by test/client/types.test.ts.
     'test/client/types/*.ts',
     // `node --import tsx bench/X.ts`, and bench/peakRss.mjs preloaded into measured commands.

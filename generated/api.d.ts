@@ -613,6 +613,26 @@ export interface components {
              *     answers without it injects none.
              */
             faults?: string;
+            /**
+             * @description Present only when the server has read replicas (see "Read replicas"): the primary,
+             *     then each replica, with whether reads go to it, how many it served, how often it left
+             *     the rotation (it lagged past the bound or stopped answering) and how many reads it
+             *     failed (each served by another server). A replica out of rotation is no failure of
+             *     this server: its reads go to the others, or to the primary.
+             */
+            read_servers?: {
+                name: string;
+                in_rotation: boolean;
+                reads: number;
+                removals: number;
+                failures: number;
+                /** @description The position of the primary's log the replica had replayed at the last check. */
+                position?: string;
+                /** @description How old the replica's data was at the last check, in milliseconds (absent while it does not answer). */
+                lag_ms?: number;
+                /** @description Why the replica is out of rotation. */
+                reason?: string;
+            }[];
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -641,6 +661,7 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                 RateLimit: components["headers"]["RateLimitWhenLimited"];
                 "Compdata-Fault": components["headers"]["Fault"];
+                "Compdata-Served-By": components["headers"]["ServedBy"];
                 ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
@@ -1024,6 +1045,14 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The consistency token of the latest write this client made (extension; the
+         *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+         *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+         *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+         *     replicas").
+         */
+        Consistency: string;
+        /**
          * @description Key of the data table.
          * @example deals
          */
@@ -1079,6 +1108,20 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The consistency token of this write (extension): sent back in `Compdata-Consistency` on a
+         *     read, it makes sure the read sees this write, whichever server answers it. Present when
+         *     the server reads from PostgreSQL (see "Read replicas"). Opaque; tokens of later writes
+         *     compare greater as numbers.
+         */
+        Consistency: string;
+        /**
+         * @description Which database server served this read (extension), when the server has read replicas
+         *     (see "Read replicas"): `primary`, or a replica and the position of the primary's log it
+         *     had replayed before the read, at least (`replica-1;position=50331744`; the position
+         *     compares with `Compdata-Consistency` tokens).
+         */
+        ServedBy: string;
         /**
          * @description A weak entity tag of this answer: it changes whenever the tenant's data may have changed.
          *     Send it back in `If-None-Match` to get `304` while nothing changed.
@@ -1186,6 +1229,14 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+                /**
                  * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
                  *     unchanged, the answer is `304` with no body (see "Conditional reads").
                  */
@@ -1203,6 +1254,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -1225,7 +1277,16 @@ export interface operations {
     getReportingFields: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1238,6 +1299,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,6 +1335,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1326,6 +1389,14 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+                /**
                  * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
                  *     unchanged, the answer is `304` with no body (see "Conditional reads").
                  */
@@ -1343,6 +1414,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -1389,6 +1461,14 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+                /**
                  * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
                  *     unchanged, the answer is `304` with no body (see "Conditional reads").
                  */
@@ -1406,6 +1486,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -1449,6 +1530,14 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+                /**
                  * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
                  *     unchanged, the answer is `304` with no body (see "Conditional reads").
                  */
@@ -1472,6 +1561,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
                     [name: string]: unknown;
@@ -1495,7 +1585,16 @@ export interface operations {
     getTables: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1508,6 +1607,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1526,7 +1626,16 @@ export interface operations {
     getTableFields: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 /**
                  * @description Key of the data table.
@@ -1545,6 +1654,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -71,3 +71,10 @@ export function parseCorsOrigin(text: string, previous: readonly string[] = []):
   }
   return [...previous, text];
 }
+
+/** One `--db-replica` (repeatable): a `postgres://` URL, added to the ones given before. */
+export function parseReplica(text: string, previous: readonly string[] = []): string[] {
+  if (!/^postgres(ql)?:\/\//.test(text)) throw new InvalidArgumentError('must be a postgres:// URL of a streaming replica of --db.');
+  return [...previous, text];
+}
+

@@ -6,8 +6,9 @@ import type { RatePolicy } from '../http/rateLimit.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
 import type { RunningServer, ServerOptions } from '../http/server.js';
 import { DEFAULT_POOL_SIZE, openStore } from '../store/openStore.js';
+import { DEFAULT_READ_ROUTING } from '../store/readRouting.js';
 import type { Store } from '../store/store.js';
-import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseText } from './arguments.js';
+import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseReplica, parseText } from './arguments.js';
 import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
 import { CommandFailure } from './errors.js';
@@ -77,7 +78,15 @@ export function serveCommand(): Command {
     .option('--idle-timeout <ms>', 'a connection moving no byte for this long mid-request is closed', milliseconds, d.idleTimeoutMs)
     .option('--shutdown-timeout <ms>', 'after SIGTERM, how long requests in flight may take', milliseconds, d.shutdownTimeoutMs)
     .option('--workers <n>', 'server processes on the one port (auto: one per core); limits apply to each', parseWorkers, 1)
-    .option('--db-pool <n>', 'PostgreSQL: connections to the database per server process', integerIn(1, 1000), DEFAULT_POOL_SIZE)
+    .option('--db-pool <n>', 'PostgreSQL: connections to the database per server process (and to each replica)', integerIn(1, 1000), DEFAULT_POOL_SIZE)
+    .option('--db-replica <url>', 'PostgreSQL: a streaming replica of --db that serves reads (repeatable; see docs/scaling.md)', parseReplica)
+    .option(
+      '--replica-wait <ms>',
+      'how long a read with a consistency token waits for a replica to replay it before the primary serves it',
+      integerIn(0, 60_000),
+      DEFAULT_READ_ROUTING.waitMs,
+    )
+    .option('--replica-max-lag <ms>', 'a replica whose data is older than this leaves the rotation until it catches up', integerIn(1, 3_600_000), DEFAULT_READ_ROUTING.maxLagMs)
     .option(
       '--rate-limit <n[/burst]>',
       'requests a second per API key, and how many at once (default: n); more are answered 429; default: no limit',
@@ -128,6 +137,9 @@ interface CliServeOptions {
   logLevel: LogLevel;
   workers: number;
   dbPool: number;
+  dbReplica?: string[];
+  replicaWait: number;
+  replicaMaxLag: number;
   rateLimit?: RatePolicy;
   metrics?: boolean;
 }
@@ -164,7 +176,14 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
 async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
   let store: Store;
   try {
-    store = await openStore(cli.db, { role: 'server', mustExist: true, poolSize: cli.dbPool, log: options.logger });
+    store = await openStore(cli.db, {
+      role: 'server',
+      mustExist: true,
+      poolSize: cli.dbPool,
+      replicas: cli.dbReplica ?? [],
+      routing: { waitMs: cli.replicaWait, maxLagMs: cli.replicaMaxLag },
+      log: options.logger,
+    });
   } catch (error) {
     throw commandFailureOf(error);
   }

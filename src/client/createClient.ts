@@ -1,6 +1,7 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { operations, paths } from '../../generated/api.js';
 import { bulkUpserts, type BulkUpserts } from './attributions.js';
+import { keepingConsistency } from './consistency.js';
 import { eitherSignal, walkPages, walkRecords, type PageOptions, type PageRequest } from './paging.js';
 import type { CustomFields, GroupAttribution, ManagerAttribution, Page, ReportingRecord, TableFields, TableRecord } from './records.js';
 import { retryingFetch, retryPolicy, type RetryOptions, type Send } from './retry.js';
@@ -55,6 +56,12 @@ export interface CompdataClient {
    * It returns `{ data, error, response }` and does not throw on a problem answer.
    */
   api: Client<paths>;
+  /**
+   * The latest consistency token the client received (the `Compdata-Consistency` of a write's
+   * answer), which it sends on every read so that a server with read replicas answers from one
+   * that has the write; `undefined` until a write's answer carries one.
+   */
+  consistency(): string | undefined;
 }
 
 /** A client of one compdata server, for one API key (so one tenant). */
@@ -62,7 +69,8 @@ export function createClient(options: ClientOptions): CompdataClient {
   const { baseUrl, apiKey, signal: clientSignal } = options;
   new URL(baseUrl); // throws a TypeError on a URL that is not absolute, before any request
   const policy = retryPolicy(options.retry);
-  const send: Send = options.fetch ?? ((request) => globalThis.fetch(request));
+  const consistency = keepingConsistency(options.fetch ?? ((request) => globalThis.fetch(request)));
+  const send: Send = consistency.send;
   const sends = { default: retryingFetch(send, policy), retried: retryingFetch(send, { ...policy, writes: true }), once: send };
   const api = createFetchClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey }, fetch: sends.default });
 
@@ -98,5 +106,5 @@ export function createClient(options: ClientOptions): CompdataClient {
     records: (pageOptions) => walkRecords(managers.pages(pageOptions)),
   };
 
-  return { reporting, tables, attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers }, api };
+  return { reporting, tables, attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers }, api, consistency: () => consistency.latest() };
 }

@@ -26,7 +26,8 @@ type KoaCtx = KoaContext & { state: RequestState };
 export interface ApiSetup {
   definition: Record<string, unknown>;
   deps: HandlerDeps;
-  authenticate: (key: string | undefined) => Promise<Principal | undefined>;
+  /** The key's principal; `read`: a request that only reads, with the consistency token it sent (see `Store.authenticate`). */
+  authenticate: (key: string | undefined, read?: { consistency?: string }) => Promise<Principal | undefined>;
   /** Reads the request body once the operation is known and the key accepted (413, 415, 400). */
   readBody: (ctx: KoaCtx) => Promise<unknown>;
   /** `--rate-limit`: a key past its rate is answered 429 before its body is read. */
@@ -67,6 +68,9 @@ const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) 
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
+/** A request that only reads: a replica may serve it. */
+const isRead = (ctx: KoaCtx): boolean => ctx.method === 'GET' || ctx.method === 'HEAD';
+
 /**
  * openapi-backend routes, checks the key, and validates the request against the contract
  * before an operation handler runs; every refusal on the way is a problem
@@ -79,9 +83,13 @@ export async function createApi({ definition, deps, ...setup }: ApiSetup): Promi
   const served: Served = { ...setup, operations };
   return {
     backend,
-    handleRequest(request, ctx) {
+    async handleRequest(request, ctx) {
       ctx.state.served = served;
-      return backend.handleRequest(request, ctx, request);
+      const result: unknown = await backend.handleRequest(request, ctx, request);
+      // A read's answer says which database server served it, when there is a choice (a read replica).
+      const servedBy = ctx.state.principal && isRead(ctx) ? deps.store.servedBy(ctx.state.principal) : undefined;
+      if (servedBy !== undefined) ctx.set('Compdata-Served-By', servedBy);
+      return result;
     },
   };
 }
@@ -162,7 +170,8 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
     securityHandlers: {
       ApiKey: async (_api: ApiContext, ctx: KoaCtx) => {
         try {
-          const principal = await servedBy(ctx).authenticate(ctx.get('X-API-Key') || undefined);
+          const read = isRead(ctx) ? { consistency: ctx.get('Compdata-Consistency') || undefined } : undefined;
+          const principal = await servedBy(ctx).authenticate(ctx.get('X-API-Key') || undefined, read);
           if (principal) ctx.state.principal = principal;
           return principal !== undefined;
         } catch (error) {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { StoreBusy, StoreFull, type Store } from '../store/store.js';
+import { StoreBusy, StoreFull, type ReplicaState, type Store } from '../store/store.js';
 
 /**
  * `serve --metrics`: `GET /metrics` in the Prometheus text format (prom-client), one registry
@@ -18,6 +18,12 @@ import { StoreBusy, StoreFull, type Store } from '../store/store.js';
  * - `compdata_writes_refused_disk_full_total`: writes answered 507 because the database's disk
  *   was full;
  * - `compdata_database_size_bytes`: read at each scrape;
+ * - with read replicas (`--db-replica`), by `server` (`primary`, `replica-1`, …), read at each
+ *   scrape: `compdata_read_server_reads_total` (reads begun on it: the share of reads of each
+ *   server), `compdata_read_server_in_rotation` (1 or 0), `compdata_read_server_removals_total`
+ *   (times it left the rotation), `compdata_read_server_failures_total` (reads it failed, each
+ *   served by another server) and `compdata_replica_lag_seconds` (how old its data was at the
+ *   last check; absent while it does not answer);
  * - prom-client's process and Node runtime metrics (`process_resident_memory_bytes`,
  *   `process_open_fds`, event-loop lag, heap, GC).
  */
@@ -53,7 +59,7 @@ export interface MeteredState {
 const LOCK_WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
+export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -102,6 +108,8 @@ export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
     },
   });
 
+  readServerMetrics(registry, store);
+
   const middleware: Middleware = async (ctx, next) => {
     const stopTimer = duration.startTimer();
     ctx.res.once('close', () => {
@@ -125,4 +133,33 @@ export function createMetrics(store: Pick<Store, 'databaseBytes'>): Metrics {
     registry,
     scrape: async () => ({ text: await registry.metrics(), contentType: registry.contentType }),
   };
+}
+
+/** The read servers' figures (see `createMetrics`), each a gauge set from the store's state at each scrape. */
+function readServerMetrics(registry: Registry, store: Pick<Store, 'readServers'>): void {
+  // With --workers, each worker routes its own reads: counts add up, a replica is in rotation
+  // when it is in every worker's, and the lag is the worst seen.
+  const figures: [name: string, help: string, aggregator: 'sum' | 'min' | 'max', value: (server: ReplicaState) => number | undefined][] = [
+    ['compdata_read_server_reads_total', 'Reads begun on each read server (the primary and each replica)', 'sum', (server) => server.reads],
+    ['compdata_read_server_in_rotation', 'Whether reads go to the read server (1) or not (0)', 'min', (server) => (server.inRotation ? 1 : 0)],
+    ['compdata_read_server_removals_total', 'Times the replica left the rotation (lagging past the bound, or not answering)', 'sum', (server) => server.removals],
+    ['compdata_read_server_failures_total', 'Reads that failed on the replica and were served by another server', 'sum', (server) => server.failures],
+    ['compdata_replica_lag_seconds', 'How old the replica\'s data was at the last check', 'max', (server) => (server.lagMs === undefined ? undefined : server.lagMs / 1000)],
+  ];
+  for (const [name, help, aggregator, value] of figures) {
+    new Gauge({
+      name,
+      help,
+      aggregator,
+      labelNames: ['server'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const server of store.readServers()) {
+          const figure = value(server);
+          if (figure !== undefined) this.set({ server: server.name }, figure);
+        }
+      },
+    });
+  }
 }

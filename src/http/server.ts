@@ -63,7 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       docs: docsAssets(),
       ...(scrape && { metrics: { scrape } }),
     },
-    authenticate: (key) => store.authenticate(key),
+    authenticate: (key, read) => store.authenticate(key, read),
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,
   });

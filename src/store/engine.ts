@@ -64,6 +64,28 @@ export interface Engine {
   close(): Promise<void>;
   /** The driver's error as the store's (`StoreBusy`, `StoreFull`, `StoreUnavailable`), or as it is. */
   storeError(error: unknown): unknown;
+  /**
+   * Servers that answer reads besides the one written to (PostgreSQL's streaming replicas,
+   * `--db-replica`), each over a pool of its own; none on an engine without them. Which of them
+   * serves a read is the store's choice (readRouting.ts).
+   */
+  readonly replicas: readonly ReplicaServer[];
+  /**
+   * The position of the written server's log now, past every write committed before the call
+   * (the consistency token of a write's answer); absent on an engine without replicas' logs.
+   */
+  logPosition?(): Promise<bigint>;
+}
+
+/** A server that answers reads from a copy of the written server's data, as far as it has replayed its log. */
+export interface ReplicaServer {
+  /** How logs, `/healthz` and the answers' `Compdata-Served-By` name it: `replica-1`, `replica-2`, … */
+  readonly name: string;
+  readonly reads: EngineReads;
+  readonly keys: Pick<KeySteps, 'lookup'>;
+  /** The position of the written server's log up to which this server has replayed (and shows to its reads). */
+  replayed(): Promise<bigint>;
+  close(): Promise<void>;
 }
 
 /** The reads of the service, on one connection (or pool). Filters naming nothing stored give an empty listing. */

@@ -3,7 +3,7 @@ import { narrows } from '../domain/reportingFilter.js';
 import { keyIdOf, newKey, parseKey, secretMatches } from './apiKeys.js';
 import { unstorableGroups } from './bulkUpsert.js';
 import { datasetReads, tableOf } from './datasetReading.js';
-import { after, type Answer, type Engine } from './engine.js';
+import { after, type Answer, type Engine, type EngineReads } from './engine.js';
 import { translatingErrors } from './errorTranslation.js';
 import { fairQueue } from './fairQueue.js';
 import { checkInvariants } from './invariantCheck.js';
@@ -13,14 +13,33 @@ import { changeScope, readChanges } from './paging/changePaging.js';
 import { readPage, scopeOf } from './paging/pageReading.js';
 import type { PagedSource } from './paging/pagedSource.js';
 import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
-import { TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store } from './store.js';
+import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
+import { StoreUnavailable, TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
 
-/** What a key grants: its tenant, and what a read of the tenant needs at once. */
+/**
+ * What a key grants: its tenant, what a read of the tenant needs at once, and the server its
+ * reads go to (the server the key was looked up on: the version is that server's).
+ */
 interface Grant extends Principal {
+  /** The key's id, to look it up again on another server. */
+  readonly keyId: string;
   /** The dimension fields of a record whose user holds no group. */
-  readonly emptyFragment: string;
+  emptyFragment: string;
   /** The version of the tenant's data when the key was looked up (see `Total.version`). */
-  readonly dataVersion: string;
+  dataVersion: string;
+  /** A read replica, or the primary (`undefined`). */
+  server: ReadServer;
+  /** The replica's replay position known before its reads (a lower bound). */
+  position: bigint | undefined;
+}
+
+/** A consistency token as the store issues them (the decimal of a log position), or `undefined` for anything else. */
+const positionOf = (token: string | undefined): bigint | undefined => (token !== undefined && /^[0-9]{1,20}$/.test(token) ? BigInt(token) : undefined);
+
+export interface StoreOptions {
+  /** How reads are spread over the engine's read replicas (readRouting.ts). */
+  routing: ReadRoutingOptions;
+  log: StoreLog;
 }
 
 /**
@@ -37,13 +56,18 @@ const versionText = (tenantId: number, stored: string): string => `${tenantId}.$
  * request reads and how it is paged, the order of a load's steps, the export and the checks.
  * Every operation's errors pass through the engine's translation into the store's own.
  */
-export function storeOver(engine: Engine): Store {
+export function storeOver(engine: Engine, options: StoreOptions = { routing: DEFAULT_READ_ROUTING, log: { warn() {}, error() {} } }): Store {
   const { reads, keys } = engine;
+  const logPosition = engine.logPosition?.bind(engine);
+  const router = engine.replicas.length > 0 && logPosition ? readRouter(engine.replicas, logPosition, options.routing, options.log) : undefined;
+  const unreachable = (error: unknown) => engine.storeError(error) instanceof StoreUnavailable;
   const checkText = textCheckFor(engine.textHoldsNul);
   // Reads that hold the thread (SQLite's) are taken in turns; others run as they come.
   const inTurn: <T>(work: () => Answer<T>) => Promise<T> = engine.synchronousReads ? fairQueue() : async (work) => work();
 
   const grant = (principal: Principal) => principal as Grant;
+  // On an engine that can tell whether anything was committed (SQLite), the primary's key
+  // checks are remembered until it was (rememberedKeys.ts).
   const remembered = engine.changeCounter && rememberedKeys<Grant>(engine.changeCounter);
   const lookUpKey = async (id: string): Promise<KnownKey<Grant> | null> => {
     const counter = remembered?.counter();
@@ -53,13 +77,67 @@ export function storeOver(engine: Engine): Store {
           secretHash: stored.secretHash,
           grant: stored.revoked
             ? undefined
-            : ({ tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion) } satisfies Grant),
+            : ({
+                keyId: id,
+                tenantId: stored.tenantId,
+                emptyFragment: stored.emptyFragment,
+                dataVersion: versionText(stored.tenantId, stored.dataVersion),
+                server: undefined,
+                position: undefined,
+              } satisfies Grant),
         }
       : null;
     if (remembered && counter !== undefined) remembered.remember(id, counter, known);
     return known;
   };
-  const sourceOf = (principal: Principal, source: Source): Answer<PagedSource | undefined> => {
+
+  /** The key `keyId` with `secret` looked up on `server`: its grant, or `undefined`. */
+  const grantOn = async (server: ReadServer, position: bigint | undefined, keyId: string, secret: string): Promise<Grant | undefined> => {
+    if (!server) {
+      const recalled = remembered?.recall(keyId);
+      const known = recalled === undefined ? await lookUpKey(keyId) : recalled;
+      // The same work whether the id is unknown, the secret wrong or the key revoked. A copy:
+      // a request may move its grant to the primary.
+      if (!secretMatches(secret, known?.secretHash)) return undefined;
+      return known?.grant && { ...known.grant };
+    }
+    const stored = await server.keys.lookup(keyId);
+    if (!secretMatches(secret, stored?.secretHash) || !stored || stored.revoked) return undefined;
+    return { keyId, tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion), server, position };
+  };
+  /** The grant's reads moved to the primary, with the primary's version of the tenant's data. */
+  const moveToPrimary = async (held: Grant): Promise<void> => {
+    router?.servedByPrimary();
+    const stored = await keys.lookup(held.keyId);
+    held.server = undefined;
+    held.position = undefined;
+    if (stored) {
+      held.emptyFragment = stored.emptyFragment;
+      held.dataVersion = versionText(stored.tenantId, stored.dataVersion);
+    }
+  };
+  /**
+   * Runs a request's reads on its server; on a replica that fails (taken out of the rotation
+   * when it stops answering), or whose answer `onPrimary` says only the primary can give, again
+   * on the primary.
+   */
+  const onServer = async <T>(principal: Principal, work: (on: EngineReads) => Answer<T>, onPrimary?: (result: T) => boolean): Promise<T> => {
+    const held = grant(principal);
+    if (held.server) {
+      try {
+        const result = await work(held.server.reads);
+        if (!onPrimary?.(result)) return result;
+      } catch (error) {
+        // Whatever failed on a replica (it went away; a query cancelled by the replay of a
+        // conflicting change, as hot standbys do) is asked of the primary, which has the last word.
+        router!.failed(held.server, error, unreachable(error));
+      }
+      await moveToPrimary(held);
+    }
+    return inTurn(() => work(reads));
+  };
+
+  const sourceOf = (reads: EngineReads, principal: Principal, source: Source): Answer<PagedSource | undefined> => {
     const { tenantId, emptyFragment } = grant(principal);
     switch (source.kind) {
       case 'reporting':
@@ -74,18 +152,32 @@ export function storeOver(engine: Engine): Store {
   };
 
   const store: Store = {
-    async authenticate(presented) {
+    async authenticate(presented, read) {
       const parsed = parseKey(presented);
       if (!parsed) return undefined;
-      const recalled = remembered?.recall(parsed.id);
-      const known = recalled === undefined ? await lookUpKey(parsed.id) : recalled;
-      // The same work whether the id is unknown, the secret wrong or the key revoked.
-      if (!secretMatches(parsed.secret, known?.secretHash)) return undefined;
-      return known?.grant;
+      if (read === undefined || router === undefined) return grantOn(undefined, undefined, parsed.id, parsed.secret);
+      const { server, position } = await router.choose(positionOf(read.consistency));
+      if (server) {
+        try {
+          const granted = await grantOn(server, position, parsed.id, parsed.secret);
+          if (granted) return granted;
+          // Not valid there: perhaps a key created a moment ago, which the replica has not replayed yet.
+        } catch (error) {
+          router.failed(server, error, unreachable(error));
+        }
+        router.servedByPrimary();
+      }
+      return grantOn(undefined, undefined, parsed.id, parsed.secret);
     },
+    servedBy(principal) {
+      if (!router) return undefined;
+      const { server, position } = grant(principal);
+      return server ? `${server.name};position=${position}` : 'primary';
+    },
+    readServers: () => router?.states() ?? [],
     page: (principal, source, query) =>
-      inTurn(() =>
-        after(sourceOf(principal, source), (paged) => {
+      onServer(principal, (on) =>
+        after(sourceOf(on, principal, source), (paged) => {
           if (!paged) return 'unknownTable' as const;
           return after(readPage(paged, query, () => scopeOf(source)), (page) =>
             typeof page === 'string' ? page : { ...page, version: grant(principal).dataVersion },
@@ -93,28 +185,40 @@ export function storeOver(engine: Engine): Store {
         }),
       ),
     total: (principal, source) =>
-      inTurn(() =>
-        after(sourceOf(principal, source), (paged) =>
+      onServer(principal, (on) =>
+        after(sourceOf(on, principal, source), (paged) =>
           paged && after(paged.total(), (count) => ({ count, version: grant(principal).dataVersion })),
         ),
       ),
-    changes: (principal, source, query) =>
-      inTurn(() => {
-        const { tenantId, emptyFragment, dataVersion } = grant(principal);
-        const changes = source.kind === 'reporting' ? reads.reportingChanges(tenantId, emptyFragment) : reads.tableChanges(tenantId, source.table);
-        return after(changes, (found) => {
-          if (!found) return 'unknownTable' as const;
-          return after(readChanges(found, query, tenantId, changeScope(source)), (page) =>
-            typeof page === 'string' ? page : { ...page, version: dataVersion },
-          );
-        });
-      }),
-    bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
-      const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
-      return unstorable ? Promise.resolve({ broken: unstorable }) : engine.bulkUpsert(principal.tenantId, items);
+    // A token of changes a replica has not replayed yet is answered by the primary (docs/scaling.md).
+    changes: async (principal, source, query) => {
+      const page = await onServer(
+        principal,
+        (on) => {
+          const { tenantId, emptyFragment } = grant(principal);
+          const changes = source.kind === 'reporting' ? on.reportingChanges(tenantId, emptyFragment) : on.tableChanges(tenantId, source.table);
+          return after(changes, (found) => {
+            if (!found) return 'unknownTable' as const;
+            return after(readChanges(found, query, tenantId, changeScope(source)), (page) =>
+              typeof page === 'string' ? page : { ...page, version: grant(principal).dataVersion },
+            );
+          });
+        },
+        (page) => page === 'ahead',
+      );
+      return page === 'ahead' ? 'badToken' : page;
     },
-    tables: (principal, key) => inTurn(() => after(reads.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
-    reportingSchema: (principal) => inTurn(() => reads.reportingSchema(principal.tenantId)),
+    async bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
+      const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
+      if (unstorable) return { broken: unstorable };
+      const outcome = await engine.bulkUpsert(principal.tenantId, items);
+      if (!('written' in outcome) || !logPosition) return outcome;
+      // Written: the token is the log's position after the commit (none if the server went away meanwhile).
+      const position = await logPosition().catch(() => undefined);
+      return position === undefined ? outcome : { ...outcome, consistency: position.toString() };
+    },
+    tables: (principal, key) => onServer(principal, (on) => after(on.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
+    reportingSchema: (principal) => onServer(principal, (on) => on.reportingSchema(principal.tenantId)),
     health: () => engine.health(),
     databaseBytes: () => engine.databaseBytes(),
 
@@ -153,7 +257,10 @@ export function storeOver(engine: Engine): Store {
       }),
     check: () => engine.inSnapshot((steps) => checkInvariants(steps.invariants)),
     backup: (target) => engine.backup(target),
-    close: () => engine.close(),
+    close: () => {
+      router?.close();
+      return engine.close();
+    },
   };
   return translatingErrors(store, (error) => engine.storeError(error));
 }

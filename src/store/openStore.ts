@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { storeOver } from './engineStore.js';
+import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './readRouting.js';
 import { openPostgresEngine } from './postgres/postgresEngine.js';
 import { openSqliteEngine } from './sqlite/sqliteEngine.js';
-import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, type Store, type StoreLog } from './store.js';
+import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, StoreUnusable, type Store, type StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */
@@ -14,8 +15,12 @@ export interface OpenStoreOptions {
   mustExist?: boolean;
   /** How long a write waits for another writer before it is refused (default {@link DEFAULT_WRITE_WAIT_MS}). */
   busyTimeoutMs?: number;
-  /** PostgreSQL: connections at most (`--db-pool`). */
+  /** PostgreSQL: connections at most (`--db-pool`), to the primary and to each replica. */
   poolSize?: number;
+  /** PostgreSQL: read replicas of the database (`--db-replica`, docs/scaling.md). */
+  replicas?: readonly string[];
+  /** How reads are spread over the replicas (`--replica-wait`, `--replica-max-lag`). */
+  routing?: Partial<ReadRoutingOptions>;
   log?: StoreLog;
 }
 
@@ -52,10 +57,16 @@ export const DEFAULT_POOL_SIZE = 10;
 export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_WRITE_WAIT_MS;
   const log = options.log ?? SILENT;
+  const storeOptions = { routing: { ...DEFAULT_READ_ROUTING, ...options.routing }, log };
   if (isPostgres(location)) {
     const poolSize = options.poolSize ?? (options.role === 'server' ? DEFAULT_POOL_SIZE : 2);
-    return storeOver(await openPostgresEngine(location, { poolSize, busyTimeoutMs, log }));
+    const replicaLocations = options.replicas ?? [];
+    const refused = replicaLocations.find((replica) => !isPostgres(replica));
+    if (refused !== undefined) throw new StoreUnusable(`a read replica must be a postgres:// URL: ${refused}`);
+    const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations });
+    return storeOver(engine, storeOptions);
   }
+  if (options.replicas?.length) throw new StoreUnusable('read replicas are for PostgreSQL: --db must then be a postgres:// URL');
   if (options.mustExist) assertStoreExists(location);
-  return storeOver(openSqliteEngine(sqlitePath(location), { role: options.role, busyTimeoutMs, log }));
+  return storeOver(openSqliteEngine(sqlitePath(location), { role: options.role, busyTimeoutMs, log }), storeOptions);
 }

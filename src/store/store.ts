@@ -12,8 +12,21 @@ import type { TenantWriter } from './tenantWriting.js';
  * Built by `openStore` (openStore.ts), the only place that picks an engine.
  */
 export interface Store {
-  /** The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key (docs/rules.md#keys). */
-  authenticate(presentedKey: string | undefined): Promise<Principal | undefined>;
+  /**
+   * The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key
+   * (docs/rules.md#keys). `read`: the request only reads, and may be served by a read replica
+   * (one that has replayed past its `consistency` token, when it sends one); without it, the
+   * request is served by the primary. The principal then carries the server chosen.
+   */
+  authenticate(presentedKey: string | undefined, read?: { consistency?: string }): Promise<Principal | undefined>;
+  /**
+   * Which server served the reads of a request so far, as the `Compdata-Served-By` header says it
+   * (`primary`, or `replica-1;position=N`: the replica and a replay position it had reached before
+   * the read); `undefined` on a store without read replicas.
+   */
+  servedBy(principal: Principal): string | undefined;
+  /** The read servers (the primary first) and their state, for `/healthz` and `/metrics`; empty without read replicas. */
+  readServers(): ReplicaState[];
   /** Up to `query.limit` records of `source` from `query.offset` (or after the key in `query.cursor`). */
   page(principal: Principal, source: Source, query: PageQuery): Promise<PageOutcome>;
   /** How many records `source` holds (`limit=0`); `undefined` when the tenant has no such table. */
@@ -166,7 +179,24 @@ export interface WrittenItem {
  * `lockWaitMs`, how long it waited for the write lock, from its arrival at the store until its
  * transaction held the lock (absent when it was refused before it asked for the lock).
  */
-export type BulkOutcome = ({ readonly written: WrittenItem[] } | { readonly broken: RulesBroken }) & { readonly lockWaitMs?: number };
+export type BulkOutcome = ({ readonly written: WrittenItem[]; readonly consistency?: string } | { readonly broken: RulesBroken }) & { readonly lockWaitMs?: number };
+
+/**
+ * A read server as `/healthz` shows it: whether reads go to it, how many it served, how often it
+ * left the rotation and how many reads it failed (each then served by another server); for a
+ * replica, its replay position and how old its data was at the last check (absent while it does
+ * not answer), and why it is out of rotation.
+ */
+export interface ReplicaState {
+  readonly name: string;
+  readonly inRotation: boolean;
+  readonly reads: number;
+  readonly removals: number;
+  readonly failures: number;
+  readonly position?: string;
+  readonly lagMs?: number;
+  readonly reason?: string;
+}
 
 /**
  * A tenant's data section by section, for `export`, in the API's order: users by e-mail

@@ -9,9 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
 import { startCluster, type Cluster } from '../../scripts/embeddedPostgres.js';
-import { openStore } from '../../src/store/openStore.js';
+import { migratedTemplate } from './templateDatabase.js';
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -33,19 +32,3 @@ const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Sig
 await cluster?.stop();
 process.exit(code ?? (signal ? 1 : 0));
 
-/** A database of the server brought up to this build's schema, made anew for the run: its name. */
-async function migratedTemplate(adminUrl: string): Promise<string> {
-  const name = 'compdata_test_template';
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  await (await openStore(url.toString(), { role: 'command' })).close();
-  return name;
-}

@@ -23,6 +23,8 @@ export const upsertGroupsBulk =
     const outcome = await store.bulkUpsert(ctx.state.principal, upserts);
     ctx.state.lockWaitMs = outcome.lockWaitMs;
     if ('broken' in outcome) throw unprocessable(outcome.broken);
+    // Sent back on a read, the token gets a server that has this write (see "Read replicas").
+    if (outcome.consistency !== undefined) ctx.set('Compdata-Consistency', outcome.consistency);
     const body: Success = { count: upserts.length, data: upserts.map((item, i) => echoItem(item, outcome.written[i]!)) };
     ctx.body = body;
   };

@@ -21,22 +21,23 @@ export interface ChangeReads {
 }
 
 type ChangeRead = Omit<ChangePage, 'version'>;
-export type ChangeReadOutcome = ChangeRead | 'badToken' | 'resync';
+export type ChangeReadOutcome = ChangeRead | 'badToken' | 'resync' | 'ahead';
 
 /**
  * A page of changes (`changed_since`), whatever the engine. The counter is read before the
  * records: a change committed after that read has a later stamp than the `sync_token` given
  * on a last page, so the next sync reads it; a change committed before it is in this read
  * (changes of a tenant commit in stamp order, under its write lock). At worst a record is sent
- * twice, never lost. A token of a stamp past the counter was not issued here (`badToken`); one
- * from before the last replace asks for a new sync from the start (`resync`).
+ * twice, never lost. A token of a stamp past the counter was issued by a server that has seen more
+ * of the tenant's changes than this one (`ahead`: a read replica behind the primary), or by no
+ * server; one from before the last replace asks for a new sync from the start (`resync`).
  */
 export function readChanges(reads: ChangeReads, query: ChangeQuery, tenantId: number, scope: string): Answer<ChangeReadOutcome> {
   const reading = readSyncToken(query.since, tenantId, scope);
   if (reading.kind === 'malformed') return 'badToken';
   const { position, fromStart } = reading;
   return after(reads.state(), (state): Answer<ChangeReadOutcome> => {
-    if (position.stamp > state.seq) return 'badToken';
+    if (position.stamp > state.seq) return 'ahead';
     if (!fromStart && position.stamp < state.resyncFrom) return 'resync';
     return after(reads.rows(resumeBounds(position), query.limit + 1), (rows) => {
       const count = Math.min(rows.length, query.limit);

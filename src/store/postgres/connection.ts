@@ -27,9 +27,20 @@ const texts = new Set<string>();
 /** Every statement text written so far (for the test that holds each one to its tenant). */
 export const statementTexts = (): ReadonlySet<string> => texts;
 
+/**
+ * Pools (and their connections) whose statements go unnamed: behind PgBouncer in transaction
+ * pooling before 1.21 (Debian's 1.18), a statement prepared on one server connection is not
+ * there on the next, so nothing is prepared by name (`--db-prepared off`).
+ */
+const unnamed = new WeakSet<Queryable>();
+
+/** `s` as the query `db` is sent: a named prepared statement, unless the pool says otherwise. */
+const queryOf = (db: Queryable, s: { name: string; text: string }, values: readonly unknown[]): pg.QueryConfig =>
+  unnamed.has(db) ? { text: s.text, values: [...values] } : { name: s.name, text: s.text, values: [...values] };
+
 /** Every row of `s`. */
 export async function rowsOf<P extends readonly unknown[], R>(db: Queryable, s: Statement<P, R>, ...values: P): Promise<R[]> {
-  const result = await db.query<R & pg.QueryResultRow>({ name: s.name, text: s.text, values: [...values] });
+  const result = await db.query<R & pg.QueryResultRow>(queryOf(db, s, values));
   return result.rows;
 }
 
@@ -40,7 +51,7 @@ export async function firstRow<P extends readonly unknown[], R>(db: Queryable, s
 
 /** Runs `s`; the number of rows it wrote. */
 export async function run<P extends readonly unknown[]>(db: Queryable, s: Statement<P, never>, ...values: P): Promise<number> {
-  const result = await db.query({ name: s.name, text: s.text, values: [...values] });
+  const result = await db.query(queryOf(db, s, values));
   return result.rowCount ?? 0;
 }
 
@@ -59,6 +70,8 @@ export interface PoolOptions {
   size: number;
   /** Told about a connection that fails while idle (the server went away); the pool replaces it. */
   onIdleError: (error: Error) => void;
+  /** Whether statements are prepared by name on each connection (default); off behind PgBouncer's transaction pooling before 1.21. */
+  namedStatements?: boolean;
 }
 
 /** How long a new connection may take before the attempt fails. */
@@ -74,6 +87,7 @@ export function openPool(connectionString: string, options: PoolOptions): pg.Poo
     types,
   });
   pool.on('error', options.onIdleError);
+  if (options.namedStatements === false) unnamed.add(pool);
   return pool;
 }
 
@@ -91,6 +105,7 @@ export async function inTransaction<T>(
   const attempts = options.attempts ?? 1;
   for (let attempt = 1; ; attempt += 1) {
     const client = await pool.connect();
+    if (unnamed.has(pool)) unnamed.add(client);
     // A connection lost while it is checked out also emits 'error' on its client, and an
     // 'error' without a listener would end the process. The loss is handled where it shows
     // anyway: the query in progress fails with it.

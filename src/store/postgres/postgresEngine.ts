@@ -17,6 +17,7 @@ import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { migrate } from './migrations.js';
 import { postgresReads } from './reads.js';
+import { logPosition, replicaServer } from './replicas.js';
 import { writeSteps } from './writeSteps.js';
 
 export interface PostgresEngineOptions {
@@ -25,6 +26,28 @@ export interface PostgresEngineOptions {
   /** How long a bulk upsert waits for another writer of its tenant before it is refused (503). */
   busyTimeoutMs: number;
   log: StoreLog;
+  /** Read replicas (`--db-replica`): streaming standbys of the database, each with a pool of `poolSize` connections. */
+  replicaLocations?: readonly string[];
+}
+
+/**
+ * A connection URL as pg takes it, and whether statements are prepared by name on its
+ * connections: yes, unless the URL says `prepared=off` (behind PgBouncer's transaction pooling
+ * before 1.21, which keeps no prepared statement from one transaction to the next). Each URL
+ * says it for its own server, so a primary behind PgBouncer and replicas reached directly mix.
+ */
+function connectionOf(location: string): { connectionString: string; namedStatements: boolean } {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    return { connectionString: location, namedStatements: true };
+  }
+  const prepared = url.searchParams.get('prepared');
+  if (prepared === null) return { connectionString: location, namedStatements: true };
+  if (prepared !== 'on' && prepared !== 'off') throw new StoreUnusable(`${withoutPassword(location)}: prepared must be on or off, not ${JSON.stringify(prepared)}`);
+  url.searchParams.delete('prepared');
+  return { connectionString: url.toString(), namedStatements: prepared === 'on' };
 }
 
 /** A snapshot: every read of the transaction sees the database as it was at its first. */
@@ -43,17 +66,25 @@ const SNAPSHOT = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' };
  * {@link StoreOpenError} that says why otherwise.
  */
 export async function openPostgresEngine(connectionString: string, options: PostgresEngineOptions): Promise<Engine> {
-  let pool: ReturnType<typeof openPool> | undefined;
-  try {
-    pool = openPool(connectionString, {
+  const poolOf = (location: string) => {
+    const { connectionString: url, namedStatements } = connectionOf(location);
+    return openPool(url, {
       size: options.poolSize,
+      namedStatements,
       onIdleError: (error) => options.log.warn({ err: error }, 'a database connection was lost; the pool opens another when needed'),
     });
+  };
+  const replicas = (options.replicaLocations ?? []).map((location, i) => replicaServer(`replica-${i + 1}`, poolOf(location)));
+  let pool: ReturnType<typeof openPool> | undefined;
+  try {
+    pool = poolOf(connectionString);
     await migrate(pool);
   } catch (error) {
     await pool?.end();
-    throw openError(connectionString, error);
+    await Promise.all(replicas.map((replica) => replica.close()));
+    throw error instanceof StoreOpenError ? error : openError(connectionString, error);
   }
+  // A replica that does not answer yet is not an error: it joins the rotation once it does (readRouting.ts).
   const opened = pool;
 
   return {
@@ -78,8 +109,13 @@ export async function openPostgresEngine(connectionString: string, options: Post
           "pg_dump --format=custom --file=OUT 'postgres://...' (pg_restore loads it into an empty database)",
       );
     },
-    close: () => opened.end(),
+    close: async () => {
+      await Promise.all(replicas.map((replica) => replica.close()));
+      await opened.end();
+    },
     storeError,
+    replicas,
+    logPosition: () => logPosition(opened),
   };
 }
 

@@ -71,6 +71,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     textHoldsNul: true,
     synchronousReads: true,
     changeCounter: () => dataVersion.get()!,
+    replicas: [],
     bulkUpsert: (tenantId, items) => writer.bulkUpsert(tenantId, items),
     inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
     inSnapshot: (work) =>

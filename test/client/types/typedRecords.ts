@@ -100,5 +100,6 @@ export async function theUnderlyingClient() {
   });
   createClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'cdk_x', retry: false });
   const { data } = await own.api.GET('/healthz');
-  same<Equal<typeof data, { status: 'ok'; faults?: string } | undefined>>();
+  type ReadServer = { name: string; in_rotation: boolean; reads: number; removals: number; failures: number; position?: string; lag_ms?: number; reason?: string };
+  same<Equal<typeof data, { status: 'ok'; faults?: string; read_servers?: ReadServer[] } | undefined>>();
 }

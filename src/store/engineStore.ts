@@ -12,6 +12,7 @@ import { TenantLoader } from './loading/tenantLoader.js';
 import { changeScope, readChanges } from './paging/changePaging.js';
 import { readPage, scopeOf } from './paging/pageReading.js';
 import type { PagedSource } from './paging/pagedSource.js';
+import { readV2Page } from './paging/v2Paging.js';
 import { TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store } from './store.js';
 
 /** What a key grants: its tenant, and what a read of the tenant needs at once. */
@@ -91,6 +92,16 @@ export function storeOver(engine: Engine): Store {
           );
         });
       }),
+    v2Page: (principal, source, query) =>
+      inTurn(() =>
+        after(sourceOf(principal, source), (paged) => {
+          if (!paged) return 'unknownTable' as const;
+          const { tenantId } = principal;
+          const positionOf = (id: string) => (source.kind === 'reporting' ? reads.v2.reportingPosition(tenantId, id) : reads.v2.tablePosition(tenantId, source.table, id));
+          return readV2Page(paged, positionOf, query);
+        }),
+      ),
+    userEmails: (principal, userIds) => inTurn(() => after(reads.v2.userEmails(principal.tenantId, userIds), (pairs) => new Map(pairs))),
     bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
       const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
       return unstorable ? Promise.resolve({ broken: unstorable }) : engine.bulkUpsert(principal.tenantId, items);

@@ -51,7 +51,7 @@ test("the document's examples work against make demo's data", { timeout: 120_000
 
   await t.test('each page example is what its request (named in its summary) answers', async () => {
     const pages = Object.entries(components.examples as Json).filter(([, example]) => /\(GET \S+\)$/.test(example.summary));
-    assert.deepEqual(pages.map(([name]) => name).sort(), ['DealsFields', 'DealsPage', 'DealsSyncPage', 'FilteredReportingPage', 'GroupAttributionsPage', 'ManagerAttributionsPage', 'ReportingFields', 'ReportingPage', 'Tables']);
+    assert.deepEqual(pages.map(([name]) => name).sort(), ['DealsFields', 'DealsPage', 'DealsSyncPage', 'FilteredReportingPage', 'GroupAttributionsPage', 'ManagerAttributionsPage', 'ReportingFields', 'ReportingPage', 'Tables', 'V2DataStructures', 'V2DealsFields', 'V2DealsPage', 'V2StatementsPage']);
     for (const [name, example] of pages) {
       const path = /\(GET (\S+)\)$/.exec(example.summary)![1]!;
       const answer = await call('GET', path);

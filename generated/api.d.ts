@@ -1270,6 +1270,19 @@ export interface components {
          */
         V2StartId: string;
         /**
+         * @description Only the records whose `standard.last_modified_at` is after this time (ISO 8601; compared
+         *     to the millisecond). A record's time moves exactly when v1's incremental sync
+         *     (`changed_since`) would send it again: when its own data or its dimension fields change.
+         *     Carried into `meta.next_url`.
+         * @example 2026-01-01T00:00:00.000Z
+         */
+        V2LastModifiedAfter: string;
+        /**
+         * @description Only the records whose `standard.last_modified_at` is before this time (ISO 8601; compared to the millisecond). Carried into `meta.next_url`.
+         * @example 2030-01-01T00:00:00.000Z
+         */
+        V2LastModifiedBefore: string;
+        /**
          * @description Page size, 1 to 2000.
          * @example 100
          */
@@ -2007,6 +2020,19 @@ export interface operations {
                  * @example 100
                  */
                 limit?: components["parameters"]["V2Limit"];
+                /**
+                 * @description Only the records whose `standard.last_modified_at` is after this time (ISO 8601; compared
+                 *     to the millisecond). A record's time moves exactly when v1's incremental sync
+                 *     (`changed_since`) would send it again: when its own data or its dimension fields change.
+                 *     Carried into `meta.next_url`.
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                last_modified_after?: components["parameters"]["V2LastModifiedAfter"];
+                /**
+                 * @description Only the records whose `standard.last_modified_at` is before this time (ISO 8601; compared to the millisecond). Carried into `meta.next_url`.
+                 * @example 2030-01-01T00:00:00.000Z
+                 */
+                last_modified_before?: components["parameters"]["V2LastModifiedBefore"];
             };
             header?: never;
             path: {
@@ -2058,6 +2084,19 @@ export interface operations {
                  * @example 100
                  */
                 limit?: components["parameters"]["V2Limit"];
+                /**
+                 * @description Only the records whose `standard.last_modified_at` is after this time (ISO 8601; compared
+                 *     to the millisecond). A record's time moves exactly when v1's incremental sync
+                 *     (`changed_since`) would send it again: when its own data or its dimension fields change.
+                 *     Carried into `meta.next_url`.
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                last_modified_after?: components["parameters"]["V2LastModifiedAfter"];
+                /**
+                 * @description Only the records whose `standard.last_modified_at` is before this time (ISO 8601; compared to the millisecond). Carried into `meta.next_url`.
+                 * @example 2030-01-01T00:00:00.000Z
+                 */
+                last_modified_before?: components["parameters"]["V2LastModifiedBefore"];
             };
             header?: never;
             path: {

@@ -88,21 +88,53 @@ export function v2Fields(origin: StructureOrigin['kind'], listed: readonly Liste
   return plans;
 }
 
+/**
+ * A field v2 adds to every record: when it last changed (ISO 8601 UTC, to the millisecond), the
+ * time `last_modified_after` and `last_modified_before` compare.
+ */
+const LAST_MODIFIED: V2Field = {
+  api_key: 'standard.last_modified_at',
+  name: 'last_modified_at',
+  type: 'string',
+  format: 'datetime',
+  origin: 'standard',
+  created_at: null,
+  currencies: null,
+  enum_values: null,
+  properties: null,
+};
+
+/** The fields of a structure as `GET /v2/data-structures/{table_id}/fields` lists them: the record's, then its modification time. */
+export const v2FieldListing = (plans: readonly V2FieldPlan[]): V2Field[] => [...plans.map((plan) => plan.field), LAST_MODIFIED];
+
 /** A user's e-mail address by id, for the user fields of data tables (which hold an id only). */
 export type EmailOf = (userId: string) => string | null;
 
 /**
  * A v1 record rendered as v2 renders it, field by field (`plans` from {@link v2Fields}): an
  * amount is `{value, currency}` (`null` when it has no value), a user a reference `{id, email}`,
- * every other value as it is.
+ * every other value as it is; then the time it last changed (`modifiedAt`, milliseconds since 1970).
  */
-export function v2Record(plans: readonly V2FieldPlan[], v1: Readonly<Record<string, unknown>>, emailOf: EmailOf): Record<string, unknown> {
+export function v2Record(plans: readonly V2FieldPlan[], v1: Readonly<Record<string, unknown>>, modifiedAt: number, emailOf: EmailOf): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const { field, v1Name, kind } of plans) {
     const value = v1[v1Name] ?? null;
     record[field.api_key] = value === null ? null : v2Value(kind, value, v1[`${v1Name}_currency`] ?? null, emailOf);
   }
+  record[LAST_MODIFIED.api_key] = new Date(modifiedAt).toISOString();
   return record;
+}
+
+/**
+ * The modification times a `last_modified_after` and a `last_modified_before` keep, in
+ * milliseconds since 1970, both excluded (digits past the millisecond are cut); none given:
+ * every time.
+ */
+export function modifiedBetween(lastModifiedAfter: string | undefined, lastModifiedBefore: string | undefined): { after: number; before: number } {
+  return {
+    after: lastModifiedAfter === undefined ? -1 : Date.parse(lastModifiedAfter),
+    before: lastModifiedBefore === undefined ? Number.MAX_SAFE_INTEGER : Date.parse(lastModifiedBefore),
+  };
 }
 
 function v2Value(kind: V2FieldPlan['kind'], value: unknown, currency: unknown, emailOf: EmailOf): unknown {

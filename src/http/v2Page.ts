@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { v2Record, type StructureOrigin } from '../domain/v2Shapes.js';
+import { modifiedBetween, v2Record, type StructureOrigin } from '../domain/v2Shapes.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
 import { problems } from './problems.js';
 import { publicBase } from './publicBase.js';
@@ -9,6 +9,8 @@ import { recordsPath, resolveStructure, unknownStructure } from './v2Structures.
 interface V2PagingQuery {
   readonly start_id?: string;
   readonly limit?: string;
+  readonly last_modified_after?: string;
+  readonly last_modified_before?: string;
 }
 
 const DEFAULT_LIMIT = 2000;
@@ -30,14 +32,19 @@ export async function respondWithV2Page(
   const structure = await resolveStructure(store, principal, id);
   if (structure.origin.kind !== kind) throw unknownStructure(id);
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
-  const page = await store.v2Page(principal, structure.source, { startId: query.start_id, limit });
+  const modified = modifiedBetween(query.last_modified_after, query.last_modified_before);
+  const page = await store.v2Page(principal, structure.source, { startId: query.start_id, limit, modified });
   if (page === 'unknownTable') throw unknownStructure(id);
   if (page === 'unknownStartId') throw problems.badRequest([{ pointer: '/query/start_id', message: 'is not the id of a record of this data structure' }]);
-  const v1 = page.records.map((text) => JSON.parse(text) as Record<string, unknown>);
+  const v1 = page.rows.map(([text]) => JSON.parse(text) as Record<string, unknown>);
   const emails = await emailsOfUserFields(structure.fields, v1, (ids) => store.userEmails(principal, ids));
-  const data = v1.map((record) => v2Record(structure.fields, record, (userId) => emails.get(userId) ?? null));
+  const data = v1.map((record, i) => v2Record(structure.fields, record, page.rows[i]![1], (userId) => emails.get(userId) ?? null));
   const nextStartId = page.more ? (data.at(-1)!['standard.id'] as string) : null;
-  const next = nextStartId === null ? null : `${publicBase(ctx, config)}${recordsPath(id, structure.origin)}?${new URLSearchParams({ start_id: nextStartId, limit: String(limit) })}`;
+  const carried = { last_modified_after: query.last_modified_after, last_modified_before: query.last_modified_before };
+  const params = new URLSearchParams(Object.entries(carried).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  params.set('start_id', nextStartId ?? '');
+  params.set('limit', String(limit));
+  const next = nextStartId === null ? null : `${publicBase(ctx, config)}${recordsPath(id, structure.origin)}?${params}`;
   ctx.state.recordsServed = data.length;
   ctx.body = { data, meta: { next_start_id: nextStartId, has_more: page.more, next_url: next } };
 }

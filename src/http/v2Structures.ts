@@ -14,7 +14,7 @@ export interface ResolvedStructure {
 
 /**
  * The data structure `id` names among the tenant's (docs/rules.md#v2-reads), its fields rendered
- * from v1's field model (fieldListing.ts); a 404 when it names none, the same whether or not
+ * from v1's field model (domain/fieldListing.ts); a 404 when it names none, the same whether or not
  * another tenant has it.
  */
 export async function resolveStructure(store: Store, principal: Principal, id: string): Promise<ResolvedStructure> {

@@ -12,7 +12,7 @@ import { TenantLoader } from './loading/tenantLoader.js';
 import { changeScope, readChanges } from './paging/changePaging.js';
 import { readPage, scopeOf } from './paging/pageReading.js';
 import type { PagedSource } from './paging/pagedSource.js';
-import { readV2Page } from './paging/v2Paging.js';
+import { readV2Page, type V2Listing } from './paging/v2Paging.js';
 import { TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store } from './store.js';
 
 /** What a key grants: its tenant, and what a read of the tenant needs at once. */
@@ -93,14 +93,15 @@ export function storeOver(engine: Engine): Store {
         });
       }),
     v2Page: (principal, source, query) =>
-      inTurn(() =>
-        after(sourceOf(principal, source), (paged) => {
-          if (!paged) return 'unknownTable' as const;
-          const { tenantId } = principal;
-          const positionOf = (id: string) => (source.kind === 'reporting' ? reads.v2.reportingPosition(tenantId, id) : reads.v2.tablePosition(tenantId, source.table, id));
-          return readV2Page(paged, positionOf, query);
-        }),
-      ),
+      inTurn(() => {
+        const { tenantId, emptyFragment } = grant(principal);
+        const { v2 } = reads;
+        const listing: V2Listing =
+          source.kind === 'reporting'
+            ? { position: (id) => v2.reportingPosition(tenantId, id), rows: (from, n, modified) => v2.reportingRows(tenantId, emptyFragment, from, n, modified) }
+            : { position: (id) => v2.tablePosition(tenantId, source.table, id), rows: (from, n, modified) => v2.tableRows(tenantId, source.table, from, n, modified) };
+        return readV2Page(listing, query);
+      }),
     userEmails: (principal, userIds) => inTurn(() => after(reads.v2.userEmails(principal.tenantId, userIds), (pairs) => new Map(pairs))),
     bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
       const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);

@@ -27,8 +27,8 @@ export interface Store {
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */
   reportingSchema(principal: Principal): Promise<ReportingSchema>;
-  /** v2 (docs/rules.md#v2-reads): up to `query.limit` records of `source` after the record `query.startId`, as v1 JSON texts. */
-  v2Page(principal: Principal, source: ChangedSource, query: V2PageQuery): Promise<V2PageOutcome>;
+  /** v2 (docs/rules.md#v2-reads): up to `query.limit` records of `source` after the record `query.startId`, as v1 JSON texts with their times. */
+  v2Page(principal: Principal, source: ChangedSource, query: V2PageQuery): Promise<V2PageReadOutcome>;
   /** The e-mail address of each of `userIds` that is a user of the tenant, by id. */
   userEmails(principal: Principal, userIds: readonly string[]): Promise<Map<string, string>>;
   /** Resolves when the database answers a read. */
@@ -156,9 +156,6 @@ interface Total {
    */
   readonly version: string;
 }
-
-/** A v2 page, or why there is none: no such table (404), a `start_id` that names no record of it (400). */
-type V2PageOutcome = V2PageReadOutcome | 'unknownTable';
 
 /** A page, or why there is none: the tenant has no such table (404), or the cursor is not one this server issued (400). */
 type PageOutcome = Page | 'unknownTable' | 'badCursor';

@@ -56,7 +56,9 @@ test("the document's examples work against make demo's data", { timeout: 120_000
       const path = /\(GET (\S+)\)$/.exec(example.summary)![1]!;
       const answer = await call('GET', path);
       assert.equal(answer.status, 200, name);
-      assert.deepEqual(answer.body, JSON.parse(live(JSON.stringify(example.value))), name);
+      // A v2 record's modification time is when the demo was seeded.
+      const seeded = (value: unknown) => JSON.parse(JSON.stringify(value), (field, text: unknown) => (field === 'standard.last_modified_at' ? 'seeded' : text));
+      assert.deepEqual(seeded(answer.body), seeded(JSON.parse(live(JSON.stringify(example.value)))), name);
     }
   });
 

@@ -1,4 +1,5 @@
 import { schemaHash } from '../../domain/fieldListing.js';
+import { v2FieldListing } from '../../domain/v2Shapes.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { validatedPath } from '../validatedQuery.js';
 import { resolveStructure } from '../v2Structures.js';
@@ -8,6 +9,6 @@ export const getV2StructureFields =
   (deps: HandlerDeps): OperationHandler =>
   async (api, ctx) => {
     const { table_id } = validatedPath<'getV2StructureFields'>(api);
-    const fields = (await resolveStructure(deps.store, ctx.state.principal, table_id)).fields.map((plan) => plan.field);
+    const fields = v2FieldListing((await resolveStructure(deps.store, ctx.state.principal, table_id)).fields);
     ctx.body = { schema_hash: schemaHash(fields), count: fields.length, fields };
   };

@@ -13,7 +13,12 @@ export interface paths {
         };
         /**
          * Read statement reporting records, page by page
-         * @description One record per statement line, in storage order. See "Paged reads" and "Custom metrics
+         * @deprecated
+         * @description **Deprecated**, as on the hosted product: this route goes at the end of 2026 in favour of
+         *     `GET /v2/reporting/{table_id}/statements`, which serves the same records (see "v2 reads").
+         *     Its answers carry `Deprecation`, `Sunset` and a `Link` to that route.
+         *
+         *     One record per statement line, in storage order. See "Paged reads" and "Custom metrics
          *     and dimensions" in the document's description.
          *
          *     **Filters** (extension): `user`, `date_from`, `date_to` and `plan` narrow the records to
@@ -51,7 +56,11 @@ export interface paths {
         };
         /**
          * List the typed fields of the statement reporting records
-         * @description Every field a record of `GET /v1/reporting` carries, in the records' order: the standard
+         * @deprecated
+         * @description **Deprecated** with `GET /v1/reporting`, in favour of `GET /v2/data-structures/{table_id}/fields`;
+         *     its answers carry `Deprecation`, `Sunset` and a `Link` to that route.
+         *
+         *     Every field a record of `GET /v1/reporting` carries, in the records' order: the standard
          *     fields, then each custom metric of the tenant followed by its `_currency` companion, then
          *     each custom dimension with the names of its groups. Each field has a `type` (see
          *     `ListedField`) and says whether it may be `null`. `schema_hash` changes exactly when this
@@ -1290,6 +1299,12 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The moment the route is deprecated (RFC 9745), the end of 2026. */
+        Deprecation: "@1798761599";
+        /** @description The moment the route goes (RFC 8594), the end of 2026. */
+        Sunset: "Thu, 31 Dec 2026 23:59:59 GMT";
+        /** @description The absolute URL of the v2 route that replaces this one, `rel="successor-version"`. */
+        SuccessorLink: string;
         /**
          * @description A weak entity tag of this answer: it changes whenever the tenant's data may have changed.
          *     Send it back in `If-None-Match` to get `304` while nothing changed.
@@ -1410,6 +1425,9 @@ export interface operations {
             /** @description A page of statement reporting records. */
             200: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["SuccessorLink"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
@@ -1445,6 +1463,9 @@ export interface operations {
             /** @description The fields of the reporting records. */
             200: {
                 headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["SuccessorLink"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];

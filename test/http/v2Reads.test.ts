@@ -192,6 +192,22 @@ test('v2 reads', async (t) => {
     }
   });
 
+  await t.test('the v1 reporting answers say they go at the end of 2026, and link to the v2 route that replaces them', async () => {
+    const [statements] = await structures(acme.key);
+    const page = await server.call('GET', '/v1/reporting?limit=2', { key: acme.key });
+    const unchanged = await server.call('GET', '/v1/reporting?limit=2', { key: acme.key, headers: { 'If-None-Match': page.headers.get('etag')! } });
+    const fields = await server.call('GET', '/v1/reporting/fields', { key: acme.key });
+    assert.equal(unchanged.status, 304);
+    for (const answer of [page, unchanged, fields]) {
+      assert.equal(answer.headers.get('deprecation'), '@1798761599', 'RFC 9745: 2026-12-31T23:59:59Z in seconds since 1970');
+      assert.equal(answer.headers.get('sunset'), 'Thu, 31 Dec 2026 23:59:59 GMT');
+    }
+    assert.equal(page.headers.get('link'), `<${statements!.links.records}>; rel="successor-version"`);
+    assert.equal(fields.headers.get('link'), `<${statements!.links.fields}>; rel="successor-version"`);
+    const tableRecords = await server.call('GET', '/v1/tables/deals/records', { key: acme.key });
+    assert.equal(tableRecords.headers.get('deprecation'), null, 'the other v1 routes stay');
+  });
+
   await t.test('limit is 1 to 2000; a key is required', async () => {
     const [statements] = await structures(acme.key);
     for (const limit of ['0', '2001', 'x', '-1']) {

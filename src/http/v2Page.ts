@@ -46,7 +46,9 @@ export async function respondWithV2Page(
   params.set('limit', String(limit));
   const next = nextStartId === null ? null : `${publicBase(ctx, config)}${recordsPath(id, structure.origin)}?${params}`;
   ctx.state.recordsServed = data.length;
-  ctx.body = { data, meta: { next_start_id: nextStartId, has_more: page.more, next_url: next } };
+  // Stringified here once: given an object, Koa stringifies it twice (for its length, then to send it).
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify({ data, meta: { next_start_id: nextStartId, has_more: page.more, next_url: next } });
 }
 
 /** The e-mail addresses of the users that the data-table user fields of `records` name (none asked when there are none). */

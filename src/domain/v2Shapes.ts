@@ -128,13 +128,19 @@ export function v2Record(plans: readonly V2FieldPlan[], v1: Readonly<Record<stri
 /**
  * The modification times a `last_modified_after` and a `last_modified_before` keep, in
  * milliseconds since 1970, both excluded (digits past the millisecond are cut); none given:
- * every time.
+ * every time. The texts are RFC 3339 date-times (the contract checks them).
  */
 export function modifiedBetween(lastModifiedAfter: string | undefined, lastModifiedBefore: string | undefined): { after: number; before: number } {
   return {
-    after: lastModifiedAfter === undefined ? -1 : Date.parse(lastModifiedAfter),
-    before: lastModifiedBefore === undefined ? Number.MAX_SAFE_INTEGER : Date.parse(lastModifiedBefore),
+    after: lastModifiedAfter === undefined ? Number.MIN_SAFE_INTEGER : timeOf(lastModifiedAfter),
+    before: lastModifiedBefore === undefined ? Number.MAX_SAFE_INTEGER : timeOf(lastModifiedBefore),
   };
+}
+
+/** An RFC 3339 date-time in milliseconds since 1970; a leap second (`23:59:60`) is the second after `23:59:59`. */
+function timeOf(text: string): number {
+  const time = Date.parse(text);
+  return Number.isNaN(time) ? Date.parse(text.replace(/:60(?=[.,zZ+-])/, ':59')) + 1000 : time;
 }
 
 function v2Value(kind: V2FieldPlan['kind'], value: unknown, currency: unknown, emailOf: EmailOf): unknown {

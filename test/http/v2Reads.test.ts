@@ -215,6 +215,13 @@ test('v2 reads', async (t) => {
       assert.equal(response.status, 400, limit);
       assert.equal(response.body.errors[0].pointer, '/query/limit');
     }
+    const notATime = await server.call('GET', `/v2/reporting/${statements!.id}/statements?last_modified_after=yesterday`, { key: acme.key });
+    assert.equal(notATime.status, 400);
+    assert.equal(notATime.body.errors[0].pointer, '/query/last_modified_after');
+    for (const time of ['2016-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999999Z']) {
+      const answer = await server.call('GET', `/v2/reporting/${statements!.id}/statements?limit=1&last_modified_before=${time}&last_modified_after=${time}`, { key: acme.key });
+      assert.deepEqual(answer.body, { data: [], meta: { next_start_id: null, has_more: false, next_url: null } }, time);
+    }
     assert.equal((await server.call('GET', '/v2/data-structures')).status, 401);
     assert.equal((await server.call('GET', `/v2/reporting/${statements!.id}/statements`)).status, 401);
   });

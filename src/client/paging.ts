@@ -34,9 +34,15 @@ export type PageRequest<P> = (init: { signal: AbortSignal | undefined; middlewar
  *
  * `next` is followed only on the origin of `baseUrl`: the request carries the API key, and a
  * server whose `--public-url` names another origin would otherwise send it there. Give the
- * client the server's public URL as `baseUrl`.
+ * client the server's public URL as `baseUrl`. `nextOf` reads the next page's URL from a page
+ * (v1's `next` by default; v2's `meta.next_url`).
  */
-export async function* walkPages<P extends { next?: string }>(request: PageRequest<P>, baseUrl: string, signal: AbortSignal | undefined): AsyncGenerator<P, void, undefined> {
+export async function* walkPages<P>(
+  request: PageRequest<P>,
+  baseUrl: string,
+  signal: AbortSignal | undefined,
+  nextOf: (page: P) => string | undefined = (page) => (page as { next?: string }).next,
+): AsyncGenerator<P, void, undefined> {
   let next: string | undefined;
   do {
     signal?.throwIfAborted();
@@ -44,7 +50,7 @@ export async function* walkPages<P extends { next?: string }>(request: PageReque
     const middleware = next === undefined ? [] : [sendTo(next)];
     const { data, error, response } = await request({ signal, middleware });
     if (!response.ok || data === undefined) throw ProblemError.fromAnswer(error, response);
-    next = data.next;
+    next = nextOf(data);
     yield data;
   } while (next !== undefined);
 }

@@ -31,9 +31,10 @@ const config: KnipConfig = {
   ignoreDependencies: [
     // Its files are served by GET /docs, found by createRequire().resolve in src/http/docsAssets.ts.
     'swagger-ui-dist',
-    // Run by the Makefile (npx): `make lint` and `make generate` / `make check-generated`.
+    // Run by the Makefile (npx): `make lint`, `make generate` / `make check-generated`, `make coverage`.
     '@redocly/cli',
     'openapi-typescript',
+    'c8',
   ],
   // The system's: `npm test` runs `make test`; test/support/smallDisk.ts mounts a tmpfs.
   ignoreBinaries: ['make', 'mount', 'umount'],

@@ -6,7 +6,6 @@
 import type autocannon from 'autocannon';
 import type { BenchConfig } from './config.js';
 import type { FilteredPaths } from './filteredPaths.js';
-import { structureId } from '../src/domain/v2Shapes.js';
 
 export type ScenarioKind =
   | 'reporting-first'
@@ -23,9 +22,7 @@ export type ScenarioKind =
   | 'bulk-put-tenants'
   | 'reporting-depth'
   | 'reporting-user-first'
-  | 'reporting-user-deep-next'
-  | 'v2-first'
-  | 'v2-deep';
+  | 'reporting-user-deep-next';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
 export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
@@ -62,10 +59,6 @@ export const READ_PATH = '/v1/reporting';
 /** A key of the right shape whose id no store holds: looked up and refused (401). */
 const UNKNOWN_KEY = `cdk_000000000000_${'A'.repeat(43)}`;
 export const TABLE_PATH = '/v1/tables/deals/records';
-/** The v2 route of the statement lines (the structure's id is derived: the same on every store). */
-const V2_STATEMENTS_PATH = `/v2/reporting/${structureId({ kind: 'statements' })}/statements`;
-/** The id `compdata seed` gives the statement line at `position` (`stl_0000001` is the first). */
-const seededLineId = (position: number) => `stl_${String(position + 1).padStart(7, '0')}`;
 
 /** Every scenario kind at every connection count, then the depth sweep (at 8 connections or the nearest). */
 export function allScenarios(inputs: ScenarioInputs): Scenario[] {
@@ -143,19 +136,6 @@ function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = []
       server: 'read',
       recordsPerRequest: 0,
       requests: () => ({ requests: [{ method: 'GET', path: `${READ_PATH}?limit=${smallLimit}`, headers: { 'X-API-Key': UNKNOWN_KEY } }] }),
-    }),
-    // v2 beside v1: the same records, rendered as v2 renders them, paged by start_id.
-    (connections) => ({
-      ...readPage(connections, 0, limit),
-      kind: 'v2-first',
-      title: 'v2 statements, first page',
-      requests: () => fixedPath(`${V2_STATEMENTS_PATH}?limit=${limit}`),
-    }),
-    (connections) => ({
-      ...readPage(connections, deep, limit),
-      kind: 'v2-deep',
-      title: `v2 statements, deep page by start_id (${deep})`,
-      requests: () => fixedPath(`${V2_STATEMENTS_PATH}?limit=${limit}&start_id=${seededLineId(deep - 1)}`),
     }),
     ...(filtered ? filteredKinds(filtered, limit) : []),
     (connections) => ({

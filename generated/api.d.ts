@@ -13,12 +13,7 @@ export interface paths {
         };
         /**
          * Read statement reporting records, page by page
-         * @deprecated
-         * @description **Deprecated**, as on the hosted product: this route goes at the end of 2026 in favour of
-         *     `GET /v2/reporting/{table_id}/statements`, which serves the same records (see "v2 reads").
-         *     Its answers carry `Deprecation`, `Sunset` and a `Link` to that route.
-         *
-         *     One record per statement line, in storage order. See "Paged reads" and "Custom metrics
+         * @description One record per statement line, in storage order. See "Paged reads" and "Custom metrics
          *     and dimensions" in the document's description.
          *
          *     **Filters** (extension): `user`, `date_from`, `date_to` and `plan` narrow the records to
@@ -56,11 +51,7 @@ export interface paths {
         };
         /**
          * List the typed fields of the statement reporting records
-         * @deprecated
-         * @description **Deprecated** with `GET /v1/reporting`, in favour of `GET /v2/data-structures/{table_id}/fields`;
-         *     its answers carry `Deprecation`, `Sunset` and a `Link` to that route.
-         *
-         *     Every field a record of `GET /v1/reporting` carries, in the records' order: the standard
+         * @description Every field a record of `GET /v1/reporting` carries, in the records' order: the standard
          *     fields, then each custom metric of the tenant followed by its `_currency` companion, then
          *     each custom dimension with the names of its groups. Each field has a `type` (see
          *     `ListedField`) and says whether it may be `null`. `schema_hash` changes exactly when this
@@ -396,103 +387,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v2/data-structures": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the data structures (v2)
-         * @description The tenant's data structures: its statement reporting (one structure, whose records are
-         *     the statement lines of `GET /v1/reporting`) and each data table (record reporting, the
-         *     records of `GET /v1/tables/{data_table_key}/records`). Each has an `id` derived from
-         *     what it is (the same on every server and after every restart; a table keeps its id as
-         *     long as it keeps its key), its record count, and the absolute URLs of its fields and its
-         *     records, built as `next` URLs are.
-         */
-        get: operations["getV2DataStructures"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/data-structures/{table_id}/fields": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the fields of a data structure (v2)
-         * @description The fields of the structure's records, in the records' order, each under its v2 key:
-         *     `standard.` for the product's own fields (and a record's id), `custom.` for the tenant's
-         *     metrics and dimensions, `datatable.` for a data table's fields. They are the fields that
-         *     v1's discovery lists (`GET /v1/reporting/fields`, `GET /v1/tables/{data_table_key}/fields`),
-         *     an amount's `_currency` companion folded into the amount; `schema_hash` changes exactly
-         *     when the list does. An id that is no data structure of the caller's tenant is a `404`.
-         */
-        get: operations["getV2StructureFields"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/reporting/{table_id}/statements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read statement reporting records, page by page (v2)
-         * @description The records of the statement reporting structure (`table_id` from
-         *     `GET /v2/data-structures`): the statement lines of `GET /v1/reporting`, in the same
-         *     order, each rendered as v2 renders it (see "v2 reads"). Paged by `start_id` and `limit`;
-         *     `meta.next_url` carries both. Another structure's id is a `404`.
-         */
-        get: operations["getV2Statements"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/reporting/{table_id}/records": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a data table's records, page by page (v2)
-         * @description The records of a record reporting structure (a data table; `table_id` from
-         *     `GET /v2/data-structures`): the records of `GET /v1/tables/{data_table_key}/records`, in
-         *     the same order, each rendered as v2 renders it (see "v2 reads"). Paged by `start_id` and
-         *     `limit`; `meta.next_url` carries both. The statement reporting structure's id, or an id
-         *     that is no structure of the caller's tenant, is a `404`.
-         */
-        get: operations["getV2Records"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -754,91 +648,6 @@ export interface components {
                 pointer: string;
                 message: string;
             }[];
-        };
-        V2DataStructure: {
-            /**
-             * Format: uuid
-             * @description Derived from what the structure is (see the operation).
-             */
-            id: string;
-            /** @description `Statement reporting` for the statement lines, the table's name for a data table. */
-            name: string;
-            /** @enum {string} */
-            type: "statement_reporting" | "record_reporting";
-            total_records: number;
-            links: {
-                /** Format: uri */
-                fields: string;
-                /** Format: uri */
-                records: string;
-            };
-        };
-        V2DataStructureListing: {
-            data: components["schemas"]["V2DataStructure"][];
-        };
-        /**
-         * @description A field of a v2 record. `type` is the JSON type of its value (any value may be `null`).
-         *     `format`: `currency` (an amount `{value, currency}`), `user_reference` (`{id, email}`),
-         *     `date` (`YYYY-MM-DD`), `datetime` (ISO 8601 UTC), `enum` (an array of names from
-         *     `enum_values`: a dimension's groups), `float` (a number), or `null` (plain text).
-         */
-        V2Field: {
-            api_key: string;
-            /** @description The field's name in v1. */
-            name: string;
-            /** @enum {string} */
-            type: "string" | "number" | "object" | "array";
-            /** @enum {string|null} */
-            format: "user_reference" | "currency" | "date" | "datetime" | "enum" | "float" | null;
-            /** @enum {string} */
-            origin: "standard" | "custom" | "datatable";
-            /** @description Not kept by this server (always `null`). */
-            created_at: null;
-            /** @description Not kept by this server (always `null`); each amount carries its currency. */
-            currencies: null;
-            enum_values: string[] | null;
-            /** @description The properties of an object value. */
-            properties: string[] | null;
-        };
-        V2FieldListing: {
-            schema_hash: components["schemas"]["SchemaHash"];
-            count: number;
-            fields: components["schemas"]["V2Field"][];
-        };
-        V2Amount: {
-            value: number;
-            /** @description A three-letter code; `null` only on a data table's amount stored without one. */
-            currency: string | null;
-        };
-        V2UserReference: {
-            id: string;
-            /** @description `null` only on a data table's user field naming no user of the tenant. */
-            email: string | null;
-        };
-        /**
-         * @description A record keyed by the v2 keys of its structure's fields (`GET /v2/data-structures/{table_id}/fields`),
-         *     in that order: amounts as `V2Amount`, users as `V2UserReference`, dimensions as arrays of
-         *     group names, dates and text as strings, numbers as they are; `null` when there is no value.
-         */
-        V2Record: {
-            "standard.id": string;
-        } & {
-            [key: string]: null | string | number | components["schemas"]["V2Amount"] | components["schemas"]["V2UserReference"] | string[];
-        };
-        V2PageMeta: {
-            /** @description The `standard.id` of the page's last record while more follow; `null` on the last page. */
-            next_start_id: string | null;
-            /** @description Whether at least one record follows this page. */
-            has_more: boolean;
-            /**
-             * Format: uri
-             * @description The absolute URL of the next page (with `start_id` and `limit`); `null` on the last page.
-             */
-            next_url: string | null;
-        };
-        V2RecordPage: {
-            data: components["schemas"]["V2Record"][];
-            meta: components["schemas"]["V2PageMeta"];
         };
     };
     responses: {
@@ -1296,36 +1105,6 @@ export interface components {
          *     `400`; one from before the tenant's data was replaced is a `410`.
          */
         ChangedSince: string;
-        /**
-         * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
-         * @example 58df2c38-5452-827b-985e-017cfa13f06d
-         */
-        V2TableId: string;
-        /**
-         * @description The `standard.id` of the record to start after (absent: from the first record); the
-         *     `next_start_id` of the previous page. An id that names no record of the structure is a
-         *     `400` pointing at `/query/start_id`.
-         * @example stl_0002000
-         */
-        V2StartId: string;
-        /**
-         * @description Only the records whose `standard.last_modified_at` is after this time (ISO 8601; compared
-         *     to the millisecond). A record's time moves exactly when v1's incremental sync
-         *     (`changed_since`) would send it again: when its own data or its dimension fields change.
-         *     Carried into `meta.next_url`.
-         * @example 2026-01-01T00:00:00.000Z
-         */
-        V2LastModifiedAfter: string;
-        /**
-         * @description Only the records whose `standard.last_modified_at` is before this time (ISO 8601; compared to the millisecond). Carried into `meta.next_url`.
-         * @example 2030-01-01T00:00:00.000Z
-         */
-        V2LastModifiedBefore: string;
-        /**
-         * @description Page size, 1 to 2000.
-         * @example 100
-         */
-        V2Limit: number;
     };
     requestBodies: never;
     headers: {
@@ -1343,12 +1122,6 @@ export interface components {
          *     compares with `Compdata-Consistency` tokens).
          */
         ServedBy: string;
-        /** @description The moment the route is deprecated (RFC 9745), the end of 2026. */
-        Deprecation: "@1798761599";
-        /** @description The moment the route goes (RFC 8594), the end of 2026. */
-        Sunset: "Thu, 31 Dec 2026 23:59:59 GMT";
-        /** @description The absolute URL of the v2 route that replaces this one, `rel="successor-version"`. */
-        SuccessorLink: string;
         /**
          * @description A weak entity tag of this answer: it changes whenever the tenant's data may have changed.
          *     Send it back in `If-None-Match` to get `304` while nothing changed.
@@ -1477,9 +1250,6 @@ export interface operations {
             /** @description A page of statement reporting records. */
             200: {
                 headers: {
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["SuccessorLink"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
@@ -1525,9 +1295,6 @@ export interface operations {
             /** @description The fields of the reporting records. */
             200: {
                 headers: {
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["SuccessorLink"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
@@ -2063,203 +1830,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getV2DataStructures: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The data structures. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
-                    RateLimit: components["headers"]["RateLimitWhenLimited"];
-                    "Compdata-Fault": components["headers"]["Fault"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V2DataStructureListing"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getV2StructureFields: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
-                 * @example 58df2c38-5452-827b-985e-017cfa13f06d
-                 */
-                table_id: components["parameters"]["V2TableId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The fields of the structure's records. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
-                    RateLimit: components["headers"]["RateLimitWhenLimited"];
-                    "Compdata-Fault": components["headers"]["Fault"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V2FieldListing"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getV2Statements: {
-        parameters: {
-            query?: {
-                /**
-                 * @description The `standard.id` of the record to start after (absent: from the first record); the
-                 *     `next_start_id` of the previous page. An id that names no record of the structure is a
-                 *     `400` pointing at `/query/start_id`.
-                 * @example stl_0002000
-                 */
-                start_id?: components["parameters"]["V2StartId"];
-                /**
-                 * @description Page size, 1 to 2000.
-                 * @example 100
-                 */
-                limit?: components["parameters"]["V2Limit"];
-                /**
-                 * @description Only the records whose `standard.last_modified_at` is after this time (ISO 8601; compared
-                 *     to the millisecond). A record's time moves exactly when v1's incremental sync
-                 *     (`changed_since`) would send it again: when its own data or its dimension fields change.
-                 *     Carried into `meta.next_url`.
-                 * @example 2026-01-01T00:00:00.000Z
-                 */
-                last_modified_after?: components["parameters"]["V2LastModifiedAfter"];
-                /**
-                 * @description Only the records whose `standard.last_modified_at` is before this time (ISO 8601; compared to the millisecond). Carried into `meta.next_url`.
-                 * @example 2030-01-01T00:00:00.000Z
-                 */
-                last_modified_before?: components["parameters"]["V2LastModifiedBefore"];
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
-                 * @example 58df2c38-5452-827b-985e-017cfa13f06d
-                 */
-                table_id: components["parameters"]["V2TableId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of statement reporting records. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
-                    RateLimit: components["headers"]["RateLimitWhenLimited"];
-                    "Compdata-Fault": components["headers"]["Fault"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V2RecordPage"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getV2Records: {
-        parameters: {
-            query?: {
-                /**
-                 * @description The `standard.id` of the record to start after (absent: from the first record); the
-                 *     `next_start_id` of the previous page. An id that names no record of the structure is a
-                 *     `400` pointing at `/query/start_id`.
-                 * @example stl_0002000
-                 */
-                start_id?: components["parameters"]["V2StartId"];
-                /**
-                 * @description Page size, 1 to 2000.
-                 * @example 100
-                 */
-                limit?: components["parameters"]["V2Limit"];
-                /**
-                 * @description Only the records whose `standard.last_modified_at` is after this time (ISO 8601; compared
-                 *     to the millisecond). A record's time moves exactly when v1's incremental sync
-                 *     (`changed_since`) would send it again: when its own data or its dimension fields change.
-                 *     Carried into `meta.next_url`.
-                 * @example 2026-01-01T00:00:00.000Z
-                 */
-                last_modified_after?: components["parameters"]["V2LastModifiedAfter"];
-                /**
-                 * @description Only the records whose `standard.last_modified_at` is before this time (ISO 8601; compared to the millisecond). Carried into `meta.next_url`.
-                 * @example 2030-01-01T00:00:00.000Z
-                 */
-                last_modified_before?: components["parameters"]["V2LastModifiedBefore"];
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
-                 * @example 58df2c38-5452-827b-985e-017cfa13f06d
-                 */
-                table_id: components["parameters"]["V2TableId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of a data table's records. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
-                    RateLimit: components["headers"]["RateLimitWhenLimited"];
-                    "Compdata-Fault": components["headers"]["Fault"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V2RecordPage"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

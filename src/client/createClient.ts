@@ -5,7 +5,6 @@ import { keepingConsistency } from './consistency.js';
 import { eitherSignal, walkPages, walkRecords, type PageOptions, type PageRequest } from './paging.js';
 import type { CustomFields, GroupAttribution, ManagerAttribution, Page, ReportingRecord, TableFields, TableRecord } from './records.js';
 import { retryingFetch, retryPolicy, type RetryOptions, type Send } from './retry.js';
-import { v2Reads, type V2Reads } from './v2.js';
 
 export interface ClientOptions {
   /**
@@ -51,8 +50,6 @@ export interface CompdataClient {
     groups: PagedRead<GroupAttribution, GroupPageOptions>;
     managers: PagedRead<ManagerAttribution, ManagerPageOptions>;
   };
-  /** The v2 reads: data structures, their fields, their records paged by `start_id` (iterators follow `meta.next_url`). */
-  v2: V2Reads;
   /**
    * The underlying openapi-fetch client, typed by the contract, with the same key, `fetch` and
    * retries: for the operations above by hand, and for the others (`/healthz`, `/openapi.json`).
@@ -109,12 +106,5 @@ export function createClient(options: ClientOptions): CompdataClient {
     records: (pageOptions) => walkRecords(managers.pages(pageOptions)),
   };
 
-  return {
-    reporting,
-    tables,
-    attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers },
-    v2: v2Reads(api, baseUrl, clientSignal),
-    api,
-    consistency: () => consistency.latest(),
-  };
+  return { reporting, tables, attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers }, api, consistency: () => consistency.latest() };
 }

@@ -23,4 +23,3 @@ export type {
   TableFields,
   TableRecord,
 } from './records.js';
-export type { V2DataStructure, V2FieldListing, V2Page, V2PageOptions, V2PagedRead, V2Reads, V2Record } from './v2.js';

@@ -34,15 +34,9 @@ export type PageRequest<P> = (init: { signal: AbortSignal | undefined; middlewar
  *
  * `next` is followed only on the origin of `baseUrl`: the request carries the API key, and a
  * server whose `--public-url` names another origin would otherwise send it there. Give the
- * client the server's public URL as `baseUrl`. `nextOf` reads the next page's URL from a page
- * (v1's `next` by default; v2's `meta.next_url`).
+ * client the server's public URL as `baseUrl`.
  */
-export async function* walkPages<P>(
-  request: PageRequest<P>,
-  baseUrl: string,
-  signal: AbortSignal | undefined,
-  nextOf: (page: P) => string | undefined = (page) => (page as { next?: string }).next,
-): AsyncGenerator<P, void, undefined> {
+export async function* walkPages<P extends { next?: string }>(request: PageRequest<P>, baseUrl: string, signal: AbortSignal | undefined): AsyncGenerator<P, void, undefined> {
   let next: string | undefined;
   do {
     signal?.throwIfAborted();
@@ -50,7 +44,7 @@ export async function* walkPages<P>(
     const middleware = next === undefined ? [] : [sendTo(next)];
     const { data, error, response } = await request({ signal, middleware });
     if (!response.ok || data === undefined) throw ProblemError.fromAnswer(error, response);
-    next = nextOf(data);
+    next = data.next;
     yield data;
   } while (next !== undefined);
 }

@@ -45,9 +45,6 @@ const STANDARD_FIELDS: readonly ListedField[] = [
   { name: 'achievement_currency', type: 'currency', nullable: false },
 ];
 
-/** How many of the fields of a reporting record, from the first, are standard fields (the rest are the tenant's metrics and dimensions). */
-export const STANDARD_FIELD_COUNT = STANDARD_FIELDS.length;
-
 /**
  * The fields of the tenant's reporting records: the standard fields, then each metric (`null`
  * when a line has no value) with its `_currency` companion (never `null`: the payment currency

@@ -16,10 +16,6 @@ import { getReportingRecords } from './handlers/getReportingRecords.js';
 import { getTableFields } from './handlers/getTableFields.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
 import { getTables } from './handlers/getTables.js';
-import { getV2DataStructures } from './handlers/getV2DataStructures.js';
-import { getV2Records } from './handlers/getV2Records.js';
-import { getV2Statements } from './handlers/getV2Statements.js';
-import { getV2StructureFields } from './handlers/getV2StructureFields.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { problems } from './problems.js';
 import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
@@ -68,10 +64,6 @@ const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) 
   getDocsPage,
   getDocsAsset,
   getMetrics,
-  getV2DataStructures,
-  getV2StructureFields,
-  getV2Statements,
-  getV2Records,
 };
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;

@@ -15,7 +15,7 @@ export function crossOrigin(origins: readonly string[]): Middleware | undefined 
     origin: anyOrigin ? '*' : (ctx: Context) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
     allowMethods: ['GET', 'HEAD', 'PUT'],
     allowHeaders: ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id'],
-    exposeHeaders: ['X-Request-Id', 'ETag', 'Retry-After', 'RateLimit-Policy', 'RateLimit', 'Compdata-Fault', 'Deprecation', 'Sunset', 'Link'],
+    exposeHeaders: ['X-Request-Id', 'ETag', 'Retry-After', 'RateLimit-Policy', 'RateLimit', 'Compdata-Fault'],
     maxAge: 600,
     // The problem handler keeps the headers already set on the answer.
     keepHeadersOnError: false,

@@ -5,7 +5,6 @@ import type { LoadSteps } from './loading/loadSteps.js';
 import type { GroupFilter, ManagerFilter } from './paging/attributionListing.js';
 import type { ChangeReads } from './paging/changePaging.js';
 import type { PagedSource } from './paging/pagedSource.js';
-import type { V2Reads } from './paging/v2Paging.js';
 import type { BulkOutcome, KeyInfo, ReportingSchema, Tenant } from './store.js';
 
 /** An answer that may come at once (SQLite reads on the calling thread) or later (over the network). */
@@ -103,8 +102,6 @@ export interface EngineReads {
   tableChanges(tenantId: number, tableKey: string): Answer<ChangeReads | undefined>;
   tables(tenantId: number, key?: string): Answer<TableRow[]>;
   reportingSchema(tenantId: number): Answer<ReportingSchema>;
-  /** The v2 routes' own reads. */
-  readonly v2: V2Reads;
 }
 
 /** A data table as stored: its fields as the JSON text of `[{key, type}, ...]`; with its record count where listed. */

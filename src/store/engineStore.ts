@@ -12,7 +12,6 @@ import { TenantLoader } from './loading/tenantLoader.js';
 import { changeScope, readChanges } from './paging/changePaging.js';
 import { readPage, scopeOf } from './paging/pageReading.js';
 import type { PagedSource } from './paging/pagedSource.js';
-import { readV2Page, type V2Listing } from './paging/v2Paging.js';
 import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
 import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
 import { StoreUnavailable, TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
@@ -209,18 +208,6 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
       );
       return page === 'ahead' ? 'badToken' : page;
     },
-    v2Page: (principal, source, query) =>
-      // v2 reads are served by the primary.
-      inTurn(() => {
-        const { tenantId, emptyFragment } = grant(principal);
-        const { v2 } = reads;
-        const listing: V2Listing =
-          source.kind === 'reporting'
-            ? { position: (id) => v2.reportingPosition(tenantId, id), rows: (from, n, modified) => v2.reportingRows(tenantId, emptyFragment, from, n, modified) }
-            : { position: (id) => v2.tablePosition(tenantId, source.table, id), rows: (from, n, modified) => v2.tableRows(tenantId, source.table, from, n, modified) };
-        return readV2Page(listing, query);
-      }),
-    userEmails: (principal, userIds) => inTurn(() => after(reads.v2.userEmails(principal.tenantId, userIds), (pairs) => new Map(pairs))),
     async bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
       const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
       if (unstorable) return { broken: unstorable };

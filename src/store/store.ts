@@ -1,7 +1,6 @@
 import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
 import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { TableField } from '../domain/tableJson.js';
-import type { V2PageQuery, V2PageReadOutcome } from './paging/v2Paging.js';
 import type { TenantWriter } from './tenantWriting.js';
 
 /**
@@ -40,10 +39,6 @@ export interface Store {
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */
   reportingSchema(principal: Principal): Promise<ReportingSchema>;
-  /** v2 (docs/rules.md#v2-reads): up to `query.limit` records of `source` after the record `query.startId`, as v1 JSON texts with their times. */
-  v2Page(principal: Principal, source: ChangedSource, query: V2PageQuery): Promise<V2PageReadOutcome>;
-  /** The e-mail address of each of `userIds` that is a user of the tenant, by id. */
-  userEmails(principal: Principal, userIds: readonly string[]): Promise<Map<string, string>>;
   /** Resolves when the database answers a read. */
   health(): Promise<void>;
   /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */

@@ -1,42 +1,18 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
- * SQL that takes a database of this build back to before the v2 reads' stamp times and removed
- * records (SQLite migration 7, PostgreSQL migration 4), for tests of the migrations. The
- * version is set back too, so the next open migrates again.
- */
-export const BEFORE_V2: Record<TestEngine, string> = {
-  sqlite: `
-    DROP TRIGGER stamp_dated;
-    DROP TRIGGER reporting_record_removed;
-    DROP TRIGGER table_record_removed;
-    DROP TABLE stamp_times;
-    DROP TABLE removed_records;
-    PRAGMA user_version = 6;
-  `,
-  postgres: `
-    DROP TRIGGER stamp_dated ON tenants;
-    DROP TRIGGER reporting_records_removed ON reporting_records;
-    DROP TRIGGER table_records_removed ON table_records;
-    DROP FUNCTION stamp_dated(), records_removed();
-    DROP TABLE stamp_times, removed_records;
-    UPDATE schema_version SET version = 3;
-  `,
-};
-
-/**
  * SQL that takes a database of this build back to before the filters of the reporting records
- * (SQLite migration 6, PostgreSQL migration 3), and so before the v2 reads too, for tests of
- * the migrations. The version is set back too, so the next open migrates again.
+ * (SQLite migration 6, PostgreSQL migration 3), for tests of the migrations. The version is set
+ * back too, so the next open migrates again.
  */
 export const BEFORE_FILTERS: Record<TestEngine, string> = {
-  sqlite: `${BEFORE_V2.sqlite}
+  sqlite: `
     DROP INDEX reporting_records_by_user_position;
     DROP INDEX reporting_records_by_plan;
     DROP INDEX reporting_records_by_month;
     PRAGMA user_version = 5;
   `,
-  postgres: `${BEFORE_V2.postgres}
+  postgres: `
     DROP INDEX reporting_records_by_user_position, reporting_records_by_plan, reporting_records_by_month;
     UPDATE schema_version SET version = 2;
   `,

@@ -170,51 +170,6 @@ export const MIGRATIONS: readonly string[] = [
     (tenant_id, (substr(body, strpos(body, ',"plan":') + 8, strpos(body, ',"user":') - strpos(body, ',"plan":') - 8)), pos);
   CREATE INDEX reporting_records_by_month ON reporting_records (tenant_id, month, pos);
   `,
-  // 4: the v2 reads, as migration 7 of the SQLite engine says (../sqlite/migrations.ts): the
-  // time of each stamp, dated by a trigger in the transaction that takes it (the clock's time,
-  // or the tenant's last time plus one), and where each deleted record stood (owner 0: the
-  // tenant's statement lines; else the data table's pk), written once per deleting statement.
-  `
-  CREATE TABLE stamp_times (
-    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
-    stamp bigint NOT NULL,
-    at bigint NOT NULL,
-    PRIMARY KEY (tenant_id, stamp)
-  );
-  CREATE INDEX stamp_times_by_time ON stamp_times (tenant_id, at);
-  INSERT INTO stamp_times (tenant_id, stamp, at) SELECT id, sync_seq, (extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM tenants;
-  CREATE FUNCTION stamp_dated() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    INSERT INTO stamp_times (tenant_id, stamp, at) VALUES (NEW.id, NEW.sync_seq, greatest(
-      (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
-      coalesce((SELECT at FROM stamp_times WHERE tenant_id = NEW.id ORDER BY stamp DESC LIMIT 1), 0) + 1));
-    RETURN NULL;
-  END $$;
-  CREATE TRIGGER stamp_dated AFTER UPDATE OF sync_seq ON tenants
-    FOR EACH ROW WHEN (NEW.sync_seq > OLD.sync_seq) EXECUTE FUNCTION stamp_dated();
-  CREATE TABLE removed_records (
-    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
-    owner bigint NOT NULL,
-    id text COLLATE "C" NOT NULL,
-    pos bigint NOT NULL,
-    PRIMARY KEY (tenant_id, owner, id)
-  );
-  CREATE FUNCTION records_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF TG_TABLE_NAME = 'reporting_records' THEN
-      INSERT INTO removed_records (tenant_id, owner, id, pos) SELECT tenant_id, 0, id, pos FROM gone
-        ON CONFLICT (tenant_id, owner, id) DO UPDATE SET pos = excluded.pos;
-    ELSE
-      INSERT INTO removed_records (tenant_id, owner, id, pos) SELECT tenant_id, table_pk, id, pos FROM gone
-        ON CONFLICT (tenant_id, owner, id) DO UPDATE SET pos = excluded.pos;
-    END IF;
-    RETURN NULL;
-  END $$;
-  CREATE TRIGGER reporting_records_removed AFTER DELETE ON reporting_records
-    REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION records_removed();
-  CREATE TRIGGER table_records_removed AFTER DELETE ON table_records
-    REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION records_removed();
-  `,
 ];
 
 /** Namespace of this service's advisory locks (the first of the two keys), "cd" + a version. */

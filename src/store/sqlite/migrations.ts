@@ -169,44 +169,4 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
   CREATE INDEX IF NOT EXISTS reporting_records_by_month ON reporting_records (tenant_id, month);
   `,
-  // 7: the v2 reads (../paging/v2Paging.ts). `stamp_times`: the time of each stamp of a tenant
-  // (milliseconds since 1970), written by a trigger in the transaction that takes the stamp,
-  // so that every writer that takes one dates it: the clock's time, or the tenant's last time
-  // plus one when the clock is not past it, so times increase with stamps. A stamp taken
-  // before this migration has the time of the first stamp dated after it (each tenant's
-  // current stamp is dated now). `removed_records`: where each deleted record stood (owner 0:
-  // the tenant's statement lines, under their tenant; else the data table's pk, under tenant 0,
-  // since a table's tenant may be deleted with it), so that a v2 walk can go on after a record
-  // deleted since it was handed out.
-  `
-  CREATE TABLE stamp_times (
-    tenant_id INTEGER NOT NULL,
-    stamp INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    PRIMARY KEY (tenant_id, stamp)
-  ) WITHOUT ROWID;
-  CREATE INDEX stamp_times_by_time ON stamp_times (tenant_id, at);
-  INSERT INTO stamp_times (tenant_id, stamp, at) SELECT id, sync_seq, CAST(unixepoch('subsec') * 1000 AS INTEGER) FROM tenants;
-  CREATE TRIGGER stamp_dated AFTER UPDATE OF sync_seq ON tenants WHEN new.sync_seq > old.sync_seq
-  BEGIN
-    INSERT INTO stamp_times (tenant_id, stamp, at) VALUES (new.id, new.sync_seq, max(
-      CAST(unixepoch('subsec') * 1000 AS INTEGER),
-      ifnull((SELECT at FROM stamp_times WHERE tenant_id = new.id ORDER BY stamp DESC LIMIT 1), 0) + 1));
-  END;
-  CREATE TABLE removed_records (
-    tenant_id INTEGER NOT NULL,
-    owner INTEGER NOT NULL,
-    id TEXT NOT NULL,
-    pos INTEGER NOT NULL,
-    PRIMARY KEY (tenant_id, owner, id)
-  ) WITHOUT ROWID;
-  CREATE TRIGGER reporting_record_removed AFTER DELETE ON reporting_records
-  BEGIN
-    INSERT OR REPLACE INTO removed_records (tenant_id, owner, id, pos) VALUES (old.tenant_id, 0, old.id, old.pos);
-  END;
-  CREATE TRIGGER table_record_removed AFTER DELETE ON table_records
-  BEGIN
-    INSERT OR REPLACE INTO removed_records (tenant_id, owner, id, pos) VALUES (0, old.table_pk, old.id, old.pos);
-  END;
-  `,
 ];

@@ -6,7 +6,6 @@ import type { Db } from './db.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { pagedReads } from './pagedReads.js';
-import { v2Reads } from './v2Reads.js';
 
 /** The reads of the service on one connection, each statement prepared once. */
 export function sqliteReads(db: Db): EngineReads {
@@ -27,6 +26,5 @@ export function sqliteReads(db: Db): EngineReads {
     tableChanges: (tenantId, tableKey) => changes.tableRecords(tenantId, tableKey),
     tables: (tenantId, key) => discovery.tables(tenantId, key),
     reportingSchema: (tenantId) => discovery.reportingSchema(tenantId),
-    v2: v2Reads(db),
   };
 }

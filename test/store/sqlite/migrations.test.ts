@@ -4,7 +4,7 @@ import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
-import { BEFORE_FILTERS, BEFORE_SYNC, BEFORE_V2 } from '../../support/undoMigrations.js';
+import { BEFORE_FILTERS, BEFORE_SYNC } from '../../support/undoMigrations.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -76,23 +76,4 @@ test('migration 6 adds the indexes of the reporting filters to a database withou
   t.after(() => migrated.close());
   assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   assert.deepEqual(filterIndexes(migrated), ['reporting_records_by_month', 'reporting_records_by_plan', 'reporting_records_by_user_position']);
-});
-
-test("migration 7 dates each tenant's current stamp, and later stamps after it, each time past the last", async (t) => {
-  const { dbPath, db, store } = await tempSqliteDatabase(t);
-  const fixture = await buildFixture(store, { tenant: 'acme', records: 5 });
-  db.exec(BEFORE_V2.sqlite);
-  db.close();
-
-  const migrated = openDatabase(dbPath);
-  t.after(() => migrated.close());
-  assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
-  const dated = () => migrated.prepare('SELECT stamp, at FROM stamp_times WHERE tenant_id = ? ORDER BY stamp').raw().all(fixture.tenantId) as [number, number][];
-  const seq = migrated.prepare('SELECT sync_seq FROM tenants WHERE id = ?').pluck().get(fixture.tenantId) as number;
-  assert.deepEqual(dated().map(([stamp]) => stamp), [seq], 'the current stamp, dated');
-  const bump = migrated.prepare('UPDATE tenants SET sync_seq = sync_seq + 1 WHERE id = ?');
-  for (let i = 0; i < 3; i += 1) bump.run(fixture.tenantId);
-  const times = dated().map(([, at]) => at);
-  assert.equal(times.length, 4);
-  for (let i = 1; i < times.length; i += 1) assert.ok(times[i]! > times[i - 1]!, `times increase: ${times.join(', ')}`);
 });

@@ -158,23 +158,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Serv
   const conf = Object.entries(settings).map(([name, value]) => `${name} = ${value}`).join('\n');
   // A base backup copies the primary's configuration: ours is appended, so the last one counts.
   writeFileSync(join(data, 'postgresql.auto.conf'), `${conf}\n`, { flag: 'a' });
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = await spawnUntilReady(join(POSTGRES_BIN, 'postgres'), ['-D', data], /database system is ready to accept (read-only )?connections/);
-  };
-  await start();
-  const server: ServerProcess = {
-    port,
-    pid: () => child?.pid,
-    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
-    start,
-    stop: () => stopProcess(child, 'SIGINT'),
-    async remove() {
-      await server.stop();
-      rmSync(directory, { recursive: true, force: true });
-    },
-  };
-  return server;
+  return startedServer(port, directory, join(POSTGRES_BIN, 'postgres'), ['-D', data], /database system is ready to accept (read-only )?connections/);
 }
 
 /** A primary and its streaming standbys (read replicas), each a server of its own. */
@@ -266,9 +250,14 @@ export async function startPgBouncer(target: ServerProcess, mode: PoolMode): Pro
   const user = serverUser();
   if (user) for (const file of [ini, users]) chownSync(file, user.uid, user.gid);
   mkdirSync(directory, { recursive: true });
+  return startedServer(port, directory, PGBOUNCER, ['-v', ini], /process up|listening on/);
+}
+
+/** `command` started (and restartable) until its log says `ready`, as a server on `port` whose files are in `directory`. */
+async function startedServer(port: number, directory: string, command: string, args: string[], ready: RegExp): Promise<ServerProcess> {
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = await spawnUntilReady(PGBOUNCER, ['-v', ini], /process up|listening on/);
+    child = await spawnUntilReady(command, args, ready);
   };
   await start();
   const server: ServerProcess = {

@@ -79,17 +79,19 @@ lint: setup typecheck build
 build: setup
 	npm run --silent build
 
-## Four passes side by side, each one file at a time: the engine-free files once, the engine
-## files on SQLite, and on PostgreSQL, and the paging, bulk and sync tests through PgBouncer.
+## Four passes side by side, each one file at a time in one process: the engine-free files once,
+## the engine files on SQLite, and on PostgreSQL, and the paging, bulk and sync tests through PgBouncer.
 ## Most tests wait on servers and processes more than they compute, so on two cores the passes
 ## take little more than the longest. Each pass's output is printed whole when it ends; the code
 ## is linted meanwhile.
 test: check-generated
 	@$(MAKE) --no-print-directory -j5 --output-sync=target lint test-once test-sqlite test-postgres test-pgbouncer
 
-# `make test TIMES=DIR`: each pass also writes its files' times, slowest first, to DIR/PASS.txt.
-TEST_RUN = node --import tsx --test --test-reporter=spec $(if $(TIMES),--test-reporter-destination=stdout \
-  --test-reporter=./test/support/fileTimes.mjs --test-reporter-destination=$(abspath $(TIMES))/$@.txt)
+# Each pass runs its files one after another in one process (test/support/runTests.ts): the
+# contract, its validators and the modules load once per pass, not once per file. A fixture that
+# a file's tests share is torn down when its pass ends. `make test TIMES=DIR`: each pass also
+# writes its files' times, slowest first, to DIR/PASS.txt.
+TEST_RUN = node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
 
 ## The engine-free files (`make test-once FILES=...` for some).
 test-once: build

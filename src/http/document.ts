@@ -34,7 +34,9 @@ export function loadDocument(path = repositoryPath('openapi/openapi.yaml')): Loa
   const marker = '\u0000servers\u0000';
   const [before, after] = exactJson({ ...exact, servers: marker }).split(JSON.stringify(marker)) as [string, string];
   const servedJson = (base: string) => `${before}${JSON.stringify([{ url: base, description: SERVED_SERVER_DESCRIPTION }])}${after}`;
-  return { definition: parse(text) as Record<string, unknown>, servedJson };
+  // openapi-backend's copy: the same document with every integer a JS number.
+  const definition = JSON.parse(JSON.stringify(exact, (_key, item: unknown) => (typeof item === 'bigint' ? Number(item) : item))) as Record<string, unknown>;
+  return { definition, servedJson };
 }
 
 function exactJson(value: unknown): string {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Context, Middleware } from 'koa';
 import { pino, type DestinationStream, type LevelWithSilent, type Logger } from 'pino';
@@ -30,6 +31,20 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/**
+ * Writes out every line logged so far, in order, and ends the log: for a process about to exit.
+ * (pino's own flush at exit writes what is pending synchronously, which can land before a line
+ * whose asynchronous write is still under way.) Standard output itself stays open.
+ */
+export function endLog(logger: Logger): Promise<void> {
+  const destination = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as Partial<EventEmitter> & { end?: () => void };
+  if (typeof destination.end !== 'function' || !destination.once) return new Promise((resolve) => logger.flush(() => resolve()));
+  return new Promise((resolve) => {
+    destination.once!('close', () => resolve());
+    destination.end!();
+  });
 }
 
 /** A request id the server may adopt from `X-Request-Id`: visible ASCII of the usual kinds. */

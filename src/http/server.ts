@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { createApi } from './api.js';
 import { admission } from './admission.js';
 import { answeredAheadOfAdmission, createApp } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
+import { gracefulShutdown } from './shutdown.js';
 import { docsAssets } from './docsAssets.js';
 import { contractDocument } from './document.js';
 import type { FaultSpec } from './faultSpec.js';
@@ -71,28 +72,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted });
   const handle = app.callback();
   const server = createServer(httpServerOptions(limits), (request, response) => void handle(request, response));
+  const shutDown = gracefulShutdown(server);
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
   answerClientErrors(server, logger, limits.maxHeaderSize);
   server.listen(options.port, options.host);
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, close: () => shutDown(server, limits.shutdownTimeoutMs), requestsInProgress: admitted.inProgress };
+  return { url: `http://${host}:${port}`, close: () => shutDown(limits.shutdownTimeoutMs), requestsInProgress: admitted.inProgress };
 }
 
-/**
- * Stops accepting, lets in-flight responses finish (keep-alive connections are closed as soon
- * as they fall idle), and cuts whatever is still open after `timeoutMs`.
- */
-async function shutDown(server: Server, timeoutMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-  const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
-  await closed;
-  // The server is closed once its last socket is; the close events of the responses on it (and
-  // their log lines) come in the turns after: let them run before the caller closes the store.
-  await new Promise((resolve) => setImmediate(resolve));
-  clearInterval(idleSweep);
-  clearTimeout(deadline);
-}

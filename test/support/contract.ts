@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 
 /**
  * Checks a response against the OpenAPI document: the status must be declared for the path and
@@ -11,7 +11,7 @@ import { loadDocument } from '../../src/http/document.js';
  * the declared schema (JSON Schema 2020-12, as OpenAPI 3.1 says).
  */
 type Json = Record<string, unknown>;
-const { definition } = loadDocument();
+const { definition } = contractDocument();
 const DOC_ID = 'https://compdata.local/openapi.json';
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats.default(ajv);

@@ -20,7 +20,8 @@ export interface Scope {
 
 /**
  * A fixture the tests of a file (or of a `describe`) share, for those that only read it: made
- * by the first test that asks for it, torn down when the file (or the `describe`) ends. Call it
+ * by the first test that asks for it, torn down when the `describe` ends, or when the run ends
+ * for one made at a file's top level (`make test` runs a pass's files in one process). Call it
  * where the file's tests are declared; each test then awaits the function it returns. A test
  * that writes makes its own.
  */

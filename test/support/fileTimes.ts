@@ -1,14 +1,10 @@
 /**
  * A node:test reporter that writes how long each test file took, slowest first: from the last
  * event of the file before it to its own last, as the runner received them (with files run one
- * at a time, that is the file's own time, its process start included). Used beside the usual
- * reporter:
- *
- *   node --test --test-reporter=spec --test-reporter-destination=stdout \
- *     --test-reporter=./test/support/fileTimes.mjs --test-reporter-destination=times.txt FILES...
+ * at a time, that is the file's own time). runTests.ts uses it beside the spec report.
  */
-export default async function* fileTimes(source) {
-  const seen = new Map();
+export default async function* fileTimes(source: AsyncIterable<{ type: string; data?: { file?: string } }>): AsyncGenerator<string> {
+  const seen = new Map<string, { first: number; last: number }>();
   // A file's time begins where the file before it ended: its process start counts as its own.
   let lastEvent = performance.now();
   for await (const event of source) {
@@ -22,7 +18,7 @@ export default async function* fileTimes(source) {
     lastEvent = now;
   }
   const root = process.cwd() + '/';
-  const rows = [...seen].map(([file, { first, last }]) => [file.replace(root, ''), (last - first) / 1000]).sort((a, b) => b[1] - a[1]);
+  const rows = [...seen].map(([file, { first, last }]) => [file.replace(root, ''), (last - first) / 1000] as const).sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((sum, [, seconds]) => sum + seconds, 0);
   yield `${rows.map(([file, seconds]) => `${seconds.toFixed(1).padStart(7)} s  ${file}`).join('\n')}\n${total.toFixed(1).padStart(7)} s  in all (${rows.length} files)\n`;
 }

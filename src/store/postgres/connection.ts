@@ -149,7 +149,16 @@ export function isLockTimeout(error: unknown): boolean {
  * unreachable until restarted.)
  */
 export function isDiskFull(error: unknown): boolean {
-  return sqlState(error) === '53100';
+  return sqlState(error) === '53100' || isInitFileUnwritable(error);
+}
+
+/**
+ * A new connection whose server process could not write the database's relation-cache file
+ * (`could not write init file`, an internal error, FATAL): on a disk with no room left, the
+ * server refuses connections to a database whose cached catalog was invalidated by a write.
+ */
+function isInitFileUnwritable(error: unknown): boolean {
+  return (error as Error | null)?.message === 'could not write init file';
 }
 
 /**

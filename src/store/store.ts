@@ -307,6 +307,16 @@ export class StoreFull extends Error {
 /** The database named by `--db` cannot be opened: the message says which and why. */
 export class StoreOpenError extends Error {}
 
+/**
+ * The database named by `--db` cannot be opened because the disk that holds it is full; `why`
+ * says what the engine could not write.
+ */
+export class StoreOpenFull extends StoreOpenError {
+  constructor(database: string, why: string, options?: ErrorOptions) {
+    super(`cannot open database ${database}: the disk that holds it is full (${why}); free space, then try again`, options);
+  }
+}
+
 /** The database server named by `--db` does not answer (a `StoreOpenError` the CLI reports with exit code 2). */
 export class StoreUnreachable extends StoreOpenError {}
 

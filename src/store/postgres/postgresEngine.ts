@@ -5,6 +5,7 @@ import {
   StoreBusy,
   StoreFull,
   StoreOpenError,
+  StoreOpenFull,
   StoreUnavailable,
   StoreUnreachable,
   StoreUnusable,
@@ -131,7 +132,7 @@ function storeError(error: unknown): unknown {
 function openError(connectionString: string, error: unknown): StoreOpenError {
   const shown = withoutPassword(connectionString);
   if (error instanceof SchemaTooNew) return new StoreUnusable(`${shown}: ${error.message}`, { cause: error });
-  if (isDiskFull(error)) return new StoreOpenError(`cannot open database ${shown}: the disk that holds it is full (${(error as Error).message}); free space, then try again`, { cause: error });
+  if (isDiskFull(error)) return new StoreOpenFull(shown, (error as Error).message, { cause: error });
   const message = `cannot open database ${shown}: ${(error as Error).message || String(error)}`;
   return isUnreachable(error) ? new StoreUnreachable(message, { cause: error }) : new StoreOpenError(message, { cause: error });
 }

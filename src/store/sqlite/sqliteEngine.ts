@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Engine } from '../engine.js';
-import { SchemaTooNew, StoreBusy, StoreFull, StoreOpenError, StoreUnusable, type StoreLog } from '../store.js';
+import { SchemaTooNew, StoreBusy, StoreFull, StoreOpenError, StoreOpenFull, StoreUnusable, type StoreLog } from '../store.js';
 import { backupDatabase } from './backup.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { datasetSteps } from './datasetReads.js';
@@ -101,7 +101,7 @@ function openFile(path: string, options: SqliteEngineOptions): Db {
     return openDatabase(path, { role: options.role, busyTimeoutMs: options.busyTimeoutMs });
   } catch (error) {
     if (isDiskFull(error)) {
-      throw new StoreOpenError(`cannot open database ${path}: the disk that holds it is full (SQLite needs room for the -shm file beside it); free space, then try again`, { cause: error });
+      throw new StoreOpenFull(path, 'SQLite needs room for the -shm file beside it', { cause: error });
     }
     throw unusable(path, error) ?? new StoreOpenError(`cannot open database ${path}: ${(error as Error).message}`, { cause: error });
   }

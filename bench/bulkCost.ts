@@ -1,6 +1,6 @@
 /**
  * What one bulk upsert of 200 items costs the store alone, in this process, without HTTP or the
- * writer thread: the same `bulkUpserter` the writer thread calls, over a fresh copy of the bulk
+ * writer thread: the same `tenantWriter` the writer thread calls, over a fresh copy of the bulk
  * store (1,000,000 attributions by default), with the suite's request bodies. Prints CPU
  * milliseconds per upsert (user + system of this process) and wall milliseconds, medians of
  * rounds. For comparing ways of writing the upsert; the suite's `bulk-put` measures the server.
@@ -12,7 +12,7 @@ import { benchConfig } from './config.js';
 import { median } from './stats.js';
 import { prepareBulkRunStore } from './stores.js';
 import { upsertsFromBody } from '../src/http/bulkItems.js';
-import { bulkUpserter } from '../src/store/sqlite/bulkUpsert.js';
+import { tenantWriter } from '../src/store/sqlite/bulkUpsert.js';
 import { openDatabase } from '../src/store/sqlite/db.js';
 import { parseKey } from '../src/store/apiKeys.js';
 import { keySteps } from '../src/store/sqlite/keys.js';
@@ -24,7 +24,7 @@ const config = benchConfig();
 const store = await prepareBulkRunStore(config);
 const db = openDatabase(store.dbPath, { role: 'writer' });
 const tenantId = keySteps(db).lookup(parseKey(store.key)!.id)!.tenantId;
-const upsert = bulkUpserter(db);
+const write = tenantWriter(db);
 const bodies = bulkBodies(perRound * rounds, config.bulkItems, store.users).map((body) => {
   const parsed = upsertsFromBody((JSON.parse(body) as { data: Parameters<typeof upsertsFromBody>[0] }).data);
   if ('problems' in parsed) throw new Error('a bench body has items that end before they start');
@@ -37,7 +37,7 @@ for (let round = 0; round < rounds; round += 1) {
   const startedCpu = process.cpuUsage();
   const started = performance.now();
   for (const items of bodies.slice(round * perRound, (round + 1) * perRound)) {
-    const outcome = await upsert(tenantId, items, wallClockMs());
+    const outcome = await write(tenantId, { kind: 'attributions', items }, wallClockMs());
     if ('broken' in outcome) throw new Error(`a bench body broke a rule: ${outcome.broken.detail}`);
   }
   const used = process.cpuUsage(startedCpu);

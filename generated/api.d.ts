@@ -124,6 +124,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upsert up to 200 users in one transaction
+         * @description All or nothing: on any error nothing is written. The whole request, checks included,
+         *     runs in one database transaction; concurrent writes of the tenant are serialised.
+         *
+         *     - Each item names a user by `email`, matched without regard to case: a user of the
+         *       tenant with that e-mail address is updated, otherwise a new user is created. The
+         *       e-mail address is stored as sent (its case may change).
+         *     - A field left out of an item stays as it is. A standard field sent as `null` is a
+         *       `422`: every user has each of them. A new user needs every standard field (`422`
+         *       otherwise, one pointer per missing field).
+         *     - `id` cannot change: an item whose `id` is not the stored user's is a `422`, and so is
+         *       a new user whose `id` another user holds. Two items naming one user (or one new id):
+         *       `422`, pointer at the later item.
+         *     - Custom user attributes: any other property, named by its key
+         *       (`^[a-z][a-z0-9_]{0,63}$`), with a string, number or boolean value. A key the user has
+         *       not held yet adds that attribute; `null` removes it. Attributes are not part of the
+         *       user object inside the reporting records.
+         *     - A change of a standard field changes the `user` object of that user's statement
+         *       reporting records: they count as changed for incremental sync, and every `ETag`
+         *       changes.
+         *
+         *     Errors, in the order they are looked for (the first kind found is answered, with every
+         *     instance of it): schema errors (`400`); then every broken rule above (`422`, pointers
+         *     `/data/i/<field>`).
+         *
+         *     Response: `count` is the number of users written, and `data` holds them as stored, in
+         *     request order: the standard fields, then the custom attributes in key order. Writing
+         *     the same request again leaves the same users.
+         */
+        put: operations["upsertUsersBulk"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/groups": {
         parameters: {
             query?: never;
@@ -547,6 +593,36 @@ export interface components {
             /** @description Number of items written. */
             count: number;
             data: (components["schemas"]["GroupAttributionResponseItem"] | components["schemas"]["ManagerAttributionResponseItem"])[];
+        };
+        /**
+         * user item
+         * @description A user named by `email`: the standard fields sent replace the stored ones (a field left
+         *     out stays as it is); every other property is a custom attribute (`null` removes it).
+         */
+        UserPutBodyModel: {
+            email: components["schemas"]["Email"];
+            /** @description The user's id; required for a new user, and never changes. */
+            id?: string | null;
+            name?: string | null;
+            role?: string | null;
+            currency?: string | null;
+            calculation_currency?: string | null;
+            country?: string | null;
+            code?: string | null;
+        } & {
+            [key: string]: string | number | boolean | null;
+        };
+        UsersBulkPutBody: {
+            data: components["schemas"]["UserPutBodyModel"][];
+        };
+        /** @description A user as stored, the standard fields then the custom attributes in key order. */
+        StoredUser: {
+            [key: string]: string | number | boolean;
+        } & components["schemas"]["User"];
+        UsersBulkSuccessResponse: {
+            /** @description Number of users written. */
+            count: number;
+            data: components["schemas"]["StoredUser"][];
         };
         GroupAttributionPage: {
             count: components["schemas"]["PageCount"];
@@ -1340,6 +1416,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GroupsBulkSuccessModelResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    upsertUsersBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsersBulkPutBody"];
+            };
+        };
+        responses: {
+            /** @description Every user was written. The users as stored, in request order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersBulkSuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

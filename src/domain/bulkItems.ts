@@ -27,9 +27,6 @@ export interface ManagerUpsert extends Period {
 
 export type Upsert = GroupUpsert | ManagerUpsert;
 
-/** The item fields a rule can point at. */
-type ItemField = 'user' | 'manager' | 'group_dimension';
-
 /**
  * A rule of the bulk operation that item `index` breaks: `422`, pointing at
  * `/data/<index>/<field>`, or at the item itself when `field` is absent (`index` absent: the
@@ -37,7 +34,8 @@ type ItemField = 'user' | 'manager' | 'group_dimension';
  */
 export interface RuleViolation {
   readonly index?: number;
-  readonly field?: ItemField;
+  /** The item's field (`user`, `manager`, `group_dimension`, a user's field). */
+  readonly field?: string;
   readonly message: string;
 }
 

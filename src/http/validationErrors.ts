@@ -19,7 +19,8 @@ import { contractAjv } from './contractAjv.js';
 export function problemsFromAjv(errors: readonly ErrorObject[], bodySchema?: JsonSchema, body?: unknown): ParamProblem[] {
   const itemArrays = bodySchema && isObject(body) ? oneOfItemArrays(bodySchema, body) : [];
   const revalidated = itemArrays.map(({ name }) => new RegExp(`^/requestBody/${escapeRegExp(escapePointer(name))}/\\d+(/|$)`));
-  const kept = errors.filter((error) => !revalidated.some((pattern) => pattern.test(error.instancePath)));
+  // A key refused by `propertyNames` is told once, by the error of the rule it broke (which names the key).
+  const kept = errors.filter((error) => error.keyword !== 'propertyNames' && !revalidated.some((pattern) => pattern.test(error.instancePath)));
   const problems = kept.map((error) => ({ pointer: pointerOf(error, '/requestBody'), message: messageOf(error) }));
   for (const { name, items, forms } of itemArrays) {
     for (const [index, item] of items.entries()) problems.push(...itemProblems(`/${escapePointer(name)}/${index}`, item, forms));
@@ -82,7 +83,8 @@ function itemProblems(pointer: string, item: unknown, forms: readonly ItemForm[]
 function pointerOf(error: ErrorObject, prefix: string): string {
   let pointer = prefix && error.instancePath.startsWith(prefix) ? error.instancePath.slice(prefix.length) : error.instancePath;
   const params = error.params as Record<string, unknown>;
-  const property = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined;
+  const property =
+    error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : error.propertyName;
   if (typeof property === 'string') {
     pointer = pointer === '' && property === 'requestBody' ? '' : `${pointer}/${escapePointer(property)}`;
   }
@@ -95,6 +97,7 @@ function messageOf(error: ErrorObject): string {
   if (error.keyword === 'required') return 'is required';
   if (error.keyword === 'additionalProperties') return 'is not allowed';
   if (error.keyword === 'parse') return 'is not valid JSON';
+  if (error.propertyName !== undefined) return `is not a valid key: ${error.message ?? 'is invalid'}`;
   return error.message ?? 'is invalid';
 }
 

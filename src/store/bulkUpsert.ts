@@ -22,6 +22,7 @@ import {
   type UserRef,
 } from '../domain/bulkPlan.js';
 import type { Period } from '../domain/periods.js';
+import type { UserUpsert } from '../domain/userItems.js';
 import type { BulkOutcome, WrittenItem } from './store.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -147,8 +148,17 @@ function writtenItem(item: Resolved): WrittenItem {
  * a broken rule before anything is read, as any other name the tenant cannot have.
  */
 export function unstorableGroups(items: readonly Upsert[]): RulesBroken | undefined {
-  const violations = items.flatMap((item, index) =>
-    item.kind === 'group' && item.group.includes('\u0000') ? [{ index, message: 'group must not contain the character U+0000 on this server' }] : [],
+  return unstorableText(items.map((item) => (item.kind === 'group' ? item.group : '')), 'group');
+}
+
+/** User ids such an engine could not store (the other fields are stored as JSON, where U+0000 is escaped). */
+export function unstorableUserIds(items: readonly UserUpsert[]): RulesBroken | undefined {
+  return unstorableText(items.map((item) => item.fields.id ?? ''), 'id');
+}
+
+function unstorableText(texts: readonly string[], field: string): RulesBroken | undefined {
+  const violations = texts.flatMap((text, index) =>
+    text.includes('\u0000') ? [{ index, field, message: `${field} must not contain the character U+0000 on this server` }] : [],
   );
   return violations.length > 0 ? itemRulesBroken(violations) : undefined;
 }

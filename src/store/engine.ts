@@ -1,11 +1,11 @@
-import type { Upsert } from '../domain/bulkItems.js';
 import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { InvariantReads } from './invariantCheck.js';
 import type { LoadSteps } from './loading/loadSteps.js';
 import type { GroupFilter, ManagerFilter } from './paging/attributionListing.js';
 import type { ChangeReads } from './paging/changePaging.js';
 import type { PagedSource } from './paging/pagedSource.js';
-import type { BulkOutcome, KeyInfo, ReportingSchema, Tenant } from './store.js';
+import type { KeyInfo, ReportingSchema, Tenant } from './store.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
 
 /** An answer that may come at once (SQLite reads on the calling thread) or later (over the network). */
 export type Answer<T> = T | Promise<T>;
@@ -44,10 +44,10 @@ export interface Engine {
    */
   readonly changeCounter?: () => number;
   /**
-   * `PUT /v1/users/groups/bulk` of one tenant: `bulkUpsertWith` (bulkUpsert.ts) over the
-   * engine's bulk steps, inside one write transaction that serialises the tenant's writers.
+   * A write of the API into one tenant (the bulks): `runTenantWrite` (tenantWrites.ts) over the
+   * engine's steps, inside one write transaction that serialises the tenant's writers.
    */
-  bulkUpsert(tenantId: number, items: readonly Upsert[]): Promise<BulkOutcome>;
+  write<W extends TenantWrite>(tenantId: number, write: W): Promise<WriteOutcome<WrittenBy<W>>>;
   /**
    * Runs `work` in one write transaction on a connection of its own that spans its awaits:
    * committed when `work` resolves, rolled back when it throws.

@@ -1,7 +1,7 @@
 import type { Upsert } from '../domain/bulkItems.js';
 import { narrows } from '../domain/reportingFilter.js';
 import { keyIdOf, newKey, parseKey, secretMatches } from './apiKeys.js';
-import { unstorableGroups } from './bulkUpsert.js';
+import { unstorableGroups, unstorableUserIds } from './bulkUpsert.js';
 import { datasetReads, tableOf } from './datasetReading.js';
 import { after, type Answer, type Engine, type EngineReads } from './engine.js';
 import { translatingErrors } from './errorTranslation.js';
@@ -14,6 +14,7 @@ import { readPage, scopeOf } from './paging/pageReading.js';
 import type { PagedSource } from './paging/pagedSource.js';
 import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
 import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
+import type { WriteOutcome } from './tenantWrites.js';
 import { StoreUnavailable, TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
 
 /**
@@ -137,6 +138,13 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     return inTurn(() => work(reads));
   };
 
+  /** A write's outcome with, once written, its consistency token: the log's position after the commit (none if the server went away meanwhile). */
+  const withConsistency = async <T>(outcome: WriteOutcome<T>): Promise<WriteOutcome<T>> => {
+    if (!('written' in outcome) || !logPosition) return outcome;
+    const position = await logPosition().catch(() => undefined);
+    return position === undefined ? outcome : { ...outcome, consistency: position.toString() };
+  };
+
   const sourceOf = (reads: EngineReads, principal: Principal, source: Source): Answer<PagedSource | undefined> => {
     const { tenantId, emptyFragment } = grant(principal);
     switch (source.kind) {
@@ -211,11 +219,12 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     async bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
       const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
       if (unstorable) return { broken: unstorable };
-      const outcome = await engine.bulkUpsert(principal.tenantId, items);
-      if (!('written' in outcome) || !logPosition) return outcome;
-      // Written: the token is the log's position after the commit (none if the server went away meanwhile).
-      const position = await logPosition().catch(() => undefined);
-      return position === undefined ? outcome : { ...outcome, consistency: position.toString() };
+      return withConsistency(await engine.write(principal.tenantId, { kind: 'attributions', items }));
+    },
+    async upsertUsers(principal, items) {
+      const unstorable = engine.textHoldsNul ? undefined : unstorableUserIds(items);
+      if (unstorable) return { broken: unstorable };
+      return withConsistency(await engine.write(principal.tenantId, { kind: 'users', items }));
     },
     tables: (principal, key) => onServer(principal, (on) => after(on.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
     reportingSchema: (principal) => onServer(principal, (on) => on.reportingSchema(principal.tenantId)),

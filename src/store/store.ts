@@ -1,6 +1,8 @@
-import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
+import type { Upsert } from '../domain/bulkItems.js';
 import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { TableField } from '../domain/tableJson.js';
+import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
+import type { WriteOutcome, WrittenItem } from './tenantWrites.js';
 import type { TenantWriter } from './tenantWriting.js';
 
 /**
@@ -35,6 +37,8 @@ export interface Store {
   changes(principal: Principal, source: ChangedSource, query: ChangeQuery): Promise<ChangeOutcome>;
   /** `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
+  /** `PUT /v1/users/bulk` (docs/rules.md#users): every user written in one transaction (the users as stored), or nothing and the rules broken. */
+  upsertUsers(principal: Principal, items: readonly UserUpsert[]): Promise<WriteOutcome<Record<string, AttributeValue>[]>>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */
@@ -168,18 +172,10 @@ interface Total {
 /** A page, or why there is none: the tenant has no such table (404), or the cursor is not one this server issued (400). */
 type PageOutcome = Page | 'unknownTable' | 'badCursor';
 
-/** An item written: the e-mail addresses of its users as stored (for the echo). */
-export interface WrittenItem {
-  readonly user: string;
-  readonly manager?: string;
-}
+export type { WrittenItem } from './tenantWrites.js';
 
-/**
- * What a bulk upsert did: every item written, or nothing written and the rules broken; and
- * `lockWaitMs`, how long it waited for the write lock, from its arrival at the store until its
- * transaction held the lock (absent when it was refused before it asked for the lock).
- */
-export type BulkOutcome = ({ readonly written: WrittenItem[]; readonly consistency?: string } | { readonly broken: RulesBroken }) & { readonly lockWaitMs?: number };
+/** What an attribution bulk did (see `WriteOutcome`). */
+export type BulkOutcome = WriteOutcome<WrittenItem[]>;
 
 /**
  * A read server as `/healthz` shows it: whether reads go to it, how many it served, how often it

@@ -92,4 +92,10 @@ test("the document's examples work against make demo's data", { timeout: 120_000
       assert.ok(readBack.body.data.some((entry: Json) => JSON.stringify(entry) === JSON.stringify(item)), `${name}: ${JSON.stringify(item)} not read back`);
     }
   });
+
+  await t.test('the users bulk example request is answered with its example response', async () => {
+    const written = await call('PUT', '/v1/users/bulk', components.examples.UsersBulkRequest.value);
+    assert.equal(written.status, 200, written.text);
+    assert.deepEqual(written.body, components.examples.UsersBulkResponse.value);
+  });
 });

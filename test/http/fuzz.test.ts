@@ -35,6 +35,7 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
     badKeys: [revoked, globex.key.slice(0, -1) + (globex.key.endsWith('A') ? 'B' : 'A')],
     values: {
       user: [...emails, emails[1]!.toUpperCase(), 'user0@globex.example'],
+      email: [...emails, emails[2]!.toUpperCase(), 'new.user@acme.example'],
       manager: emails,
       group_dimension: ['region', 'segment', 'unknown'],
       group: ['EMEA', 'APAC'],

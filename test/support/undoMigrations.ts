@@ -1,18 +1,33 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before custom user attributes (SQLite
+ * migration 7, PostgreSQL migration 4), for tests of the migrations. The version is set back
+ * too, so the next open migrates again.
+ */
+export const BEFORE_USER_ATTRIBUTES: Record<TestEngine, string> = {
+  sqlite: `
+    ALTER TABLE users DROP COLUMN attributes;
+    PRAGMA user_version = 6;
+  `,
+  postgres: `
+    ALTER TABLE users DROP COLUMN attributes;
+    UPDATE schema_version SET version = 3;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before the filters of the reporting records
- * (SQLite migration 6, PostgreSQL migration 3), for tests of the migrations. The version is set
- * back too, so the next open migrates again.
+ * (SQLite migration 6, PostgreSQL migration 3), and so before user attributes too.
  */
 export const BEFORE_FILTERS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_USER_ATTRIBUTES.sqlite}
     DROP INDEX reporting_records_by_user_position;
     DROP INDEX reporting_records_by_plan;
     DROP INDEX reporting_records_by_month;
     PRAGMA user_version = 5;
   `,
-  postgres: `
+  postgres: `${BEFORE_USER_ATTRIBUTES.postgres}
     DROP INDEX reporting_records_by_user_position, reporting_records_by_plan, reporting_records_by_month;
     UPDATE schema_version SET version = 2;
   `,

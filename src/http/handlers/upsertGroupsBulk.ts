@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/api.js';
-import type { RulesBroken } from '../../domain/bulkItems.js';
 import { echoItem, upsertsFromBody } from '../bulkItems.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { problems } from '../problems.js';
+import { writtenOrRefused } from '../writeOutcome.js';
 
 type Body = components['schemas']['GroupsBulkPutBody'];
 type Success = components['schemas']['GroupsBulkSuccessModelResponse'];
@@ -20,19 +20,7 @@ export const upsertGroupsBulk =
     const parsed = upsertsFromBody(data);
     if ('problems' in parsed) throw problems.badRequest(parsed.problems, 'An item ends before it starts; nothing was written.');
     const { upserts } = parsed;
-    const outcome = await store.bulkUpsert(ctx.state.principal, upserts);
-    ctx.state.lockWaitMs = outcome.lockWaitMs;
-    if ('broken' in outcome) throw unprocessable(outcome.broken);
-    // Sent back on a read, the token gets a server that has this write (see "Read replicas").
-    if (outcome.consistency !== undefined) ctx.set('Compdata-Consistency', outcome.consistency);
-    const body: Success = { count: upserts.length, data: upserts.map((item, i) => echoItem(item, outcome.written[i]!)) };
+    const written = writtenOrRefused(ctx, await store.bulkUpsert(ctx.state.principal, upserts));
+    const body: Success = { count: upserts.length, data: upserts.map((item, i) => echoItem(item, written[i]!)) };
     ctx.body = body;
   };
-
-function unprocessable({ detail, violations }: RulesBroken) {
-  const errors = violations.map(({ index, field, message }) => ({
-    pointer: index === undefined ? '/data' : field === undefined ? `/data/${index}` : `/data/${index}/${field}`,
-    message,
-  }));
-  return problems.unprocessable(errors, detail);
-}

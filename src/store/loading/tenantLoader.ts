@@ -14,6 +14,7 @@ import {
   type TenantWriter,
 } from '../tenantWriting.js';
 import { refreshDimensionFields } from './dimensionFields.js';
+import { userInRecords } from '../userUpsert.js';
 import type { LoadSteps } from './loadSteps.js';
 import { RecordLoader } from './recordLoader.js';
 
@@ -98,7 +99,7 @@ export class TenantLoader implements TenantWriter {
     users.forEach((user, index) => {
       const pk = pkOf.get(user.id)!;
       const before = jsonOf.get(user.id);
-      if (before !== undefined && before !== json[index]) changed.push({ userPk: pk, before: `"user":${before}`, after: `"user":${json[index]}` });
+      if (before !== undefined && before !== json[index]) changed.push(userInRecords(pk, before, json[index]!));
       this.records.rememberUser(user, pk, json[index]!);
     });
     if (changed.length > 0) await this.steps.rerenderUsersInRecords(changed, this.records.stamp);

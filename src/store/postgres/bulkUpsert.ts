@@ -1,9 +1,8 @@
 import type pg from 'pg';
-import type { Upsert } from '../../domain/bulkItems.js';
-import { bulkUpsertWith } from '../bulkUpsert.js';
-import type { BulkOutcome } from '../store.js';
+import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
 import { bulkSteps } from './bulkSteps.js';
 import { inTransaction, run, statement } from './connection.js';
+import { userSteps } from './userSteps.js';
 import { lockForWriting } from './writeSteps.js';
 
 /** A serialization failure or deadlock runs the request again, up to this many times in all. */
@@ -12,13 +11,13 @@ const ATTEMPTS = 5;
 const lockTimeout = statement<[string]>(`SELECT set_config('lock_timeout', $1, true)`);
 
 /**
- * `PUT /v1/users/groups/bulk` on PostgreSQL: one transaction that first takes the tenant's
- * write lock (waiting at most `busyTimeoutMs`, then refused with 503 through `lock_timeout`),
- * so that PUTs of one tenant are serialised and those of different tenants run side by side;
- * then the engine-neutral plan (../bulkUpsert.ts) over set-wise steps. A serialization failure
- * or a deadlock is retried here, never shown to the client.
+ * The bulks on PostgreSQL: one transaction that first takes the tenant's write lock (waiting at
+ * most `busyTimeoutMs`, then refused with 503 through `lock_timeout`), so that writes of one
+ * tenant are serialised and those of different tenants run side by side; then the
+ * engine-neutral write (../tenantWrites.ts) over set-wise steps. A serialization failure or a
+ * deadlock is retried here, never shown to the client.
  */
-export function bulkUpsert(pool: pg.Pool, tenantId: number, items: readonly Upsert[], busyTimeoutMs: number): Promise<BulkOutcome> {
+export function tenantWrite<W extends TenantWrite>(pool: pg.Pool, tenantId: number, write: W, busyTimeoutMs: number): Promise<WriteOutcome<WrittenBy<W>>> {
   const arrivedAt = performance.now();
   return inTransaction(
     pool,
@@ -26,7 +25,8 @@ export function bulkUpsert(pool: pg.Pool, tenantId: number, items: readonly Upse
       await run(client, lockTimeout, `${Math.max(1, Math.trunc(busyTimeoutMs))}ms`);
       await lockForWriting(client, tenantId);
       const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
-      return { ...(await bulkUpsertWith(bulkSteps(client, tenantId), items)), lockWaitMs };
+      const steps = { attributions: () => bulkSteps(client, tenantId), users: () => userSteps(client, tenantId) };
+      return { ...(await runTenantWrite(steps, write)), lockWaitMs };
     },
     { attempts: ATTEMPTS },
   );

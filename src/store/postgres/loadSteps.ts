@@ -4,6 +4,7 @@ import type { LoadSteps } from '../loading/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
 import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { fieldSteps } from './dimensionValues.js';
+import { rerenderUsersInRecords } from './userSteps.js';
 
 /**
  * The statements of a load into one tenant (../loading/tenantLoader.ts). Each writes a whole
@@ -33,11 +34,6 @@ const upsertUsers = statement<[number, string[], string[], string[]], { id: stri
    SELECT $1, id, email, json FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS u (id, email, json, n) ORDER BY n
    ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json
    RETURNING id, pk`,
-);
-const rerenderUsersInRecords = statement<[number, number[], string[], string[], number]>(
-  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), stamp = $5
-   FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c (user_pk, old, new)
-   WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
 );
 const managerEdges = statement<[number], ManagerEdge>(
   'SELECT user_pk AS user, manager_pk AS manager, start_month AS start, end_month AS "end" FROM manager_attributions WHERE tenant_id = $1',

@@ -170,6 +170,10 @@ export const MIGRATIONS: readonly string[] = [
     (tenant_id, (substr(body, strpos(body, ',"plan":') + 8, strpos(body, ',"user":') - strpos(body, ',"plan":') - 8)), pos);
   CREATE INDEX reporting_records_by_month ON reporting_records (tenant_id, month, pos);
   `,
+  // 4: custom user attributes (docs/rules.md#users), as in SQLite's migration 7.
+  `
+  ALTER TABLE users ADD COLUMN attributes text NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /** Namespace of this service's advisory locks (the first of the two keys), "cd" + a version. */

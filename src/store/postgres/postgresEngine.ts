@@ -11,7 +11,7 @@ import {
   StoreUnusable,
   type StoreLog,
 } from '../store.js';
-import { bulkUpsert } from './bulkUpsert.js';
+import { tenantWrite } from './bulkUpsert.js';
 import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
@@ -93,7 +93,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
     keys: keySteps(opened),
     textHoldsNul: false,
     synchronousReads: false,
-    bulkUpsert: (tenantId, items) => bulkUpsert(opened, tenantId, items, options.busyTimeoutMs),
+    write: (tenantId, write) => tenantWrite(opened, tenantId, write, options.busyTimeoutMs),
     inWriteTransaction: (work) => inTransaction(opened, (client) => work(writeSteps(client))),
     inSnapshot: (work) =>
       inTransaction(opened, (client) => work({ reads: postgresReads(client), dataset: datasetSteps(client), invariants: invariantReads(client) }), SNAPSHOT),

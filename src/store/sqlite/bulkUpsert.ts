@@ -1,44 +1,45 @@
-import type { Upsert } from '../../domain/bulkItems.js';
-import { bulkUpsertWith } from '../bulkUpsert.js';
-import type { BulkOutcome } from '../store.js';
+import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
 import { bulkSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
+import { userSteps } from './userSteps.js';
 import { writerCache } from './writerCache.js';
 import { wallClockMs } from './writerProtocol.js';
 
 /**
- * `PUT /v1/users/groups/bulk` on SQLite: the engine-neutral upsert (../bulkUpsert.ts) in one
- * IMMEDIATE transaction, so concurrent requests (of this or any other process) are serialised
- * and every check reads the data it is about to change (docs/rules.md#bulk-attributions).
- * Nothing is committed unless every item was written: a broken rule rolls back (nothing was
- * written yet), and so does any error. For the writer thread's connection only, which runs one
- * request at a time: the transaction spans the upsert's awaits, which on SQLite's synchronous
- * steps all settle at once. `beforeCommit` runs after the writes, inside the transaction (a
- * test's way to kill a writer there). `arrivedAt` (see `wallClockMs`) is when the write reached
- * the store: the time until BEGIN IMMEDIATE returns is its wait for the write lock, queue
- * included.
+ * The bulks on SQLite: the engine-neutral write (../tenantWrites.ts) in one IMMEDIATE
+ * transaction, so concurrent requests (of this or any other process) are serialised and every
+ * check reads the data it is about to change (docs/rules.md#bulk-attributions). Nothing is
+ * committed unless everything was written: a broken rule rolls back (nothing was written yet),
+ * and so does any error. For the writer thread's connection only, which runs one request at a
+ * time: the transaction spans the write's awaits, which on SQLite's synchronous steps all
+ * settle at once. `beforeCommit` runs after the writes, inside the transaction (a test's way to
+ * kill a writer there). `arrivedAt` (see `wallClockMs`) is when the write reached the store: the
+ * time until BEGIN IMMEDIATE returns is its wait for the write lock, queue included.
  */
-export function bulkUpserter(
+export function tenantWriter(
   db: Db,
   beforeCommit?: () => void,
-): (tenantId: number, items: readonly Upsert[], arrivedAt: number) => Promise<BulkOutcome> {
+): <W extends TenantWrite>(tenantId: number, write: W, arrivedAt: number) => Promise<WriteOutcome<WrittenBy<W>>> {
   const cache = writerCache(db);
-  const stepsFor = bulkSteps(db, cache);
+  const attributionsFor = bulkSteps(db, cache);
+  const usersFor = userSteps(db);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
-  return async (tenantId, items, arrivedAt) => {
+  return async (tenantId, write, arrivedAt) => {
     begin.run();
     const lockWaitMs = wallClockMs() - arrivedAt;
     try {
       cache.check();
-      const outcome = await bulkUpsertWith(stepsFor(tenantId), items);
+      const outcome = await runTenantWrite({ attributions: () => attributionsFor(tenantId), users: () => usersFor(tenantId) }, write);
       if ('broken' in outcome) {
         rollback.run(); // nothing was written: what the cache learnt holds
         return { ...outcome, lockWaitMs };
       }
       beforeCommit?.();
       commit.run();
+      // Users written: the e-mail addresses the cache knows (or knew as no user's) may have changed.
+      if (write.kind === 'users') cache.forget();
       return { ...outcome, lockWaitMs };
     } catch (error) {
       if (db.inTransaction) rollback.run();

@@ -4,6 +4,7 @@ import type { LoadSteps, StoredUser } from '../loading/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
+import { RERENDER_USER_IN_RECORDS } from './userSteps.js';
 import { directLookups } from './writerCache.js';
 
 /**
@@ -105,7 +106,7 @@ function statements(db: Db) {
          RETURNING pk`,
       )
       .pluck(),
-    rerenderUserInRecords: db.prepare<[string, string, number, number]>('UPDATE reporting_records SET body = replace(body, ?, ?), stamp = ? WHERE user_pk = ?'),
+    rerenderUserInRecords: db.prepare<[string, string, number, number]>(RERENDER_USER_IN_RECORDS),
     managerEdges: db.prepare<[number], ManagerEdge>(
       `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
        FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,

@@ -169,4 +169,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
   CREATE INDEX IF NOT EXISTS reporting_records_by_month ON reporting_records (tenant_id, month);
   `,
+  // 7: custom user attributes (docs/rules.md#users): a JSON object of each user's attributes by
+  // key, written by PUT /v1/users/bulk; not part of the user object inside the records.
+  `
+  ALTER TABLE users ADD COLUMN attributes TEXT NOT NULL DEFAULT '{}';
+  `,
 ];

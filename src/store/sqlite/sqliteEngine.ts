@@ -72,7 +72,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     synchronousReads: true,
     changeCounter: () => dataVersion.get()!,
     replicas: [],
-    bulkUpsert: (tenantId, items) => writer.bulkUpsert(tenantId, items),
+    write: (tenantId, write) => writer.write(tenantId, write),
     inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
     inSnapshot: (work) =>
       withConnection((connection) =>

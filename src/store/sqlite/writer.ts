@@ -1,11 +1,11 @@
 import type { Worker } from 'node:worker_threads';
-import type { Upsert } from '../../domain/bulkItems.js';
-import { StoreUnavailable, type BulkOutcome, type StoreLog } from '../store.js';
+import { StoreUnavailable, type StoreLog } from '../store.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from '../tenantWrites.js';
 import { startThread } from './startThread.js';
 import { CHECKPOINT_BY_ITSELF, STOP, wallClockMs, type WriteReply, type WriteRequest, type WriterData } from './writerProtocol.js';
 
 export interface Writer {
-  bulkUpsert(tenantId: number, items: readonly Upsert[]): Promise<BulkOutcome>;
+  write<W extends TenantWrite>(tenantId: number, write: W): Promise<WriteOutcome<WrittenBy<W>>>;
   /** The writer's commits checkpoint the WAL again (the checkpoint thread stopped). */
   checkpointByItself(): void;
   /** Lets the writes in progress finish, then ends the thread. */
@@ -13,9 +13,9 @@ export interface Writer {
 }
 
 interface Pending {
-  resolve(outcome: BulkOutcome): void;
+  resolve(outcome: WriteOutcome<unknown>): void;
   reject(error: Error): void;
-  answer: Promise<BulkOutcome>;
+  answer: Promise<WriteOutcome<unknown>>;
 }
 
 /**
@@ -58,17 +58,17 @@ export function startWriter(data: WriterData, log: StoreLog): Writer {
   };
 
   return {
-    bulkUpsert(tenantId, items) {
+    write<W extends TenantWrite>(tenantId: number, write: W) {
       if (stopped) return Promise.reject(new StoreUnavailable('The server is stopping.'));
       worker ??= start();
       const id = (nextId += 1);
-      const request: WriteRequest = { id, tenantId, items, deadline: Date.now() + data.busyTimeoutMs, arrivedAt: wallClockMs() };
+      const request: WriteRequest = { id, tenantId, write, deadline: Date.now() + data.busyTimeoutMs, arrivedAt: wallClockMs() };
       let settle!: Pick<Pending, 'resolve' | 'reject'>;
-      const answer = new Promise<BulkOutcome>((resolve, reject) => (settle = { resolve, reject }));
+      const answer = new Promise<WriteOutcome<unknown>>((resolve, reject) => (settle = { resolve, reject }));
       pending.set(id, { ...settle, answer });
       worker.ref();
       worker.postMessage(request);
-      return answer;
+      return answer as Promise<WriteOutcome<WrittenBy<W>>>;
     },
     checkpointByItself() {
       checkpoints = true;

@@ -1,5 +1,4 @@
-import type { Upsert } from '../../domain/bulkItems.js';
-import type { BulkOutcome } from '../store.js';
+import type { TenantWrite, WriteOutcome } from '../tenantWrites.js';
 
 /** What the writer thread is started with (see writerThread.ts). */
 export interface WriterData {
@@ -14,7 +13,7 @@ export interface WriterData {
 export interface WriteRequest {
   id: number;
   tenantId: number;
-  items: readonly Upsert[];
+  write: TenantWrite;
   /** `Date.now()` after which the request stops waiting for another writer's lock. */
   deadline: number;
   /** When the write reached the store: `performance.timeOrigin + performance.now()` (comparable across threads). */
@@ -34,5 +33,5 @@ export const STOP = 'stop';
 export type WriterMessage = WriteRequest | typeof CHECKPOINT_BY_ITSELF | typeof STOP;
 
 export type WriteReply =
-  | { id: number; outcome: BulkOutcome; error?: undefined }
+  | { id: number; outcome: WriteOutcome<unknown>; error?: undefined }
   | { id: number; error: { message: string; code: string | undefined } };

@@ -8,7 +8,7 @@
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { bulkUpserter } from './bulkUpsert.js';
+import { tenantWriter } from './bulkUpsert.js';
 import { openDatabase } from './db.js';
 import { CHECKPOINT_BY_ITSELF, STOP, type WriteReply, type WriterData, type WriterMessage } from './writerProtocol.js';
 
@@ -28,7 +28,7 @@ setPriority(WRITER_NICE);
 const db = openDatabase(path, { busyTimeoutMs, role: 'writer' });
 if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
 let busyTimeout = busyTimeoutMs;
-const upsert = bulkUpserter(db, exitInFirstTransaction ? () => process.exit(70) : undefined);
+const write = tenantWriter(db, exitInFirstTransaction ? () => process.exit(70) : undefined);
 
 // Requests are taken one after the other: a write's transaction spans its awaits (bulkUpsert.ts).
 let queue = Promise.resolve();
@@ -51,7 +51,7 @@ async function handle(request: WriterMessage): Promise<void> {
     // queued behind a lock, it would otherwise wait once per request ahead of it.
     const remaining = Math.max(0, Math.round(request.deadline - Date.now()));
     if (remaining !== busyTimeout) db.pragma(`busy_timeout = ${(busyTimeout = remaining)}`);
-    reply = { id: request.id, outcome: await upsert(request.tenantId, request.items, request.arrivedAt) };
+    reply = { id: request.id, outcome: await write(request.tenantId, request.write, request.arrivedAt) };
   } catch (error) {
     const { message, code } = error as { message?: unknown; code?: unknown };
     reply = { id: request.id, error: { message: String(message), code: typeof code === 'string' ? code : undefined } };

@@ -4,7 +4,7 @@ import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
-import { BEFORE_FILTERS, BEFORE_SYNC } from '../../support/undoMigrations.js';
+import { BEFORE_FILTERS, BEFORE_SYNC, BEFORE_USER_ATTRIBUTES } from '../../support/undoMigrations.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -76,4 +76,16 @@ test('migration 6 adds the indexes of the reporting filters to a database withou
   t.after(() => migrated.close());
   assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   assert.deepEqual(filterIndexes(migrated), ['reporting_records_by_month', 'reporting_records_by_plan', 'reporting_records_by_user_position']);
+});
+
+test('migration 7 gives every existing user no custom attributes', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  await buildFixture(store, { tenant: 'acme', users: 3 });
+  db.exec(BEFORE_USER_ATTRIBUTES.sqlite);
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.deepEqual(migrated.prepare('SELECT attributes FROM users').pluck().all(), ['{}', '{}', '{}']);
 });

@@ -1,0 +1,25 @@
+import type { Context as KoaContext } from 'koa';
+import type { RulesBroken } from '../domain/bulkItems.js';
+import type { WriteOutcome } from '../store/tenantWrites.js';
+import type { RequestState } from './handlerTypes.js';
+import { problems } from './problems.js';
+
+/**
+ * What a bulk's handler does with the store's outcome: the lock wait for the metrics, a `422`
+ * for a broken rule (nothing was written), else the consistency token of the write (sent back
+ * on a read, it gets a server that has this write: see "Read replicas") and what was written.
+ */
+export function writtenOrRefused<T>(ctx: KoaContext & { state: RequestState }, outcome: WriteOutcome<T>): T {
+  ctx.state.lockWaitMs = outcome.lockWaitMs;
+  if ('broken' in outcome) throw unprocessable(outcome.broken);
+  if (outcome.consistency !== undefined) ctx.set('Compdata-Consistency', outcome.consistency);
+  return outcome.written;
+}
+
+function unprocessable({ detail, violations }: RulesBroken) {
+  const errors = violations.map(({ index, field, message }) => ({
+    pointer: index === undefined ? '/data' : field === undefined ? `/data/${index}` : `/data/${index}/${field}`,
+    message,
+  }));
+  return problems.unprocessable(errors, detail);
+}

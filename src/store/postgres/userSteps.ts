@@ -1,0 +1,34 @@
+import type { StoredUserRow, UserSteps } from '../userUpsert.js';
+import { changeStamps } from './changeStamps.js';
+import { rowsOf, run, statement, type Queryable } from './connection.js';
+import { bumpDataVersion } from './writeSteps.js';
+
+const users = statement<[number, string[], string[]], StoredUserRow>(
+  'SELECT pk, json, attributes FROM users WHERE tenant_id = $1 AND (email_key = ANY ($2) OR id = ANY ($3))',
+);
+/** Upserts users in the order given. */
+const upsertUsers = statement<[number, string[], string[], string[], string[]], { id: string; pk: number }>(
+  `INSERT INTO users (tenant_id, id, email, json, attributes)
+   SELECT $1, id, email, json, attributes FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u (id, email, json, attributes, n) ORDER BY n
+   ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json, attributes = excluded.attributes
+   RETURNING id, pk`,
+);
+/** Rewrites the user object inside each user's record bodies (`old` to `new`), stamping them. */
+export const rerenderUsersInRecords = statement<[number, number[], string[], string[], number]>(
+  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), stamp = $5
+   FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c (user_pk, old, new)
+   WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
+);
+
+/** The steps of `PUT /v1/users/bulk` (../userUpsert.ts) on PostgreSQL: each one statement over arrays. */
+export function userSteps(db: Queryable, tenantId: number): UserSteps {
+  return {
+    users: (emailKeys, ids) => rowsOf(db, users, tenantId, [...emailKeys], [...ids]),
+    upsertUsers: (rows) =>
+      rowsOf(db, upsertUsers, tenantId, rows.map((r) => r.id), rows.map((r) => r.email), rows.map((r) => r.json), rows.map((r) => r.attributes)),
+    rerenderUsersInRecords: async (changes, stamp) =>
+      void (await run(db, rerenderUsersInRecords, tenantId, changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), stamp)),
+    nextStamp: () => changeStamps(db).next(tenantId),
+    dataChanged: async () => void (await run(db, bumpDataVersion, tenantId)),
+  };
+}

@@ -1,0 +1,75 @@
+import { asciiLowerCase } from '../domain/emailKey.js';
+import { renderUser, type ReportingUser } from '../domain/reportingJson.js';
+import { planUsers, userObject, type AttributeValue, type StoredUserState, type UserUpsert } from '../domain/userItems.js';
+import type { WriteOutcome } from './tenantWrites.js';
+
+type Awaitable<T> = T | Promise<T>;
+
+/** A stored user row: its key, the user object's JSON and the custom attributes' JSON. */
+export interface StoredUserRow {
+  readonly pk: number;
+  readonly json: string;
+  readonly attributes: string;
+}
+
+/** A user row to write, found again by its id. */
+interface UserRowInput {
+  readonly id: string;
+  readonly email: string;
+  readonly json: string;
+  readonly attributes: string;
+}
+
+/**
+ * What `PUT /v1/users/bulk` asks of an engine, for one tenant inside one write transaction:
+ * each step reads or writes what the whole request needs.
+ */
+export interface UserSteps {
+  /** The tenant's users whose e-mail in ASCII lower case is one of `emailKeys`, or whose id is one of `ids`. */
+  users(emailKeys: readonly string[], ids: readonly string[]): Awaitable<readonly StoredUserRow[]>;
+  /** Upserts the users by id (user object and attributes); the key of each. */
+  upsertUsers(rows: readonly UserRowInput[]): Awaitable<readonly { id: string; pk: number }[]>;
+  /** Replaces, in the stored bodies of each user's records, the text `before` with `after` (the user object). */
+  rerenderUsersInRecords(changes: readonly { userPk: number; before: string; after: string }[], stamp: number): Awaitable<void>;
+  /** A new stamp of the tenant's changes (incremental sync). */
+  nextStamp(): Awaitable<number>;
+  /** The tenant's data changed: a new data version. */
+  dataChanged(): Awaitable<void>;
+}
+
+/**
+ * `PUT /v1/users/bulk` (docs/rules.md#users) on any engine, inside the engine's write
+ * transaction: the stored users the items name, the plan (domain/userItems.ts), then the users
+ * written and the user object rewritten inside their reporting records, which take a new change
+ * stamp so that a sync sees them. A broken rule is found before the first write.
+ */
+export async function upsertUsersWith(steps: UserSteps, items: readonly UserUpsert[]): Promise<WriteOutcome<Record<string, AttributeValue>[]>> {
+  const ids = items.flatMap((item) => (typeof item.fields.id === 'string' ? [item.fields.id] : []));
+  const rowsFound = await steps.users(items.map((item) => asciiLowerCase(item.email)), ids);
+  const storedJson = new Map(rowsFound.map((row) => [row.pk, row.json]));
+  const stored = rowsFound.map(storedUserState);
+  const plan = planUsers(
+    items,
+    new Map(stored.map((row) => [asciiLowerCase(row.user.email), row])),
+    new Map(stored.map((row) => [row.user.id, row])),
+  );
+  if (!Array.isArray(plan)) return { broken: plan };
+  const rows = plan.map(({ user, attributes }) => ({ id: user.id, email: user.email, json: renderUser(user), attributes: JSON.stringify(attributes) }));
+  await steps.upsertUsers(rows);
+  const changes = plan.flatMap(({ before }, i) => {
+    const was = before && storedJson.get(before.pk)!;
+    return was !== undefined && was !== rows[i]!.json ? [userInRecords(before!.pk, was, rows[i]!.json)] : [];
+  });
+  if (changes.length > 0) await steps.rerenderUsersInRecords(changes, await steps.nextStamp());
+  await steps.dataChanged();
+  return { written: plan.map(({ user, attributes }) => userObject(user, attributes)) };
+}
+
+/** The text of a user object inside a record body, before and after a change of the user. */
+export function userInRecords(userPk: number, before: string, after: string): { userPk: number; before: string; after: string } {
+  return { userPk, before: `"user":${before}`, after: `"user":${after}` };
+}
+
+function storedUserState(row: StoredUserRow): StoredUserState {
+  return { pk: row.pk, user: JSON.parse(row.json) as ReportingUser, attributes: JSON.parse(row.attributes) as Record<string, AttributeValue> };
+}

@@ -170,6 +170,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/managers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upsert up to 200 manager attributions in one transaction
+         * @description The manager items of `PUT /v1/users/groups/bulk`, on their own: the same rules, checks,
+         *     errors and answer, by the same implementation. All or nothing: on any error nothing is
+         *     written.
+         *
+         *     - `user` and `manager` are e-mail addresses of existing users of the tenant, matched
+         *       without regard to case (`422` otherwise). `start_date` left out or `null`: since
+         *       always; `end_date` left out or `null`: no end; `start_date` after `end_date` is a
+         *       `400`.
+         *     - A user has one manager in any month: a stored manager attribution of the same user
+         *       that overlaps a new period is cut back to the months outside it. Two items of one
+         *       user sharing a month: `422`, pointer at the later item.
+         *     - A user cannot be their own manager, directly or through a chain, in any month: `422`
+         *       (pointer `/data/i/manager` at an item that closes the cycle).
+         *     - More than 200 items, an empty `data`, or an item with missing or extra fields (a group
+         *       item included): `400`.
+         *
+         *     Response: `count` is the number of items written, and `data` echoes them in request
+         *     order, normalised: e-mail addresses as stored, `start_date` and `end_date` always
+         *     present (`null`: since always, no end).
+         */
+        put: operations["upsertManagersBulk"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/groups": {
         parameters: {
             query?: never;
@@ -623,6 +661,14 @@ export interface components {
             /** @description Number of users written. */
             count: number;
             data: components["schemas"]["StoredUser"][];
+        };
+        ManagersBulkPutBody: {
+            data: components["schemas"]["ManagerAttributionPutBodyModel"][];
+        };
+        ManagersBulkSuccessResponse: {
+            /** @description Number of items written. */
+            count: number;
+            data: components["schemas"]["ManagerAttributionResponseItem"][];
         };
         GroupAttributionPage: {
             count: components["schemas"]["PageCount"];
@@ -1457,6 +1503,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsersBulkSuccessResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    upsertManagersBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagersBulkPutBody"];
+            };
+        };
+        responses: {
+            /** @description Every item was written. The items are echoed in request order, normalised. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagersBulkSuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

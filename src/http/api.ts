@@ -17,6 +17,7 @@ import { getTableFields } from './handlers/getTableFields.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
 import { getTables } from './handlers/getTables.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
+import { upsertManagersBulk } from './handlers/upsertManagersBulk.js';
 import { upsertUsersBulk } from './handlers/upsertUsersBulk.js';
 import { problems } from './problems.js';
 import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
@@ -54,6 +55,7 @@ interface Served extends Omit<ApiSetup, 'definition' | 'deps'> {
 const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) => OperationHandler } = {
   getReportingRecords,
   upsertGroupsBulk,
+  upsertManagersBulk,
   upsertUsersBulk,
   getGroupAttributions,
   getManagerAttributions,

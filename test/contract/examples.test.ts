@@ -93,9 +93,11 @@ test("the document's examples work against make demo's data", { timeout: 120_000
     }
   });
 
-  await t.test('the users bulk example request is answered with its example response', async () => {
-    const written = await call('PUT', '/v1/users/bulk', components.examples.UsersBulkRequest.value);
-    assert.equal(written.status, 200, written.text);
-    assert.deepEqual(written.body, components.examples.UsersBulkResponse.value);
+  await t.test('the users and managers bulk example requests are answered with their example responses', async () => {
+    for (const [path, name] of [['/v1/users/bulk', 'UsersBulk'], ['/v1/users/managers/bulk', 'ManagersBulk']]) {
+      const written = await call('PUT', path!, components.examples[`${name}Request`].value);
+      assert.equal(written.status, 200, written.text);
+      assert.deepEqual(written.body, components.examples[`${name}Response`].value);
+    }
   });
 });

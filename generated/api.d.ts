@@ -338,6 +338,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/data-structures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the data structures (v2)
+         * @description The caller's tenant's data structures: its statement reporting (one structure, type
+         *     `statement_reporting`), then each data table (type `record_reporting`), by key. Each has
+         *     an `id` (a UUID derived from what the structure is: the same on every server, after every
+         *     restart and on every engine), its `total_records`, and in `links` the absolute URLs of its
+         *     fields and of its records (`GET /v2/reporting/{table_id}/statements` for statement
+         *     reporting, `.../records` for a data table).
+         */
+        get: operations["getDataStructures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/data-structures/{table_id}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the fields of a data structure (v2)
+         * @description Every field a record of the structure carries, keyed as the records are: `standard.`
+         *     (the service's own fields, such as `standard.id`, `standard.user`, `standard.payment`),
+         *     `custom.` (the tenant's metrics and dimensions), `datatable.` (a data table's fields).
+         *     The same field model as `GET /v1/reporting/fields` and `GET /v1/tables/{data_table_key}/fields`,
+         *     rendered for v2 (see "v2 reads" in the rules): an amount and its currency are one field of
+         *     format `currency`. `schema_hash` changes exactly when the list changes. An `id` that is
+         *     not one of the caller's tenant's structures is a `404`.
+         */
+        get: operations["getDataStructureFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/reporting/{table_id}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the statement reporting records, page by page (v2)
+         * @description The records of `GET /v1/reporting`, in the same order, keyed and shaped as v2 writes them
+         *     (see "v2 reads" in the document's description). `start_id` is the `id` of the record to
+         *     start after (`meta.next_start_id` of the previous page); absent, the walk starts at the
+         *     first record. A record deleted since its id was handed out (by a replace of the tenant's
+         *     data) is gone on from where it stood; an id that never named a record of the structure is
+         *     a `400`. `last_modified_after` and `last_modified_before` keep the records whose
+         *     `standard.last_modified_at` is after, or before, the time given (exact to the
+         *     millisecond). Every page is a seek: a deep page costs what the first does. `table_id` must
+         *     be the statement reporting structure's id (`404` otherwise).
+         */
+        get: operations["getV2Statements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/reporting/{table_id}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the records of a data table, page by page (v2)
+         * @description The records of `GET /v1/tables/{data_table_key}/records` for the data table whose
+         *     structure id is `table_id`, in the same order, keyed `datatable.<field>` (an `amount` field
+         *     with its currency as one amount), with `standard.last_modified_at`. Paging and filters as
+         *     for the statements. An id that is not one of the tenant's data tables is a `404`.
+         */
+        get: operations["getV2Records"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -726,6 +828,85 @@ export interface components {
             schema_hash: components["schemas"]["SchemaHash"];
             data: components["schemas"]["TableSummary"][];
         };
+        DataStructure: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "statement_reporting" | "record_reporting";
+            total_records: number;
+            links: {
+                /** Format: uri */
+                fields: string;
+                /** Format: uri */
+                records: string;
+            };
+        };
+        DataStructureListing: {
+            data: components["schemas"]["DataStructure"][];
+        };
+        /**
+         * @description A field of a v2 record. `type` is its JSON type; `format`: `date` (`YYYY-MM-DD`),
+         *     `date-time` (ISO 8601 UTC), `currency` (an amount: `{"value", "currency"}`),
+         *     `user_reference` (`{"id", "email"}`), `user_id` (a user's id: a table field declared
+         *     `user`), `enum` (a dimension: the names of its groups, `enum_values`), `percentage` (a
+         *     ratio, 1 is 100%), `float`, or `null` for plain text. `origin`: where the field comes
+         *     from, the prefix of `api_key`. `created_at` and `currencies` are `null`: the service keeps
+         *     no creation time of a field, and an amount carries its own currency. `properties`: the
+         *     properties of an object field, with their types.
+         */
+        V2Field: {
+            api_key: string;
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "object" | "array";
+            /** @enum {string|null} */
+            format: "date" | "date-time" | "currency" | "user_reference" | "user_id" | "enum" | "percentage" | "float" | null;
+            /** @enum {string} */
+            origin: "standard" | "custom" | "datatable";
+            created_at: null;
+            currencies: null;
+            enum_values: string[] | null;
+            properties: {
+                [key: string]: "string" | "number";
+            } | null;
+        };
+        V2FieldListing: {
+            schema_hash: components["schemas"]["SchemaHash"];
+            count: number;
+            fields: components["schemas"]["V2Field"][];
+        };
+        V2Amount: {
+            value: number | null;
+            currency: string | null;
+        };
+        /**
+         * @description A record keyed by prefixed field keys (see `GET /v2/data-structures/{table_id}/fields`):
+         *     an amount is a `V2Amount`, a statement's user `{"id", "email"}`, a dimension the names of
+         *     its groups; `standard.last_modified_at` is the time of the record's last change.
+         */
+        V2Record: {
+            /** Format: date-time */
+            "standard.last_modified_at": string;
+        } & {
+            [key: string]: (string | number | null) | components["schemas"]["V2Amount"] | {
+                id: string;
+                email: string;
+            } | string[];
+        };
+        V2RecordPage: {
+            data: components["schemas"]["V2Record"][];
+            meta: {
+                /** @description The id of the page's last record when more follow (the next page's `start_id`), else `null`. */
+                next_start_id: string | null;
+                has_more: boolean;
+                /**
+                 * Format: uri
+                 * @description The next page's absolute URL (with `start_id`, `limit` and the filters), else `null`.
+                 */
+                next_url: string | null;
+            };
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -864,7 +1045,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Unknown path, or unknown `data_table_key` for the caller's tenant. */
+        /** @description Unknown path, or unknown `data_table_key` or data structure `table_id` for the caller's tenant. */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1180,6 +1361,31 @@ export interface components {
          */
         DataTableKey: string;
         /**
+         * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
+         * @example 2fa94265-8b29-8997-887d-7958c0ab8234
+         */
+        StructureId: string;
+        /**
+         * @description The id of the record to start after (`meta.next_start_id` of the previous page); absent, from the first record.
+         * @example stl_0000100
+         */
+        StartId: string;
+        /**
+         * @description Page size, 1 to 2000.
+         * @example 100
+         */
+        V2Limit: number;
+        /**
+         * @description Only the records last modified after this time (ISO 8601 with a zone; exact to the millisecond).
+         * @example 2026-11-20T08:00:00Z
+         */
+        LastModifiedAfter: string;
+        /**
+         * @description Only the records last modified before this time (ISO 8601 with a zone; exact to the millisecond).
+         * @example 2026-11-27T08:00:00Z
+         */
+        LastModifiedBefore: string;
+        /**
          * @description Position of the first record to return (0-based). Every integer from 0 to
          *     9223372036854775807 is accepted exactly; past the end the page is empty.
          * @example 0
@@ -1249,6 +1455,15 @@ export interface components {
          *     Send it back in `If-None-Match` to get `304` while nothing changed.
          */
         ETag: string;
+        /**
+         * @description RFC 9745: the v1 reporting routes are deprecated at the end of 2026 in favour of the v2
+         *     reads (`@1798761599`: 2026-12-31T23:59:59Z).
+         */
+        Deprecation: "@1798761599";
+        /** @description RFC 8594: the v1 reporting routes may stop answering after this date. */
+        Sunset: "Thu, 31 Dec 2026 23:59:59 GMT";
+        /** @description The v2 route that replaces this one: `<URL>; rel="successor-version"` (an absolute URL, built as `next` URLs are). */
+        SuccessorLink: string;
         /** @description `private, no-cache`: a browser may keep the answer but asks again (with `If-None-Match`) each time; shared caches keep nothing. */
         CacheControlPrivate: "private, no-cache";
         /** @description Where the resource is. */
@@ -1376,6 +1591,9 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["SuccessorLink"];
                     "Compdata-Served-By": components["headers"]["ServedBy"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControlPrivate"];
@@ -1421,6 +1639,9 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["SuccessorLink"];
                     "Compdata-Served-By": components["headers"]["ServedBy"];
                     [name: string]: unknown;
                 };
@@ -1865,6 +2086,249 @@ export interface operations {
                     "application/json": components["schemas"]["TableFieldListing"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDataStructures: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data structures. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataStructureListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDataStructureFields: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+            };
+            path: {
+                /**
+                 * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
+                 * @example 2fa94265-8b29-8997-887d-7958c0ab8234
+                 */
+                table_id: components["parameters"]["StructureId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fields of the structure's records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2FieldListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getV2Statements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The id of the record to start after (`meta.next_start_id` of the previous page); absent, from the first record.
+                 * @example stl_0000100
+                 */
+                start_id?: components["parameters"]["StartId"];
+                /**
+                 * @description Page size, 1 to 2000.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["V2Limit"];
+                /**
+                 * @description Only the records last modified after this time (ISO 8601 with a zone; exact to the millisecond).
+                 * @example 2026-11-20T08:00:00Z
+                 */
+                last_modified_after?: components["parameters"]["LastModifiedAfter"];
+                /**
+                 * @description Only the records last modified before this time (ISO 8601 with a zone; exact to the millisecond).
+                 * @example 2026-11-27T08:00:00Z
+                 */
+                last_modified_before?: components["parameters"]["LastModifiedBefore"];
+            };
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+                /**
+                 * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+                 *     unchanged, the answer is `304` with no body (see "Conditional reads").
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
+                 * @example 2fa94265-8b29-8997-887d-7958c0ab8234
+                 */
+                table_id: components["parameters"]["StructureId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlPrivate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2RecordPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getV2Records: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The id of the record to start after (`meta.next_start_id` of the previous page); absent, from the first record.
+                 * @example stl_0000100
+                 */
+                start_id?: components["parameters"]["StartId"];
+                /**
+                 * @description Page size, 1 to 2000.
+                 * @example 100
+                 */
+                limit?: components["parameters"]["V2Limit"];
+                /**
+                 * @description Only the records last modified after this time (ISO 8601 with a zone; exact to the millisecond).
+                 * @example 2026-11-20T08:00:00Z
+                 */
+                last_modified_after?: components["parameters"]["LastModifiedAfter"];
+                /**
+                 * @description Only the records last modified before this time (ISO 8601 with a zone; exact to the millisecond).
+                 * @example 2026-11-27T08:00:00Z
+                 */
+                last_modified_before?: components["parameters"]["LastModifiedBefore"];
+            };
+            header?: {
+                /**
+                 * @description The consistency token of the latest write this client made (extension; the
+                 *     `Compdata-Consistency` header of its answer): the read is answered by a server that has
+                 *     that write, a read replica once it replayed it (waiting a short bound for one), else the
+                 *     primary. Without it, a read may go to a replica that is a little behind (see "Read
+                 *     replicas").
+                 */
+                "Compdata-Consistency"?: components["parameters"]["Consistency"];
+                /**
+                 * @description The `ETag` of an earlier answer to the same request: while the tenant's data is
+                 *     unchanged, the answer is `304` with no body (see "Conditional reads").
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The `id` of a data structure, as `GET /v2/data-structures` lists it.
+                 * @example 2fa94265-8b29-8997-887d-7958c0ab8234
+                 */
+                table_id: components["parameters"]["StructureId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Served-By": components["headers"]["ServedBy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControlPrivate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2RecordPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

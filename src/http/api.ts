@@ -4,6 +4,8 @@ import type { Principal } from '../store/store.js';
 import { contractAjvForOpenApiBackend } from './contractAjv.js';
 import { ContractRouter } from './contractRouter.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
+import { getDataStructureFields } from './handlers/getDataStructureFields.js';
+import { getDataStructures } from './handlers/getDataStructures.js';
 import { getDocsAsset } from './handlers/getDocsAsset.js';
 import { getDocsPage } from './handlers/getDocsPage.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
@@ -16,6 +18,8 @@ import { getReportingRecords } from './handlers/getReportingRecords.js';
 import { getTableFields } from './handlers/getTableFields.js';
 import { getTableRecords } from './handlers/getTableRecords.js';
 import { getTables } from './handlers/getTables.js';
+import { getV2Records } from './handlers/getV2Records.js';
+import { getV2Statements } from './handlers/getV2Statements.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { upsertManagersBulk } from './handlers/upsertManagersBulk.js';
 import { upsertUsersBulk } from './handlers/upsertUsersBulk.js';
@@ -62,6 +66,10 @@ const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) 
   getTableRecords,
   getTables,
   getTableFields,
+  getDataStructures,
+  getDataStructureFields,
+  getV2Statements,
+  getV2Records,
   getReportingFields,
   getOpenApiDocument,
   getHealth,

@@ -65,18 +65,24 @@ function writeEnvelope(ctx: Context, page: Page, next: string | undefined): void
 
 /** Sends `{"count":…,"data":[…]}` with the properties of `after` (JSON strings) after `data`, in chunks when large. */
 export function sendEnvelope(ctx: Context, page: Pick<Page, 'count' | 'json'>, after: Readonly<Record<string, string>>): void {
-  const head = Buffer.from(`{"count":${page.count},"data":[`);
-  const tail = Buffer.from(`]${Object.entries(after).map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`).join('')}}`);
+  const tail = `]${Object.entries(after).map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`).join('')}}`;
+  sendJoined(ctx, `{"count":${page.count},"data":[`, page.json, tail);
+}
+
+/** Sends `head`, the records' JSON (`json`) and `tail` as one JSON answer, in chunks when large. */
+export function sendJoined(ctx: Context, headText: string, json: Buffer, tailText: string): void {
+  const head = Buffer.from(headText);
+  const tail = Buffer.from(tailText);
   ctx.type = 'application/json';
-  ctx.length = head.length + page.json.length + tail.length;
+  ctx.length = head.length + json.length + tail.length;
   if (ctx.length <= CHUNK_SIZE) {
-    ctx.body = Buffer.concat([head, page.json, tail]);
-    release(page.json);
+    ctx.body = Buffer.concat([head, json, tail]);
+    release(json);
   } else {
-    ctx.body = Readable.from(chunks(head, page.json, tail));
+    ctx.body = Readable.from(chunks(head, json, tail));
     // Once the last byte has been handed to the socket (`finish`; not when the client went away
     // first, since a write may still be reading the memory), nothing reads the page any more.
-    ctx.res.once('finish', () => release(page.json));
+    ctx.res.once('finish', () => release(json));
   }
 }
 

@@ -4,6 +4,7 @@ import type { LoadSteps } from './loading/loadSteps.js';
 import type { GroupFilter, ManagerFilter } from './paging/attributionListing.js';
 import type { ChangeReads } from './paging/changePaging.js';
 import type { PagedSource } from './paging/pagedSource.js';
+import type { V2Reads } from './paging/v2Paging.js';
 import type { KeyInfo, ReportingSchema, Tenant } from './store.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
 
@@ -102,6 +103,10 @@ export interface EngineReads {
   tableChanges(tenantId: number, tableKey: string): Answer<ChangeReads | undefined>;
   tables(tenantId: number, key?: string): Answer<TableRow[]>;
   reportingSchema(tenantId: number): Answer<ReportingSchema>;
+  /** The tenant's statements as the v2 reads page them. */
+  v2Statements(tenantId: number): V2Reads;
+  /** A data table's records as the v2 reads page them; `undefined` when the tenant has no such table. */
+  v2TableRecords(tenantId: number, tableKey: string): Answer<V2Reads | undefined>;
 }
 
 /** A data table as stored: its fields as the JSON text of `[{key, type}, ...]`; with its record count where listed. */

@@ -11,6 +11,7 @@ import { textCheckFor } from './loadChecks.js';
 import { TenantLoader } from './loading/tenantLoader.js';
 import { changeScope, readChanges } from './paging/changePaging.js';
 import { readPage, scopeOf } from './paging/pageReading.js';
+import { readV2Page } from './paging/v2Paging.js';
 import type { PagedSource } from './paging/pagedSource.js';
 import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
 import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
@@ -216,6 +217,15 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
       );
       return page === 'ahead' ? 'badToken' : page;
     },
+    v2Page: (principal, structure, query) =>
+      onServer(principal, (on) => {
+        const { tenantId } = principal;
+        const reads = structure.kind === 'statements' ? on.v2Statements(tenantId) : on.v2TableRecords(tenantId, structure.key);
+        return after(reads, (found) => {
+          if (!found) return 'unknownStructure' as const;
+          return after(readV2Page(found, query), (page) => (typeof page === 'string' ? page : { ...page, version: grant(principal).dataVersion }));
+        });
+      }),
     async bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
       const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
       if (unstorable) return { broken: unstorable };

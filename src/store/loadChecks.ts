@@ -3,6 +3,7 @@ import { customKeyProblem, tableFieldKeyProblem } from '../domain/fieldKeys.js';
 import { monthOfDate, type MonthIndex } from '../domain/months.js';
 import { renderReportingBody, type StatementLine } from '../domain/reportingJson.js';
 import { FIELD_TYPES, FieldValueError, renderTableRecord, type TableField, type TableRecordInput } from '../domain/tableJson.js';
+import { renderStatementV2, renderTableRecordV2, type UserReference } from '../domain/v2Json.js';
 import { itemPath, type Origin } from './tenantWriting.js';
 
 /**
@@ -49,31 +50,31 @@ export function assertValidFields(fields: readonly TableField[], path: string): 
   });
 }
 
-/** A reporting line's month and stored body (see domain/reportingJson.ts). */
+/** A reporting line's month and stored bodies (see domain/reportingJson.ts, domain/v2Json.ts). */
 export function renderedLine(
   line: StatementLine,
-  userJson: string,
+  user: { json: string; user: UserReference },
   metricKeys: readonly string[],
   origin: Origin,
   index: number,
-): { month: MonthIndex; body: string } {
+): { month: MonthIndex; body: string; bodyV2: string } {
   const month = monthOfDate(line.date);
   if (month === undefined) throw new DatasetError(`${itemPath(origin, index)}.date`, 'must be a date YYYY-MM-DD that exists');
   try {
-    return { month, body: renderReportingBody(line, userJson, metricKeys) };
+    return { month, body: renderReportingBody(line, user.json, metricKeys), bodyV2: renderStatementV2(line, user.user, metricKeys) };
   } catch (error) {
     throw new DatasetError(itemPath(origin, index), (error as Error).message);
   }
 }
 
-/** A table record's stored JSON; `isUser` tells the user ids of the tenant (fields of type `user`). */
+/** A table record's stored JSON, v1's and v2's; `isUser` tells the user ids of the tenant (fields of type `user`). */
 export function renderedTableRecord(
   fields: readonly TableField[],
   record: TableRecordInput,
   userIds: { fields: readonly string[]; isUser(id: string): boolean },
   origin: Origin,
   index: number,
-): string {
+): { body: string; bodyV2: string } {
   let body: string;
   try {
     body = renderTableRecord(fields, record);
@@ -85,7 +86,7 @@ export function renderedTableRecord(
     const userId = record[key];
     if (typeof userId === 'string' && !userIds.isUser(userId)) throw new DatasetError(`${itemPath(origin, index)}.${key}`, `no user with id ${userId}`);
   }
-  return body;
+  return { body, bodyV2: renderTableRecordV2(fields, record) };
 }
 
 export function duplicateId(origin: Origin, index: number, id: string): DatasetError {

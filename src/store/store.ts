@@ -3,6 +3,8 @@ import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { TableField } from '../domain/tableJson.js';
 import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import type { WriteOutcome, WrittenItem } from './tenantWrites.js';
+import type { Structure } from '../domain/v2Json.js';
+import type { V2Page, V2Query } from './paging/v2Paging.js';
 import type { TenantWriter } from './tenantWriting.js';
 
 /**
@@ -35,6 +37,12 @@ export interface Store {
   total(principal: Principal, source: Source): Promise<Total | undefined>;
   /** Incremental sync (`changed_since`): up to `query.limit` records of `source` changed after the token `query.since`, in change order. */
   changes(principal: Principal, source: ChangedSource, query: ChangeQuery): Promise<ChangeOutcome>;
+  /**
+   * A v2 page of a structure (docs/rules.md#v2-reads): its records after `query.startId`;
+   * `unknownStructure` when the tenant has no such table, `badStartId` when the id never named
+   * a record of it.
+   */
+  v2Page(principal: Principal, structure: Structure, query: V2Query): Promise<V2Page | 'unknownStructure' | 'badStartId'>;
   /** `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions): every item written in one transaction, or nothing and the rules broken. */
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
   /** `PUT /v1/users/bulk` (docs/rules.md#users): every user written in one transaction (the users as stored), or nothing and the rules broken. */

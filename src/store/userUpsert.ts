@@ -1,6 +1,8 @@
 import { asciiLowerCase } from '../domain/emailKey.js';
 import { renderUser, type ReportingUser } from '../domain/reportingJson.js';
 import { planUsers, userObject, type AttributeValue, type StoredUserState, type UserUpsert } from '../domain/userItems.js';
+import { renderUserReference } from '../domain/v2Json.js';
+import type { UserRerender } from './loading/loadSteps.js';
 import type { WriteOutcome } from './tenantWrites.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -30,7 +32,7 @@ export interface UserSteps {
   /** Upserts the users by id (user object and attributes); the key of each. */
   upsertUsers(rows: readonly UserRowInput[]): Awaitable<readonly { id: string; pk: number }[]>;
   /** Replaces, in the stored bodies of each user's records, the text `before` with `after` (the user object). */
-  rerenderUsersInRecords(changes: readonly { userPk: number; before: string; after: string }[], stamp: number): Awaitable<void>;
+  rerenderUsersInRecords(changes: readonly UserRerender[], stamp: number): Awaitable<void>;
   /** A new stamp of the tenant's changes (incremental sync). */
   nextStamp(): Awaitable<number>;
   /** The tenant's data changed: a new data version. */
@@ -66,8 +68,9 @@ export async function upsertUsersWith(steps: UserSteps, items: readonly UserUpse
 }
 
 /** The text of a user object inside a record body, before and after a change of the user. */
-export function userInRecords(userPk: number, before: string, after: string): { userPk: number; before: string; after: string } {
-  return { userPk, before: `"user":${before}`, after: `"user":${after}` };
+export function userInRecords(userPk: number, before: string, after: string): UserRerender {
+  const reference = (json: string) => `"standard.user":${renderUserReference(JSON.parse(json) as ReportingUser)}`;
+  return { userPk, before: `"user":${before}`, after: `"user":${after}`, beforeV2: reference(before), afterV2: reference(after) };
 }
 
 function storedUserState(row: StoredUserRow): StoredUserState {

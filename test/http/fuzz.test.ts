@@ -30,6 +30,9 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
   const revoked = (await server.store.createKey('acme')).key;
   await server.store.revokeKey(revoked);
   const emails = Array.from({ length: acme.users }, (_, i) => `user${i}@acme.example`);
+  const structures = (await server.call('GET', '/v2/data-structures', { key: acme.key })).body.data as { id: string; links: { records: string } }[];
+  const firstStatements = await server.call('GET', `${new URL(structures[0]!.links.records).pathname}?limit=3`, { key: acme.key });
+  const recordIds = (firstStatements.body.data as Record<string, string>[]).map((record) => record['standard.id']!);
   const dictionary: FuzzDictionary = {
     validKey: acme.key,
     badKeys: [revoked, globex.key.slice(0, -1) + (globex.key.endsWith('A') ? 'B' : 'A')],
@@ -43,6 +46,8 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
       date_from: ['2026-01-15', '2026-03-01', '0000-01-01'],
       date_to: ['2026-01-14', '2026-06-30', '9999-12-31'],
       plan: ['AE 2026', 'nothing'],
+      table_id: [...structures.map((structure) => structure.id), '00000000-0000-8000-8000-000000000000'],
+      start_id: [...recordIds, 'deal-1', 'nothing'],
     },
   };
   t.diagnostic(`replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node --import tsx --test test/http/fuzz.test.ts`);

@@ -1,16 +1,52 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before the v2 reads (SQLite migration 8,
+ * PostgreSQL migration 5), for tests of the migrations. The version is set back too, so the
+ * next open migrates again.
+ */
+export const BEFORE_V2: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE removed_records;
+    DROP TABLE stamp_times;
+    ALTER TABLE tenants DROP COLUMN empty_fragment_v2;
+    CREATE TABLE dimension_values_v1 (
+      user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+      month INTEGER NOT NULL,
+      fragment TEXT NOT NULL,
+      tenant_id INTEGER,
+      stamp INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (user_pk, month)
+    ) WITHOUT ROWID;
+    INSERT INTO dimension_values_v1 SELECT user_pk, month, fragment, tenant_id, stamp FROM dimension_values;
+    DROP TABLE dimension_values;
+    ALTER TABLE dimension_values_v1 RENAME TO dimension_values;
+    CREATE INDEX dimension_values_by_stamp ON dimension_values (tenant_id, stamp);
+    ALTER TABLE reporting_records DROP COLUMN body_v2;
+    ALTER TABLE table_records DROP COLUMN body_v2;
+    PRAGMA user_version = 7;
+  `,
+  postgres: `
+    DROP TABLE removed_records, stamp_times;
+    ALTER TABLE tenants DROP COLUMN empty_fragment_v2;
+    ALTER TABLE dimension_values DROP COLUMN fragment_v2;
+    ALTER TABLE reporting_records DROP COLUMN body_v2;
+    ALTER TABLE table_records DROP COLUMN body_v2;
+    UPDATE schema_version SET version = 4;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before custom user attributes (SQLite
- * migration 7, PostgreSQL migration 4), for tests of the migrations. The version is set back
- * too, so the next open migrates again.
+ * migration 7, PostgreSQL migration 4), and so before the v2 reads too, for tests of the
+ * migrations. The version is set back too, so the next open migrates again.
  */
 export const BEFORE_USER_ATTRIBUTES: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_V2.sqlite}
     ALTER TABLE users DROP COLUMN attributes;
     PRAGMA user_version = 6;
   `,
-  postgres: `
+  postgres: `${BEFORE_V2.postgres}
     ALTER TABLE users DROP COLUMN attributes;
     UPDATE schema_version SET version = 3;
   `,

@@ -1,5 +1,6 @@
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { respondWithChanges } from '../changesResponse.js';
+import { markDeprecated } from '../deprecation.js';
 import { respondWithPage } from '../pagedResponse.js';
 import { reportingFilterQuery } from '../reportingFilterQuery.js';
 import { validatedQuery } from '../validatedQuery.js';
@@ -14,6 +15,7 @@ export const getReportingRecords =
   (api, ctx) => {
     const query = validatedQuery<'getReportingRecords'>(api);
     const target = { path: '/v1/reporting' };
+    markDeprecated(ctx, deps.publicBase, 'statements');
     if (query.changed_since !== undefined) return respondWithChanges(ctx, deps, { kind: 'reporting' }, target, query.changed_since, query);
     const { filter, params } = reportingFilterQuery(query);
     return respondWithPage(ctx, deps, { kind: 'reporting', ...filter }, { ...target, params }, query);

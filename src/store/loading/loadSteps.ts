@@ -17,9 +17,10 @@ export interface LoadSteps extends AttributionSteps<number>, FieldSteps {
   insertMetric(key: string, position: number): Answer<void>;
   /**
    * Appends `fragment` (`,"key":null,"key_currency":`) and then each record's payment currency
-   * as a JSON string to every stored body: a new metric, valued null in the line's currency.
+   * as a JSON string to every stored body, and `fragmentV2` (`,"custom.key":{"value":null,"currency":`),
+   * the currency and `}` to every stored v2 body: a new metric, valued null in the line's currency.
    */
-  addMetricToBodies(fragment: string, stamp: number): Answer<void>;
+  addMetricToBodies(fragment: string, fragmentV2: string, stamp: number): Answer<void>;
   insertDimension(key: string, position: number): Answer<void>;
 
   /** The stored users with one of these ids or e-mail keys (ASCII lower case). */
@@ -29,8 +30,8 @@ export interface LoadSteps extends AttributionSteps<number>, FieldSteps {
   userIdByEmail(email: string): Answer<string | undefined>;
   /** Upserts users by id, in the order given (an e-mail address freed by one may be taken by a later one). */
   upsertUsers(users: readonly { id: string; email: string; json: string }[]): Answer<{ id: string; pk: number }[]>;
-  /** Replaces, in the stored bodies of each user's records, the text `before` with `after` (the user object). */
-  rerenderUsersInRecords(changes: readonly { userPk: number; before: string; after: string }[], stamp: number): Answer<void>;
+  /** Replaces, in the stored bodies of each user's records, the text `before` with `after` (the user object), and in the v2 bodies `beforeV2` with `afterV2`. */
+  rerenderUsersInRecords(changes: readonly UserRerender[], stamp: number): Answer<void>;
   /** Every manager attribution of the tenant, as edges. */
   managerEdges(): Answer<ManagerEdge[]>;
 
@@ -68,12 +69,23 @@ interface RecordRow {
   userPk: number;
   month: number;
   body: string;
+  bodyV2: string;
 }
 
 interface TableRecordRow {
   pos: number;
   id: string;
   body: string;
+  bodyV2: string;
+}
+
+/** A user whose object changed: the texts to replace in the bodies of their records. */
+export interface UserRerender {
+  userPk: number;
+  before: string;
+  after: string;
+  beforeV2: string;
+  afterV2: string;
 }
 
 /** The dimension fields of a tenant's users (`dimension_values`), as dimensionFields.ts keeps them. */

@@ -81,26 +81,26 @@ export class RecordLoader {
 
   async upsertReportingRecords(lines: readonly ReportingLineInput[], origin: Origin): Promise<void> {
     await this.loadUsers(lines.map((line) => line.user_id));
-    const prepared: Prepared<{ line: ReportingLineInput; user: KnownUser; month: number; body: string }> = { items: [] };
+    const prepared: Prepared<{ line: ReportingLineInput; user: KnownUser; month: number; body: string; bodyV2: string }> = { items: [] };
     try {
       for (const [index, line] of lines.entries()) {
         const user = this.cachedUser(line.user_id);
         if (!user) throw unknownUserId(`${itemPath(origin, index)}.user.id`, line.user_id);
         this.checkText(line.id, `${itemPath(origin, index)}.id`);
-        prepared.items.push({ line, user, ...renderedLine(line, user.json, this.metricKeys, origin, index) });
+        prepared.items.push({ line, user, ...renderedLine(line, user, this.metricKeys, origin, index) });
       }
     } catch (error) {
       prepared.problem = error as Error;
     }
     const { items } = prepared;
     const stored = await this.positions(this.reporting, items.map(({ line }) => line.id), (ids) => this.steps.recordPositions(ids));
-    const inserts: { pos: number; id: string; userPk: number; month: number; body: string }[] = [];
-    const updates: { pos: number; userPk: number; month: number; body: string }[] = [];
-    for (const [index, { line, user, month, body }] of items.entries()) {
+    const inserts: { pos: number; id: string; userPk: number; month: number; body: string; bodyV2: string }[] = [];
+    const updates: { pos: number; userPk: number; month: number; body: string; bodyV2: string }[] = [];
+    for (const [index, { line, user, month, body, bodyV2 }] of items.entries()) {
       const placement = this.reporting.place(stored.get(line.id));
       if (placement === 'duplicate') throw duplicateId(origin, index, line.id);
-      if (placement.isNew) inserts.push({ pos: placement.pos, id: line.id, userPk: user.pk, month, body });
-      else updates.push({ pos: placement.pos, userPk: user.pk, month, body });
+      if (placement.isNew) inserts.push({ pos: placement.pos, id: line.id, userPk: user.pk, month, body, bodyV2 });
+      else updates.push({ pos: placement.pos, userPk: user.pk, month, body, bodyV2 });
     }
     if (inserts.length > 0) {
       const inserted = await this.steps.insertRecords(inserts, this.stamp);
@@ -139,25 +139,25 @@ export class RecordLoader {
     const table = this.tables.get(tableKey) ?? (await this.openStoredTable(tableKey, origin.path));
     await this.loadUsers(records.flatMap((record) => table.userFields.map((key) => record[key]).filter((id): id is string => typeof id === 'string')));
     const userIds = { fields: table.userFields, isUser: (id: string) => this.cachedUser(id) !== undefined };
-    const prepared: Prepared<{ id: string; body: string }> = { items: [] };
+    const prepared: Prepared<{ id: string; body: string; bodyV2: string }> = { items: [] };
     try {
       for (const [index, record] of records.entries()) {
-        const body = renderedTableRecord(table.fields, record, userIds, origin, index);
+        const bodies = renderedTableRecord(table.fields, record, userIds, origin, index);
         this.checkText(record.id, `${itemPath(origin, index)}.id`);
-        prepared.items.push({ id: record.id, body });
+        prepared.items.push({ id: record.id, ...bodies });
       }
     } catch (error) {
       prepared.problem = error as Error;
     }
     const { items } = prepared;
     const stored = await this.positions(table.placement, items.map(({ id }) => id), (ids) => this.steps.tableRecordPositions(table.pk, ids));
-    const inserts: { pos: number; id: string; body: string }[] = [];
-    const updates: { pos: number; body: string }[] = [];
-    for (const [index, { id, body }] of items.entries()) {
+    const inserts: { pos: number; id: string; body: string; bodyV2: string }[] = [];
+    const updates: { pos: number; body: string; bodyV2: string }[] = [];
+    for (const [index, { id, body, bodyV2 }] of items.entries()) {
       const placement = table.placement.place(stored.get(id));
       if (placement === 'duplicate') throw duplicateId(origin, index, id);
-      if (placement.isNew) inserts.push({ pos: placement.pos, id, body });
-      else updates.push({ pos: placement.pos, body });
+      if (placement.isNew) inserts.push({ pos: placement.pos, id, body, bodyV2 });
+      else updates.push({ pos: placement.pos, body, bodyV2 });
     }
     if (inserts.length > 0) {
       const inserted = await this.steps.insertTableRecords(table.pk, inserts, this.stamp);

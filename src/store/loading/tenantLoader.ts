@@ -3,6 +3,7 @@ import { groupSlot, managerSlot, slotWrites } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
+import { newMetricV2Prefix } from '../../domain/v2Json.js';
 import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId, type TextCheck } from '../loadChecks.js';
 import {
   itemPath,
@@ -15,7 +16,7 @@ import {
 } from '../tenantWriting.js';
 import { refreshDimensionFields } from './dimensionFields.js';
 import { userInRecords } from '../userUpsert.js';
-import type { LoadSteps } from './loadSteps.js';
+import type { LoadSteps, UserRerender } from './loadSteps.js';
 import { RecordLoader } from './recordLoader.js';
 
 /**
@@ -60,7 +61,7 @@ export class TenantLoader implements TenantWriter {
     const added = newCustomKeys({ metrics: this.records.metricKeys, dimensions: this.dimensionKeys }, { metrics, dimensions });
     for (const key of added.metrics) {
       await this.steps.insertMetric(key, this.records.metricKeys.length);
-      await this.steps.addMetricToBodies(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, this.records.stamp);
+      await this.steps.addMetricToBodies(`,${JSON.stringify(key)}:null,${JSON.stringify(`${key}_currency`)}:`, newMetricV2Prefix(key), this.records.stamp);
       this.records.metricKeys.push(key);
     }
     const position = this.dimensionPks.size;
@@ -95,7 +96,7 @@ export class TenantLoader implements TenantWriter {
     const written = await this.steps.upsertUsers(users.map((user, index) => ({ id: user.id, email: user.email, json: json[index]! })));
     const pkOf = new Map(written.map((row) => [row.id, row.pk]));
     // The user object is part of each stored record body: rewrite it there too.
-    const changed: { userPk: number; before: string; after: string }[] = [];
+    const changed: UserRerender[] = [];
     users.forEach((user, index) => {
       const pk = pkOf.get(user.id)!;
       const before = jsonOf.get(user.id);

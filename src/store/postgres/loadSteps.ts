@@ -4,7 +4,7 @@ import type { LoadSteps } from '../loading/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
 import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { fieldSteps } from './dimensionValues.js';
-import { rerenderUsersInRecords } from './userSteps.js';
+import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
 /**
  * The statements of a load into one tenant (../loading/tenantLoader.ts). Each writes a whole
@@ -19,8 +19,10 @@ const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics
 const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const insertMetric = statement<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES ($1, $2, $3)');
 const insertDimension = statement<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES ($1, $2, $3)');
-const addMetricToBodies = statement<[number, string, number]>(
-  `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text, stamp = $3 WHERE tenant_id = $1`,
+const addMetricToBodies = statement<[number, string, string, number]>(
+  `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text,
+     body_v2 = body_v2 || $3 || to_json((body || '}')::json ->> 'payment_currency')::text || '}', stamp = $4
+   WHERE tenant_id = $1`,
 );
 
 const usersByIdOrEmail = statement<[number, string[], string[]], UserRow>(
@@ -42,15 +44,15 @@ const managerEdges = statement<[number], ManagerEdge>(
 const recordCount = statement<[number], { count: number }>('SELECT coalesce(max(pos) + 1, 0) AS count FROM reporting_records WHERE tenant_id = $1');
 const recordPositions = statement<[number, string[]], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = $1 AND id = ANY ($2)');
 /** An id already stored (given twice) is skipped, and missing from the ids returned. */
-const insertRecords = statement<[number, number[], string[], number[], number[], string[], number], { id: string }>(
-  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp)
-   SELECT $1, *, $7 FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[])
+const insertRecords = statement<[number, number[], string[], number[], number[], string[], string[], number], { id: string }>(
+  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp)
+   SELECT $1, *, $8 FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[])
    ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
 );
 /** Updates the records whose content changed (an unchanged one keeps its stamp). */
-const updateRecords = statement<[number, number[], number[], number[], string[], number]>(
-  `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, stamp = $6
-   FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[]) AS c (pos, user_pk, month, body)
+const updateRecords = statement<[number, number[], number[], number[], string[], string[], number]>(
+  `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, body_v2 = c.body_v2, stamp = $7
+   FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) AS c (pos, user_pk, month, body, body_v2)
    WHERE r.tenant_id = $1 AND r.pos = c.pos AND (r.user_pk, r.month, r.body) IS DISTINCT FROM (c.user_pk, c.month, c.body)`,
 );
 /** A new dimension fields row holds minus the stamp of the load that made it (see ../sqlite/migrations.ts, 5). */
@@ -69,17 +71,22 @@ const tableRecordCount = statement<[number, number], { count: number }>(
 const tableRecordPositions = statement<[number, number, string[]], { id: string; pos: number }>(
   'SELECT id, pos FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND id = ANY ($3)',
 );
-const insertTableRecords = statement<[number, number, number[], string[], string[], number], { id: string }>(
-  `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, stamp)
-   SELECT $1, $2, *, $6 FROM unnest($3::bigint[], $4::text[], $5::text[])
+const insertTableRecords = statement<[number, number, number[], string[], string[], string[], number], { id: string }>(
+  `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, body_v2, stamp)
+   SELECT $1, $2, *, $7 FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[])
    ON CONFLICT (tenant_id, table_pk, id) DO NOTHING RETURNING id`,
 );
-const updateTableRecords = statement<[number, number, number[], string[], number]>(
-  `UPDATE table_records r SET body = c.body, stamp = $5 FROM unnest($3::bigint[], $4::text[]) AS c (pos, body)
+const updateTableRecords = statement<[number, number, number[], string[], string[], number]>(
+  `UPDATE table_records r SET body = c.body, body_v2 = c.body_v2, stamp = $6 FROM unnest($3::bigint[], $4::text[], $5::text[]) AS c (pos, body, body_v2)
    WHERE r.tenant_id = $1 AND r.table_pk = $2 AND r.pos = c.pos AND r.body IS DISTINCT FROM c.body`,
 );
 
 const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+
+/** The values of `keys` in `rows`, a column each (the arrays a statement unnests). */
+function columns<Row, const Keys extends readonly (keyof Row)[]>(rows: readonly Row[], ...keys: Keys): { [K in keyof Keys]: Row[Keys[K]][] } {
+  return keys.map((key) => rows.map((row) => row[key])) as { [K in keyof Keys]: Row[Keys[K]][] };
+}
 
 /**
  * The steps of a load into one tenant on PostgreSQL, on the load transaction's connection. Text
@@ -93,7 +100,7 @@ export function loadSteps(db: Queryable, tenantId: number): LoadSteps {
     metricKeys: async () => (await rowsOf(db, metricKeys, tenantId)).map((row) => row.key),
     dimensions: async () => (await rowsOf(db, dimensions, tenantId)).map((row): [string, number] => [row.key, row.pk]),
     insertMetric: async (key, position) => void (await run(db, insertMetric, tenantId, key, position)),
-    addMetricToBodies: async (fragment, stamp) => void (await run(db, addMetricToBodies, tenantId, fragment, stamp)),
+    addMetricToBodies: async (fragment, fragmentV2, stamp) => void (await run(db, addMetricToBodies, tenantId, fragment, fragmentV2, stamp)),
     insertDimension: async (key, position) => void (await run(db, insertDimension, tenantId, key, position)),
 
     usersByIdOrEmail: (userIds, emailKeys) => rowsOf(db, usersByIdOrEmail, tenantId, userIds.filter(storable), emailKeys.filter(storable)),
@@ -104,15 +111,15 @@ export function loadSteps(db: Queryable, tenantId: number): LoadSteps {
     },
     upsertUsers: (users) => rowsOf(db, upsertUsers, tenantId, users.map((u) => u.id), users.map((u) => u.email), users.map((u) => u.json)),
     rerenderUsersInRecords: async (changes, stamp) =>
-      void (await run(db, rerenderUsersInRecords, tenantId, changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), stamp)),
+      void (await run(db, rerenderUsersInRecords, tenantId, ...rerenderColumns(changes), stamp)),
     managerEdges: () => rowsOf(db, managerEdges, tenantId),
 
     recordCount: async () => (await firstRow(db, recordCount, tenantId))!.count,
     recordPositions: (recordIds) => rowsOf(db, recordPositions, tenantId, [...recordIds]),
     insertRecords: async (rows, stamp) =>
-      ids(await rowsOf(db, insertRecords, tenantId, rows.map((r) => r.pos), rows.map((r) => r.id), rows.map((r) => r.userPk), rows.map((r) => r.month), rows.map((r) => r.body), stamp)),
+      ids(await rowsOf(db, insertRecords, tenantId, ...columns(rows, 'pos', 'id', 'userPk', 'month', 'body', 'bodyV2'), stamp)),
     updateRecords: async (rows, stamp) =>
-      void (await run(db, updateRecords, tenantId, rows.map((r) => r.pos), rows.map((r) => r.userPk), rows.map((r) => r.month), rows.map((r) => r.body), stamp)),
+      void (await run(db, updateRecords, tenantId, ...columns(rows, 'pos', 'userPk', 'month', 'body', 'bodyV2'), stamp)),
     ensureFieldRows: async (pairs, stamp) => void (await run(db, ensureFieldRows, tenantId, pairs.map((p) => p.userPk), pairs.map((p) => p.month), stamp)),
 
     table: (key) => firstRow(db, table, tenantId, key),
@@ -121,8 +128,8 @@ export function loadSteps(db: Queryable, tenantId: number): LoadSteps {
     tableRecordCount: async (tablePk) => (await firstRow(db, tableRecordCount, tenantId, tablePk))!.count,
     tableRecordPositions: (tablePk, recordIds) => rowsOf(db, tableRecordPositions, tenantId, tablePk, [...recordIds]),
     insertTableRecords: async (tablePk, rows, stamp) =>
-      ids(await rowsOf(db, insertTableRecords, tenantId, tablePk, rows.map((r) => r.pos), rows.map((r) => r.id), rows.map((r) => r.body), stamp)),
+      ids(await rowsOf(db, insertTableRecords, tenantId, tablePk, ...columns(rows, 'pos', 'id', 'body', 'bodyV2'), stamp)),
     updateTableRecords: async (tablePk, rows, stamp) =>
-      void (await run(db, updateTableRecords, tenantId, tablePk, rows.map((r) => r.pos), rows.map((r) => r.body), stamp)),
+      void (await run(db, updateTableRecords, tenantId, tablePk, ...columns(rows, 'pos', 'body', 'bodyV2'), stamp)),
   };
 }

@@ -174,7 +174,62 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN attributes text NOT NULL DEFAULT '{}';
   `,
+  // 5: the v2 reads, as migration 8 of the SQLite engine says (../sqlite/migrations.ts): the v2
+  // bodies (filled from v1's, whose JSON values the `json` type gives back as written), the
+  // dimension fields under `custom.` keys (generated), the times of the stamps and where
+  // deleted records stood.
+  `
+  ALTER TABLE reporting_records ADD COLUMN body_v2 text;
+  ALTER TABLE table_records ADD COLUMN body_v2 text;
+  UPDATE reporting_records r SET body_v2 =
+    '{"standard.id":' || ((body || '}')::json -> 'id')::text || ',"standard.date":' || ((body || '}')::json -> 'date')::text || ',"standard.plan":' || ((body || '}')::json -> 'plan')::text
+    || ',"standard.user":{"id":' || ((body || '}')::json -> 'user' -> 'id')::text || ',"email":' || ((body || '}')::json -> 'user' -> 'email')::text || '}'
+    || ',"standard.payment":{"value":' || ((body || '}')::json -> 'payment')::text || ',"currency":' || ((body || '}')::json -> 'payment_currency')::text || '}'
+    || ',"standard.target":{"value":' || ((body || '}')::json -> 'target')::text || ',"currency":' || ((body || '}')::json -> 'target_currency')::text || '}'
+    || ',"standard.target_achievement":' || ((body || '}')::json -> 'target_achievement')::text
+    || ',"standard.on_target_earning":{"value":' || ((body || '}')::json -> 'on_target_earning')::text || ',"currency":' || ((body || '}')::json -> 'on_target_earning_currency')::text || '}'
+    || ',"standard.achievement":{"value":' || ((body || '}')::json -> 'achievement')::text || ',"currency":' || ((body || '}')::json -> 'achievement_currency')::text || '}'
+    || coalesce((SELECT string_agg(',"custom.' || m.key || '":{"value":' || ((body || '}')::json -> m.key)::text
+                   || ',"currency":' || ((body || '}')::json -> (m.key || '_currency'))::text || '}', '' ORDER BY m.position)
+                 FROM metrics m WHERE m.tenant_id = r.tenant_id), '');
+  UPDATE table_records r SET body_v2 =
+    '{"datatable.id":' || (r.body::json -> 'id')::text
+    || coalesce((SELECT string_agg(',"datatable.' || (f.value ->> 'key') || '":'
+                   || CASE WHEN f.value ->> 'type' = 'amount'
+                        THEN '{"value":' || (r.body::json -> (f.value ->> 'key'))::text
+                             || ',"currency":' || (r.body::json -> ((f.value ->> 'key') || '_currency'))::text || '}'
+                        ELSE (r.body::json -> (f.value ->> 'key'))::text END, '' ORDER BY f.n)
+                 FROM data_tables t, json_array_elements(t.fields::json) WITH ORDINALITY AS f (value, n)
+                 WHERE t.tenant_id = r.tenant_id AND t.pk = r.table_pk), '');
+  ALTER TABLE dimension_values ADD COLUMN fragment_v2 text GENERATED ALWAYS AS (${fragmentV2('fragment')}) STORED;
+  ALTER TABLE tenants ADD COLUMN empty_fragment_v2 text GENERATED ALWAYS AS (${fragmentV2('empty_fragment')}) STORED;
+  CREATE TABLE stamp_times (
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    stamp bigint NOT NULL,
+    at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (tenant_id, stamp)
+  );
+  CREATE INDEX stamp_times_by_time ON stamp_times (tenant_id, at);
+  INSERT INTO stamp_times (tenant_id, stamp, at)
+    SELECT tenant_id, stamp, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM (
+      SELECT tenant_id, stamp FROM reporting_records
+      UNION SELECT tenant_id, stamp FROM dimension_values WHERE stamp > 0
+      UNION SELECT tenant_id, stamp FROM table_records
+      UNION SELECT id, sync_seq FROM tenants) AS used;
+  CREATE TABLE removed_records (
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    structure text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    pos bigint NOT NULL,
+    PRIMARY KEY (tenant_id, structure, id)
+  );
+  `,
 ];
+
+/** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */
+function fragmentV2(column: string): string {
+  return `CASE WHEN ${column} = '}' THEN '' ELSE ',"custom.' || substr(replace(left(${column}, -1), '],"', '],"custom.'), 3) END`;
+}
 
 /** Namespace of this service's advisory locks (the first of the two keys), "cd" + a version. */
 export const LOCK_NAMESPACE = 0x63640001;

@@ -6,6 +6,7 @@ import { firstRow, statement, type Queryable } from './connection.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { pagedReads } from './pagedReads.js';
+import { v2Reads } from './v2Reads.js';
 
 const tenant = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
 
@@ -22,5 +23,7 @@ export function postgresReads(db: Queryable): EngineReads {
     tableChanges: (tenantId, tableKey) => changeReads.tableRecords(db, tenantId, tableKey),
     tables: (tenantId, key) => discoveryReads.tables(db, tenantId, key),
     reportingSchema: (tenantId) => discoveryReads.reportingSchema(db, tenantId),
+    v2Statements: (tenantId) => v2Reads.statements(db, tenantId),
+    v2TableRecords: (tenantId, tableKey) => v2Reads.tableRecords(db, tenantId, tableKey),
   };
 }

@@ -1,3 +1,4 @@
+import type { UserRerender } from '../loading/loadSteps.js';
 import type { StoredUserRow, UserSteps } from '../userUpsert.js';
 import { changeStamps } from './changeStamps.js';
 import { rowsOf, run, statement, type Queryable } from './connection.js';
@@ -14,11 +15,15 @@ const upsertUsers = statement<[number, string[], string[], string[], string[]], 
    RETURNING id, pk`,
 );
 /** Rewrites the user object inside each user's record bodies (`old` to `new`), stamping them. */
-export const rerenderUsersInRecords = statement<[number, number[], string[], string[], number]>(
-  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), stamp = $5
-   FROM unnest($2::bigint[], $3::text[], $4::text[]) AS c (user_pk, old, new)
+export const rerenderUsersInRecords = statement<[number, number[], string[], string[], string[], string[], number]>(
+  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), body_v2 = replace(r.body_v2, c.old_v2, c.new_v2), stamp = $7
+   FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS c (user_pk, old, new, old_v2, new_v2)
    WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
 );
+
+/** The columns of {@link rerenderUsersInRecords} from the changes of users (`$2`..`$6`). */
+export const rerenderColumns = (changes: readonly UserRerender[]) =>
+  [changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), changes.map((c) => c.beforeV2), changes.map((c) => c.afterV2)] as const;
 
 /** The steps of `PUT /v1/users/bulk` (../userUpsert.ts) on PostgreSQL: each one statement over arrays. */
 export function userSteps(db: Queryable, tenantId: number): UserSteps {
@@ -27,7 +32,7 @@ export function userSteps(db: Queryable, tenantId: number): UserSteps {
     upsertUsers: (rows) =>
       rowsOf(db, upsertUsers, tenantId, rows.map((r) => r.id), rows.map((r) => r.email), rows.map((r) => r.json), rows.map((r) => r.attributes)),
     rerenderUsersInRecords: async (changes, stamp) =>
-      void (await run(db, rerenderUsersInRecords, tenantId, changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), stamp)),
+      void (await run(db, rerenderUsersInRecords, tenantId, ...rerenderColumns(changes), stamp)),
     nextStamp: () => changeStamps(db).next(tenantId),
     dataChanged: async () => void (await run(db, bumpDataVersion, tenantId)),
   };

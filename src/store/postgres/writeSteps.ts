@@ -15,8 +15,15 @@ const hasData = statement<[number], { found: boolean }>(
 const lockTenant = statement<[number, number]>('SELECT pg_advisory_xact_lock($1, $2)');
 /** The version of the tenant's data: a new random value in each transaction that writes it. */
 export const bumpDataVersion = statement<[number]>('UPDATE tenants SET data_version = (random() * 9007199254740991)::bigint WHERE id = $1');
-// Records go first: they reference users without a cascade.
+// Records go first: they reference users without a cascade. Where each stood is kept for v2's
+// walks (see ../sqlite/migrations.ts, 8).
 const deletions = [
+  `INSERT INTO removed_records (tenant_id, structure, id, pos) SELECT tenant_id, '', id, pos FROM reporting_records WHERE tenant_id = $1
+   ON CONFLICT (tenant_id, structure, id) DO UPDATE SET pos = excluded.pos`,
+  `INSERT INTO removed_records (tenant_id, structure, id, pos)
+   SELECT t.tenant_id, t.key, r.id, r.pos FROM table_records r JOIN data_tables t ON t.tenant_id = r.tenant_id AND t.pk = r.table_pk
+   WHERE r.tenant_id = $1
+   ON CONFLICT (tenant_id, structure, id) DO UPDATE SET pos = excluded.pos`,
   'DELETE FROM reporting_records WHERE tenant_id = $1',
   'DELETE FROM data_tables WHERE tenant_id = $1',
   'DELETE FROM users WHERE tenant_id = $1',

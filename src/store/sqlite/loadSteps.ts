@@ -26,7 +26,7 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     metricKeys: () => s.metricKeys.all(tenantId),
     dimensions: () => s.dimensions.all(tenantId),
     insertMetric: (key, position) => void s.insertMetric.run(tenantId, key, position),
-    addMetricToBodies: (fragment, stamp) => void s.addMetricToBodies.run(fragment, stamp, tenantId),
+    addMetricToBodies: (fragment, fragmentV2, stamp) => void s.addMetricToBodies.run(fragment, fragmentV2, stamp, tenantId),
     insertDimension: (key, position) => void s.insertDimension.run(tenantId, key, position),
 
     usersByIdOrEmail(ids, emailKeys) {
@@ -39,13 +39,13 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     userIdByEmail: (email) => s.userByEmail.get(tenantId, email)?.id,
     upsertUsers: (users) => users.map((user) => ({ id: user.id, pk: s.upsertUser.get(tenantId, user.id, user.email, user.json)! })),
     rerenderUsersInRecords(changes, stamp) {
-      for (const { userPk, before, after } of changes) s.rerenderUserInRecords.run(before, after, stamp, userPk);
+      for (const { userPk, before, after, beforeV2, afterV2 } of changes) s.rerenderUserInRecords.run(before, after, beforeV2, afterV2, stamp, userPk);
     },
     managerEdges: () => s.managerEdges.all(tenantId),
 
     recordCount: () => s.recordCount.get(tenantId)!,
     recordPositions: (ids) => ids.flatMap((id) => s.recordPosition.all(tenantId, id)),
-    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord.run(tenantId, row.pos, row.id, row.userPk, row.month, row.body, stamp)),
+    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord.run(tenantId, row.pos, row.id, row.userPk, row.month, row.body, row.bodyV2, stamp)),
     updateRecords(rows, stamp) {
       for (const row of rows) s.updateRecord.run({ ...row, stamp, tenantId });
     },
@@ -58,9 +58,9 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     renameTable: (tablePk, name) => void s.renameTable.run(name, tablePk),
     tableRecordCount: (tablePk) => s.tableRecordCount.get(tablePk)!,
     tableRecordPositions: (tablePk, ids) => ids.flatMap((id) => s.tableRecordPosition.all(tablePk, id)),
-    insertTableRecords: (tablePk, rows, stamp) => insertedIds(rows, (row) => s.insertTableRecord.run(tablePk, row.pos, row.id, row.body, stamp)),
+    insertTableRecords: (tablePk, rows, stamp) => insertedIds(rows, (row) => s.insertTableRecord.run(tablePk, row.pos, row.id, row.body, row.bodyV2, stamp)),
     updateTableRecords(tablePk, rows, stamp) {
-      for (const row of rows) s.updateTableRecord.run(row.body, stamp, tablePk, row.pos, row.body);
+      for (const row of rows) s.updateTableRecord.run(row.body, row.bodyV2, stamp, tablePk, row.pos, row.body);
     },
   };
 }
@@ -93,8 +93,9 @@ function statements(db: Db) {
     dimensions: db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ? ORDER BY position').raw(),
     insertMetric: db.prepare<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES (?, ?, ?)'),
     insertDimension: db.prepare<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES (?, ?, ?)'),
-    addMetricToBodies: db.prepare<[string, number, number]>(
-      `UPDATE reporting_records SET body = body || ? || json_quote(json_extract(body || '}', '$.payment_currency')), stamp = ?
+    addMetricToBodies: db.prepare<[string, string, number, number]>(
+      `UPDATE reporting_records SET body = body || ? || ((body || '}') -> '$.payment_currency'),
+         body_v2 = body_v2 || ? || ((body || '}') -> '$.payment_currency') || '}', stamp = ?
        WHERE tenant_id = ?`,
     ),
     userById: db.prepare<[number, string], UserColumns>('SELECT pk, id, email, json FROM users WHERE tenant_id = ? AND id = ?'),
@@ -106,19 +107,19 @@ function statements(db: Db) {
          RETURNING pk`,
       )
       .pluck(),
-    rerenderUserInRecords: db.prepare<[string, string, number, number]>(RERENDER_USER_IN_RECORDS),
+    rerenderUserInRecords: db.prepare<[string, string, string, string, number, number]>(RERENDER_USER_IN_RECORDS),
     managerEdges: db.prepare<[number], ManagerEdge>(
       `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
        FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,
     ),
     recordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck(),
     recordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = ? AND id = ?'),
-    insertRecord: db.prepare<[number, number, string, number, number, string, number]>(
-      'INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    insertRecord: db.prepare<[number, number, string, number, number, string, string, number]>(
+      'INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     /** Updates a record whose content changed (an unchanged one keeps its stamp). */
-    updateRecord: db.prepare<{ userPk: number; month: number; body: string; stamp: number; tenantId: number; pos: number }>(
-      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, stamp = @stamp
+    updateRecord: db.prepare<{ userPk: number; month: number; body: string; bodyV2: string; stamp: number; tenantId: number; pos: number }>(
+      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, body_v2 = @bodyV2, stamp = @stamp
        WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, body) IS NOT (@userPk, @month, @body)`,
     ),
     /** A new dimension fields row holds minus the stamp of the load that made it (migration 5). */
@@ -130,7 +131,11 @@ function statements(db: Db) {
     renameTable: db.prepare<[string, number]>('UPDATE data_tables SET name = ? WHERE pk = ?'),
     tableRecordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck(),
     tableRecordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM table_records WHERE table_pk = ? AND id = ?'),
-    insertTableRecord: db.prepare<[number, number, string, string, number]>('INSERT INTO table_records (table_pk, pos, id, body, stamp) VALUES (?, ?, ?, ?, ?)'),
-    updateTableRecord: db.prepare<[string, number, number, number, string]>('UPDATE table_records SET body = ?, stamp = ? WHERE table_pk = ? AND pos = ? AND body IS NOT ?'),
+    insertTableRecord: db.prepare<[number, number, string, string, string, number]>(
+      'INSERT INTO table_records (table_pk, pos, id, body, body_v2, stamp) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    updateTableRecord: db.prepare<[string, string, number, number, number, string]>(
+      'UPDATE table_records SET body = ?, body_v2 = ?, stamp = ? WHERE table_pk = ? AND pos = ? AND body IS NOT ?',
+    ),
   };
 }

@@ -174,4 +174,81 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN attributes TEXT NOT NULL DEFAULT '{}';
   `,
+  // 8: the v2 reads (docs/rules.md#v2-reads).
+  // - `body_v2`: a record's v2 text, rendered when it is written (domain/v2Json.ts), filled
+  //   here from the v1 text (its JSON values copied as they are written there).
+  // - `dimension_values.fragment_v2` and `tenants.empty_fragment_v2`: v1's dimension fields
+  //   under `custom.` keys, without the closing brace, derived by the database: in v1's fragment
+  //   (`,"region":["EMEA"],"segment":[]}`) a key starts the fragment or follows `],`, a text no
+  //   JSON string holds unescaped. Stored (the table is made again: SQLite adds only virtual
+  //   generated columns), so that a read only joins texts.
+  // - `stamp_times`: the time of each stamp of the tenant's change counter (changeStamps.ts),
+  //   written in the transaction that takes it: the clock's time in milliseconds, or the
+  //   tenant's last time plus one millisecond, so that times increase with stamps. Stamps in
+  //   use before this version all take the time of the upgrade.
+  // - `removed_records`: where each record deleted by a replace stood (`structure`: '' for the
+  //   statements, else the table's key), so that a walk given its id goes on after it.
+  `
+  ALTER TABLE reporting_records ADD COLUMN body_v2 TEXT;
+  ALTER TABLE table_records ADD COLUMN body_v2 TEXT;
+  UPDATE reporting_records SET body_v2 =
+    '{"standard.id":' || ((body || '}') -> '$.id') || ',"standard.date":' || ((body || '}') -> '$.date')
+    || ',"standard.plan":' || ((body || '}') -> '$.plan')
+    || ',"standard.user":{"id":' || ((body || '}') -> '$.user.id') || ',"email":' || ((body || '}') -> '$.user.email') || '}'
+    || ',"standard.payment":{"value":' || ((body || '}') -> '$.payment') || ',"currency":' || ((body || '}') -> '$.payment_currency') || '}'
+    || ',"standard.target":{"value":' || ((body || '}') -> '$.target') || ',"currency":' || ((body || '}') -> '$.target_currency') || '}'
+    || ',"standard.target_achievement":' || ((body || '}') -> '$.target_achievement')
+    || ',"standard.on_target_earning":{"value":' || ((body || '}') -> '$.on_target_earning')
+    || ',"currency":' || ((body || '}') -> '$.on_target_earning_currency') || '}'
+    || ',"standard.achievement":{"value":' || ((body || '}') -> '$.achievement') || ',"currency":' || ((body || '}') -> '$.achievement_currency') || '}'
+    || ifnull((SELECT group_concat(',"custom.' || m.key || '":{"value":' || ((body || '}') -> ('$.' || m.key))
+                 || ',"currency":' || ((body || '}') -> ('$.' || m.key || '_currency')) || '}', '' ORDER BY m.position)
+               FROM metrics m WHERE m.tenant_id = reporting_records.tenant_id), '');
+  UPDATE table_records SET body_v2 =
+    '{"datatable.id":' || ((body) -> '$.id')
+    || ifnull((SELECT group_concat(',"datatable.' || (f.value ->> '$.key') || '":'
+                 || CASE WHEN f.value ->> '$.type' = 'amount'
+                      THEN '{"value":' || (body -> ('$.' || (f.value ->> '$.key'))) || ',"currency":' || (body -> ('$.' || (f.value ->> '$.key') || '_currency')) || '}'
+                      ELSE body -> ('$.' || (f.value ->> '$.key')) END, '' ORDER BY f.id)
+               FROM data_tables t, json_each(t.fields) f WHERE t.pk = table_records.table_pk), '');
+  CREATE TABLE dimension_values_v2 (
+    user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    month INTEGER NOT NULL,
+    fragment TEXT NOT NULL,
+    tenant_id INTEGER,
+    stamp INTEGER NOT NULL DEFAULT 0,
+    fragment_v2 TEXT GENERATED ALWAYS AS (${fragmentV2('fragment')}) STORED,
+    PRIMARY KEY (user_pk, month)
+  ) WITHOUT ROWID;
+  INSERT INTO dimension_values_v2 (user_pk, month, fragment, tenant_id, stamp) SELECT user_pk, month, fragment, tenant_id, stamp FROM dimension_values;
+  DROP TABLE dimension_values;
+  ALTER TABLE dimension_values_v2 RENAME TO dimension_values;
+  CREATE INDEX dimension_values_by_stamp ON dimension_values (tenant_id, stamp);
+  ALTER TABLE tenants ADD COLUMN empty_fragment_v2 TEXT GENERATED ALWAYS AS (${fragmentV2('empty_fragment')}) VIRTUAL;
+  CREATE TABLE stamp_times (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    stamp INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, stamp)
+  ) WITHOUT ROWID;
+  CREATE INDEX stamp_times_by_time ON stamp_times (tenant_id, at);
+  INSERT INTO stamp_times (tenant_id, stamp, at)
+    SELECT tenant_id, stamp, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (
+      SELECT tenant_id, stamp FROM reporting_records
+      UNION SELECT tenant_id, stamp FROM dimension_values WHERE stamp > 0
+      UNION SELECT t.tenant_id, r.stamp FROM table_records r JOIN data_tables t ON t.pk = r.table_pk
+      UNION SELECT id, sync_seq FROM tenants);
+  CREATE TABLE removed_records (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    structure TEXT NOT NULL,
+    id TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, structure, id)
+  ) WITHOUT ROWID;
+  `,
 ];
+
+/** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */
+function fragmentV2(column: string): string {
+  return `CASE WHEN ${column} = '}' THEN '' ELSE ',"custom.' || substr(replace(substr(${column}, 1, length(${column}) - 1), '],"', '],"custom.'), 3) END`;
+}

@@ -9,7 +9,7 @@ export interface SqlitePagedSource extends PagedSource {
 }
 
 /** The parameters of a page read: the owner (tenant or table), the first position, how many rows. */
-type PageParams = { owner: number; from: number; n: number; empty?: string };
+type PageParams = { owner: number; from: number; n: number; empty?: string; tenant?: number };
 
 /** Prepares the reads of the paged operations once per database connection. */
 export function pagedReads(db: Db) {
@@ -77,11 +77,11 @@ function joinedPage(record: string, from: string, table: string, owner: string):
 /** A row of a {@link joinedPage} statement: the count, the joined JSON (null when no row), whether more follow (1 or 0). */
 type JoinedRow = [count: number, json: Buffer | null, more: number];
 
-function prepareJoinedPage(db: Db, sql: string, owner: string) {
-  const plan = db.prepare<PageParams, { parent: number; detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all({ owner: 0, empty: '}', from: 0, n: 1 });
+export function prepareJoinedPage<Params extends PageParams = PageParams, Row extends unknown[] = JoinedRow>(db: Db, sql: string, owner: string) {
+  const plan = db.prepare<PageParams, { parent: number; detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all({ owner: 0, empty: '}', from: 0, n: 1, tenant: 0 });
   const outer = plan.filter((step) => step.parent === 0).map((step) => step.detail);
   const ordered = new RegExp(`^SEARCH r USING PRIMARY KEY \\(${owner}=\\? AND pos>\\? AND pos<\\?\\)$`).test(outer[0] ?? '');
   const unsorted = plan.every((step) => !/TEMP B-TREE|MATERIALIZE|CO-ROUTINE/.test(step.detail));
   if (!ordered || !unsorted) throw new Error(`unexpected plan for a page (rows would not come in key order): ${plan.map((step) => step.detail).join('; ')}`);
-  return db.prepare<PageParams, JoinedRow>(sql).raw();
+  return db.prepare<Params, Row>(sql).raw();
 }

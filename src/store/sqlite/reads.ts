@@ -6,6 +6,7 @@ import type { Db } from './db.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { pagedReads } from './pagedReads.js';
+import { v2Reads } from './v2Reads.js';
 
 /** The reads of the service on one connection, each statement prepared once. */
 export function sqliteReads(db: Db): EngineReads {
@@ -15,6 +16,7 @@ export function sqliteReads(db: Db): EngineReads {
   const attributions = attributionReads(db);
   const changes = changeReads(db);
   const discovery = discoveryReads(db);
+  const v2 = v2Reads(db);
   return {
     findTenant: (name) => tenant.get(name),
     reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
@@ -26,5 +28,7 @@ export function sqliteReads(db: Db): EngineReads {
     tableChanges: (tenantId, tableKey) => changes.tableRecords(tenantId, tableKey),
     tables: (tenantId, key) => discovery.tables(tenantId, key),
     reportingSchema: (tenantId) => discovery.reportingSchema(tenantId),
+    v2Statements: (tenantId) => v2.statements(tenantId),
+    v2TableRecords: (tenantId, tableKey) => v2.tableRecords(tenantId, tableKey),
   };
 }

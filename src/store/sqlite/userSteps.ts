@@ -3,7 +3,7 @@ import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 
 /** Rewrites the user object inside a user's record bodies (`before` to `after`), stamping them. */
-export const RERENDER_USER_IN_RECORDS = 'UPDATE reporting_records SET body = replace(body, ?, ?), stamp = ? WHERE user_pk = ?';
+export const RERENDER_USER_IN_RECORDS = 'UPDATE reporting_records SET body = replace(body, ?, ?), body_v2 = replace(body_v2, ?, ?), stamp = ? WHERE user_pk = ?';
 
 /**
  * The steps of `PUT /v1/users/bulk` (../userUpsert.ts) on SQLite, prepared once per connection:
@@ -19,7 +19,7 @@ export function userSteps(db: Db): (tenantId: number) => UserSteps {
        RETURNING pk`,
     )
     .pluck();
-  const rerender = db.prepare<[string, string, number, number]>(RERENDER_USER_IN_RECORDS);
+  const rerender = db.prepare<[string, string, string, string, number, number]>(RERENDER_USER_IN_RECORDS);
   const bumpDataVersion = db.prepare<[number]>('UPDATE tenants SET data_version = random() WHERE id = ?');
   const stamps = changeStamps(db);
   return (tenantId) => ({
@@ -31,7 +31,7 @@ export function userSteps(db: Db): (tenantId: number) => UserSteps {
     },
     upsertUsers: (rows) => rows.map((row) => ({ id: row.id, pk: upsert.get(tenantId, row.id, row.email, row.json, row.attributes)! })),
     rerenderUsersInRecords(changes, stamp) {
-      for (const { userPk, before, after } of changes) rerender.run(before, after, stamp, userPk);
+      for (const { userPk, before, after, beforeV2, afterV2 } of changes) rerender.run(before, after, beforeV2, afterV2, stamp, userPk);
     },
     nextStamp: () => stamps.next(tenantId),
     dataChanged: () => void bumpDataVersion.run(tenantId),

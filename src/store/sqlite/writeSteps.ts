@@ -20,8 +20,14 @@ export function writeSteps(db: Db): WriteSteps {
            OR EXISTS (SELECT 1 FROM data_tables WHERE tenant_id = @id)`,
     )
     .pluck();
-  // Records go first: they reference users without a cascade.
+  // Records go first: they reference users without a cascade. Where each stood is kept for
+  // v2's walks (migration 8).
   const deletions = [
+    `INSERT INTO removed_records (tenant_id, structure, id, pos) SELECT tenant_id, '', id, pos FROM reporting_records WHERE tenant_id = ?
+     ON CONFLICT DO UPDATE SET pos = excluded.pos`,
+    `INSERT INTO removed_records (tenant_id, structure, id, pos)
+     SELECT t.tenant_id, t.key, r.id, r.pos FROM table_records r JOIN data_tables t ON t.pk = r.table_pk WHERE t.tenant_id = ?
+     ON CONFLICT DO UPDATE SET pos = excluded.pos`,
     'DELETE FROM reporting_records WHERE tenant_id = ?',
     'DELETE FROM data_tables WHERE tenant_id = ?',
     'DELETE FROM users WHERE tenant_id = ?',

@@ -86,10 +86,22 @@ function validString(schema: Schema, knownValues: readonly string[]): fc.Arbitra
     ? fc.stringMatching(new RegExp(schema.pattern as string))
     : schema.format === 'email'
       ? fc.emailAddress()
-      : fc.string({ unit: fc.constantFrom('grapheme', 'binary', 'grapheme-ascii') as never, minLength, maxLength });
+      : schema.format === 'date-time'
+        ? dateTime()
+        : fc.string({ unit: fc.constantFrom('grapheme', 'binary', 'grapheme-ascii') as never, minLength, maxLength });
   const known = knownValues.filter((text) => accepts(schema, text));
   const fitting = generated.filter((text) => accepts(schema, text));
   return known.length === 0 ? fitting : fc.oneof({ weight: 1, arbitrary: fitting }, { weight: 3, arbitrary: fc.constantFrom(...known) });
+}
+
+/** RFC 3339 date-times of years 0000-9999, in UTC or with an offset, with or without fractions (random text never is one). */
+function dateTime(): fc.Arbitrary<string> {
+  const instant = fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+  const offset = fc.constantFrom('Z', '+00:00', '+05:30', '-08:00');
+  return fc.tuple(instant, offset, fc.boolean()).map(([date, zone, fraction]) => {
+    const iso = date.toISOString();
+    return `${fraction ? iso.slice(0, -1) : iso.slice(0, 19)}${zone}`;
+  });
 }
 
 function validArray(schema: Schema, dictionary: Dictionary): fc.Arbitrary<unknown[]> {

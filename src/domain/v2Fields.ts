@@ -1,0 +1,70 @@
+import type { ListedField } from './fieldListing.js';
+
+/**
+ * The v2 rendering of the field model of discovery (fieldListing.ts), so that v1's field
+ * listings and v2's never disagree (docs/rules.md#v2-reads): one field per v2 key, an amount and
+ * its `_currency` companion as one field of format `currency`, keys prefixed by their origin,
+ * and the time of the record's last change at the end.
+ */
+export interface V2Field {
+  api_key: string;
+  name: string;
+  type: 'string' | 'number' | 'object' | 'array';
+  format: 'date' | 'date-time' | 'currency' | 'user_reference' | 'user_id' | 'enum' | 'percentage' | 'float' | null;
+  origin: Origin;
+  created_at: null;
+  currencies: null;
+  enum_values: string[] | null;
+  properties: Record<string, 'string' | 'number'> | null;
+}
+
+type Origin = 'standard' | 'custom' | 'datatable';
+
+/** The fields v1 lists that are standard fields of a statement record (the others are the tenant's metrics and dimensions). */
+const STANDARD_STATEMENT_FIELDS: ReadonlySet<string> = new Set(['id', 'date', 'plan', 'user', 'payment', 'target', 'target_achievement', 'on_target_earning', 'achievement']);
+
+const AMOUNT = { value: 'number', currency: 'string' } as const;
+const USER_REFERENCE = { id: 'string', email: 'string' } as const;
+
+/** The fields of a statement as v2 writes it, from v1's listing (`reportingFields`). */
+export function v2StatementFields(listed: readonly ListedField[]): V2Field[] {
+  return v2Fields(listed, (name) => (STANDARD_STATEMENT_FIELDS.has(name) ? 'standard' : 'custom'));
+}
+
+/** The fields of a data table's record as v2 writes it, from v1's listing (`tableFields`). */
+export function v2TableFields(listed: readonly ListedField[]): V2Field[] {
+  return v2Fields(listed, () => 'datatable');
+}
+
+function v2Fields(listed: readonly ListedField[], originOf: (name: string) => Origin): V2Field[] {
+  const amounts = new Set(listed.filter((field) => field.type === 'amount').map((field) => `${field.name}_currency`));
+  const fields = listed.filter((field) => !amounts.has(field.name)).map((field) => v2Field(field, originOf(field.name)));
+  return [...fields, field('standard', 'last_modified_at', 'string', 'date-time')];
+}
+
+function v2Field(listed: ListedField, origin: Origin): V2Field {
+  const { name } = listed;
+  switch (listed.type) {
+    case 'string':
+    case 'currency':
+      return field(origin, name, 'string', null);
+    case 'number':
+      return field(origin, name, 'number', name === 'target_achievement' && origin === 'standard' ? 'percentage' : 'float');
+    case 'amount':
+      return { ...field(origin, name, 'object', 'currency'), properties: { ...AMOUNT } };
+    case 'date':
+      return field(origin, name, 'string', 'date');
+    case 'datetime':
+      return field(origin, name, 'string', 'date-time');
+    case 'user':
+      return { ...field(origin, name, 'object', 'user_reference'), properties: { ...USER_REFERENCE } };
+    case 'user_id':
+      return field(origin, name, 'string', 'user_id');
+    case 'groups':
+      return { ...field(origin, name, 'array', 'enum'), enum_values: [...(listed.groups ?? [])] };
+  }
+}
+
+function field(origin: Origin, name: string, type: V2Field['type'], format: V2Field['format']): V2Field {
+  return { api_key: `${origin}.${name}`, name, type, format, origin, created_at: null, currencies: null, enum_values: null, properties: null };
+}

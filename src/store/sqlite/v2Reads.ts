@@ -1,0 +1,84 @@
+import type { V2Reads } from '../paging/v2Paging.js';
+import type { Db } from './db.js';
+import { prepareJoinedPage } from './pagedReads.js';
+
+/** The parameters of a v2 read: the tenant, the table (0 for the statements), positions, stamp bounds, rows wanted. */
+type V2Params = { tenant: number; owner: number; from: number; n: number; lo?: number; hi?: number; empty?: string };
+
+/** The time of the change at `stamp` (the first dated stamp at or after it: every stamp in use is dated, see migration 8). */
+const timeOf = (stamp: string) =>
+  `',"standard.last_modified_at":"' || (SELECT at FROM stamp_times t WHERE t.tenant_id = @tenant AND t.stamp >= ${stamp} ORDER BY t.stamp LIMIT 1) || '"}'`;
+
+/**
+ * The v2 reads on SQLite (migration 8), prepared once per connection: the stored v2 texts joined
+ * with their dimension fields and the time of their last change (the later of the record's
+ * stamp and its dimension fields'), a page read in one statement by position.
+ */
+export function v2Reads(db: Db) {
+  const statementStamp = 'max(r.stamp, ifnull(d.stamp, 0))';
+  const statement = `r.body_v2 || ifnull(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = @tenant)) || ${timeOf(statementStamp)}`;
+  const statementsFrom = `reporting_records r
+       LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+       WHERE r.tenant_id = @owner AND r.pos >= @from`;
+  const tableRecord = `r.body_v2 || ${timeOf('r.stamp')}`;
+  const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
+  const joinedStatements = prepareJoinedPage<V2Params, JoinedRow>(db, joined(statement, statementsFrom, 'reporting_records', 'tenant_id'), 'tenant_id');
+  const joinedTable = prepareJoinedPage<V2Params, JoinedRow>(db, joined(tableRecord, tableFrom, 'table_records', 'table_pk'), 'table_pk');
+  const changedStatements = db
+    .prepare<V2Params, [string, string]>(
+      `SELECT ${statement}, r.id FROM ${statementsFrom} AND ${statementStamp} > @lo AND ${statementStamp} <= @hi ORDER BY r.pos LIMIT @n`,
+    )
+    .raw();
+  const changedTable = db
+    .prepare<V2Params, [string, string]>(`SELECT ${tableRecord}, r.id FROM ${tableFrom} AND r.stamp > @lo AND r.stamp <= @hi ORDER BY r.pos LIMIT @n`)
+    .raw();
+  const statementPosition = db
+    .prepare<{ tenant: number; id: string }, number>(
+      `SELECT ifnull((SELECT pos FROM reporting_records WHERE tenant_id = @tenant AND id = @id),
+                     (SELECT pos FROM removed_records WHERE tenant_id = @tenant AND structure = '' AND id = @id))`,
+    )
+    .pluck();
+  const tableRecordPosition = db
+    .prepare<{ tenant: number; table: number; key: string; id: string }, number>(
+      `SELECT ifnull((SELECT pos FROM table_records WHERE table_pk = @table AND id = @id),
+                     (SELECT pos FROM removed_records WHERE tenant_id = @tenant AND structure = @key AND id = @id))`,
+    )
+    .pluck();
+  const stampAtOrBefore = db.prepare<[number, string], number>('SELECT ifnull(max(stamp), 0) FROM stamp_times WHERE tenant_id = ? AND at <= ?').pluck();
+  const stampBefore = db.prepare<[number, string], number>('SELECT ifnull(max(stamp), 0) FROM stamp_times WHERE tenant_id = ? AND at < ?').pluck();
+  const tableOf = db.prepare<[number, string], number>('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
+
+  const stampDated = (tenant: number) => (time: string, inclusive: boolean) => (inclusive ? stampAtOrBefore : stampBefore).get(tenant, time)!;
+  const page = ([count, json, lastId, more]: JoinedRow) => ({ count, json: json ?? Buffer.alloc(0), lastId: lastId ?? undefined, more: more === 1 });
+  return {
+    statements: (tenant: number): V2Reads => ({
+      positionOf: (id) => statementPosition.get({ tenant, id }) ?? undefined,
+      stampDated: stampDated(tenant),
+      joined: (from, n) => page(joinedStatements.get({ tenant, owner: tenant, from, n })!),
+      changedBetween: (from, lo, hi, n) => changedStatements.all({ tenant, owner: tenant, from, lo, hi, n }),
+    }),
+    tableRecords(tenant: number, key: string): V2Reads | undefined {
+      const table = tableOf.get(tenant, key);
+      if (table === undefined) return undefined;
+      return {
+        positionOf: (id) => tableRecordPosition.get({ tenant, table, key, id }) ?? undefined,
+        stampDated: stampDated(tenant),
+        joined: (from, n) => page(joinedTable.get({ tenant, owner: table, from, n })!),
+        changedBetween: (from, lo, hi, n) => changedTable.all({ tenant, owner: table, from, lo, hi, n }),
+      };
+    },
+  };
+}
+
+/** A row of a {@link joined} statement: the count, the joined JSON (null when no row), the last record's id, whether more follow (1 or 0). */
+type JoinedRow = [count: number, json: Buffer | null, lastId: string | null, more: number];
+
+/**
+ * A page by position, as pagedReads.ts reads v1's, with the id of the last record: with
+ * `max()`, SQLite takes a bare column from the row that holds the maximum.
+ */
+function joined(record: string, from: string, table: string, owner: string): string {
+  return `SELECT count(*), CAST(group_concat(${record}, ',') AS BLOB), r.id,
+            EXISTS (SELECT 1 FROM ${table} WHERE ${owner} = @owner AND pos = @from + @n), max(r.pos)
+          FROM ${from} AND r.pos < @from + @n`;
+}

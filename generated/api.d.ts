@@ -208,6 +208,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/archive/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Archive up to 50 users in one transaction
+         * @description Each item names a user by `user` (an e-mail address, matched without regard to case) and
+         *     its last active month, `end_date`: the user is archived from the month after. All or
+         *     nothing: on any error nothing is written.
+         *
+         *     - An archived user keeps its history: its reporting records and its attributions stay
+         *       as they are, and records of any month may still be loaded for it.
+         *     - After its last month an archived user can hold no attribution: a group or manager item
+         *       of `PUT /v1/users/groups/bulk` or `PUT /v1/users/managers/bulk` that attributes it, or
+         *       names it as manager, past that month is a `422`.
+         *     - Archiving a user who manages someone after its last month (a stored manager
+         *       attribution naming it as manager) is a `422`, pointer `/data/i/user`: end or move that
+         *       attribution first.
+         *     - Archiving an archived user again sets its new last month (the same checks).
+         *       `PUT /v1/users/bulk` naming an archived user re-activates it.
+         *     - Unknown users, and two items naming one user: `422` (pointer `/data/i/user`). More
+         *       than 50 items, an empty `data`, or an item with missing or extra fields: `400`.
+         */
+        delete: operations["archiveUsersBulk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/groups": {
         parameters: {
             query?: never;
@@ -771,6 +806,16 @@ export interface components {
             /** @description Number of items written. */
             count: number;
             data: components["schemas"]["ManagerAttributionResponseItem"][];
+        };
+        ArchiveBulkBody: {
+            data: {
+                user: components["schemas"]["Email"];
+                end_date: components["schemas"]["Month"];
+            }[];
+        };
+        ArchiveSuccessResponse: {
+            /** @constant */
+            message: "users archived successfully";
         };
         GroupAttributionPage: {
             count: components["schemas"]["PageCount"];
@@ -1471,7 +1516,7 @@ export interface components {
         /** @description The requesting origin when it is allowed, or `*` when every origin is. */
         AccessControlAllowOrigin: string;
         /** @description The methods a cross-origin request may use. */
-        AccessControlAllowMethods: "GET,HEAD,PUT";
+        AccessControlAllowMethods: "GET,HEAD,PUT,DELETE";
         /** @description The request headers a cross-origin request may send. */
         AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id,Compdata-Consistency";
         /** @description Seconds a browser may keep this preflight's answer. */
@@ -1765,6 +1810,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ManagersBulkSuccessResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    archiveUsersBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         {
+                 *           "user": "jack.wong@example.com",
+                 *           "end_date": "2026-06"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ArchiveBulkBody"];
+            };
+        };
+        responses: {
+            /** @description Every user was archived. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    "Compdata-Consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchiveSuccessResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

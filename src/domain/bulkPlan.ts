@@ -1,3 +1,4 @@
+import { archivedUser, pastArchive } from './archiveItems.js';
 import { firstManagerCycle, firstPayloadOverlap, type ManagerCycle, type ManagerEdge } from './bulkChecks.js';
 import {
   itemRulesBroken,
@@ -27,6 +28,8 @@ import { replaceDimensionGroups } from './reportingJson.js';
 export interface UserRef {
   readonly pk: number;
   readonly email: string;
+  /** The last month of an archived user (docs/rules.md#archived-users); `null` or absent: active. */
+  readonly archivedAfter?: number | null;
 }
 
 export type ResolvedGroup = GroupUpsert & { readonly index: number; readonly userRow: UserRef; readonly dimensionPk: number };
@@ -60,6 +63,7 @@ export function resolveItems(
   for (const [index, item] of items.entries()) {
     const userRow = users.get(item.user);
     if (!userRow) violations.push(unknownUser(index, 'user', item.user));
+    else if (pastArchive(userRow, item)) violations.push(archivedUser(index, 'user', userRow));
     if (item.kind === 'group') {
       const dimensionPk = dimensions.get(item.dimension);
       if (dimensionPk === undefined) violations.push(unknownDimension(index, item.dimension));
@@ -69,6 +73,7 @@ export function resolveItems(
     const managerRow = users.get(item.manager);
     if (!managerRow) violations.push(unknownUser(index, 'manager', item.manager));
     else if (userRow?.pk === managerRow.pk) violations.push(ownManager(index));
+    else if (pastArchive(managerRow, item)) violations.push(archivedUser(index, 'manager', managerRow));
     else if (userRow) resolved.push({ ...item, index, userRow, managerRow });
   }
   return violations.length > 0 ? itemRulesBroken(violations) : resolved;

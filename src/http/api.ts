@@ -6,6 +6,7 @@ import { ContractRouter } from './contractRouter.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getDataStructureFields } from './handlers/getDataStructureFields.js';
 import { getDataStructures } from './handlers/getDataStructures.js';
+import { archiveUsersBulk } from './handlers/archiveUsersBulk.js';
 import { getDocsAsset } from './handlers/getDocsAsset.js';
 import { getDocsPage } from './handlers/getDocsPage.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
@@ -61,6 +62,7 @@ const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) 
   upsertGroupsBulk,
   upsertManagersBulk,
   upsertUsersBulk,
+  archiveUsersBulk,
   getGroupAttributions,
   getManagerAttributions,
   getTableRecords,

@@ -236,6 +236,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
       if (unstorable) return { broken: unstorable };
       return withConsistency(await engine.write(principal.tenantId, { kind: 'users', items }));
     },
+    archiveUsers: async (principal, items) => withConsistency(await engine.write(principal.tenantId, { kind: 'archive', items })),
     tables: (principal, key) => onServer(principal, (on) => after(on.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
     reportingSchema: (principal) => onServer(principal, (on) => on.reportingSchema(principal.tenantId)),
     health: () => engine.health(),

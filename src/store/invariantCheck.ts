@@ -28,6 +28,15 @@ export interface UserFragments {
   readonly periods: readonly GroupPeriod[];
 }
 
+/** An archived user that manages someone after its last month. */
+export interface ArchivedManager {
+  readonly manager: string;
+  readonly report: string;
+  readonly lastMonth: MonthIndex;
+  /** The first month after the last in which it manages `report`. */
+  readonly month: MonthIndex;
+}
+
 /** Positions of a tenant's records (or of one table's) that are not 0..count-1. */
 export interface PositionGap {
   /** `reporting records`, or `records of table <key>`. */
@@ -44,6 +53,8 @@ export interface InvariantReads {
   groupOverlap(tenantId: number): Promise<SlotOverlap | undefined>;
   managerOverlap(tenantId: number): Promise<SlotOverlap | undefined>;
   managerEdges(tenantId: number): Promise<ManagerEdge[]>;
+  /** An archived user that manages someone after its last month (docs/rules.md#archived-users). */
+  archivedManager(tenantId: number): Promise<ArchivedManager | undefined>;
   email(tenantId: number, userPk: number): Promise<string>;
   dimensionKeys(tenantId: number): Promise<string[]>;
   /** The tenant's fields of a user in no group (stored with the tenant). */
@@ -62,6 +73,7 @@ const TENANT_CHECKS: readonly (readonly [ViolationKind, TenantCheck])[] = [
   ['group-overlap', groupOverlap],
   ['manager-overlap', managerOverlap],
   ['manager-cycle', managerCycle],
+  ['archived-manager', archivedManager],
   ['dimension-fields', dimensionFields],
   ['positions', positions],
 ];
@@ -117,6 +129,11 @@ async function managerCycle(reads: InvariantReads, tenant: Tenant): Promise<stri
   for (const pk of [...cycle.users, cycle.users[0]!]) emails.push(await reads.email(tenant.id, pk));
   const when = cycle.month === null ? 'in every month' : `in ${monthText(cycle.month)}`;
   return `managers go round in a cycle ${when}: ${emails.join(' is managed by ')}`;
+}
+
+async function archivedManager(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const found = await reads.archivedManager(tenant.id);
+  return found && `user ${found.manager}, archived after ${monthText(found.lastMonth)}, manages ${found.report} in ${monthText(found.month)}`;
 }
 
 async function dimensionFields(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {

@@ -1,3 +1,4 @@
+import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { ReportingFilter } from '../domain/reportingFilter.js';
 import type { TableField } from '../domain/tableJson.js';
@@ -47,6 +48,8 @@ export interface Store {
   bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
   /** `PUT /v1/users/bulk` (docs/rules.md#users): every user written in one transaction (the users as stored), or nothing and the rules broken. */
   upsertUsers(principal: Principal, items: readonly UserUpsert[]): Promise<WriteOutcome<Record<string, AttributeValue>[]>>;
+  /** `DELETE /v1/users/archive/bulk` (docs/rules.md#archived-users): every user archived in one transaction (their number), or nothing and the rules broken. */
+  archiveUsers(principal: Principal, items: readonly ArchiveItem[]): Promise<WriteOutcome<number>>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */
@@ -251,6 +254,7 @@ export type ViolationKind =
   | 'group-overlap'
   | 'manager-overlap'
   | 'manager-cycle'
+  | 'archived-manager'
   | 'dimension-fields'
   | 'positions';
 

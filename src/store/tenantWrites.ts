@@ -1,6 +1,8 @@
+import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
 import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import { bulkUpsertWith, type BulkSteps } from './bulkUpsert.js';
+import { archiveUsersWith, type ArchiveSteps } from './userArchive.js';
 import { upsertUsersWith, type UserSteps } from './userUpsert.js';
 
 /** An item written by the attribution bulks: the e-mail addresses of its users as stored (for the echo). */
@@ -15,6 +17,8 @@ interface WriteKinds {
   attributions: { items: Upsert; written: WrittenItem[] };
   /** `PUT /v1/users/bulk`: the users as stored. */
   users: { items: UserUpsert; written: Record<string, AttributeValue>[] };
+  /** `DELETE /v1/users/archive/bulk`: the number of users archived. */
+  archive: { items: ArchiveItem; written: number };
 }
 
 /** A write of the API into one tenant, as plain data (it crosses to SQLite's writer thread). */
@@ -35,10 +39,17 @@ export type WriteOutcome<T> = ({ readonly written: T; readonly consistency?: str
 export interface TenantWriteSteps {
   attributions(): BulkSteps<unknown>;
   users(): UserSteps;
+  archive(): ArchiveSteps;
 }
 
 /** Runs `write` over the engine's steps: every rule of every write is here and below, none in an engine. */
 export function runTenantWrite<W extends TenantWrite>(steps: TenantWriteSteps, write: W): Promise<WriteOutcome<WrittenBy<W>>> {
-  const outcome = write.kind === 'attributions' ? bulkUpsertWith(steps.attributions(), write.items) : upsertUsersWith(steps.users(), write.items);
-  return outcome as Promise<WriteOutcome<WrittenBy<W>>>;
+  switch (write.kind) {
+    case 'attributions':
+      return bulkUpsertWith(steps.attributions(), write.items) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'users':
+      return upsertUsersWith(steps.users(), write.items) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'archive':
+      return archiveUsersWith(steps.archive(), write.items) as Promise<WriteOutcome<WrittenBy<W>>>;
+  }
 }

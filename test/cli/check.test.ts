@@ -98,6 +98,15 @@ describe('compdata check', { concurrency: true }, () => {
     });
   });
 
+  test('an archived user that manages someone after its last month', async (t) => {
+    const db = await fixtureDatabase(t);
+    await insertManager(db, 'u1', 'u2', month(2026, 2), null);
+    await db.sql.rows('UPDATE users SET archived_after = ? WHERE id = ?', month(2026, 6), 'u2');
+    await assertReported(db.database, {
+      'archived-manager': /^archived-manager: tenant "acme": user user2@acme\.example, archived after 2026-06, manages user1@acme\.example in 2026-07$/,
+    });
+  });
+
   test('stored dimension fields that the attributions do not give', async (t) => {
     const db = await fixtureDatabase(t);
     await db.sql.rows(`UPDATE dimension_values SET fragment = ? WHERE user_pk = ? AND month = ?`, ',"region":["Mars"],"segment":[]}', await userPk(db, 'u0'), month(2026, 1));

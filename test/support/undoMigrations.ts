@@ -1,12 +1,27 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
- * SQL that takes a database of this build back to before the v2 reads (SQLite migration 8,
- * PostgreSQL migration 5), for tests of the migrations. The version is set back too, so the
+ * SQL that takes a database of this build back to before archived users (SQLite migration 9,
+ * PostgreSQL migration 6), for tests of the migrations. The version is set back too, so the
  * next open migrates again.
  */
-export const BEFORE_V2: Record<TestEngine, string> = {
+const BEFORE_ARCHIVED_USERS: Record<TestEngine, string> = {
   sqlite: `
+    ALTER TABLE users DROP COLUMN archived_after;
+    PRAGMA user_version = 8;
+  `,
+  postgres: `
+    ALTER TABLE users DROP COLUMN archived_after;
+    UPDATE schema_version SET version = 5;
+  `,
+};
+
+/**
+ * SQL that takes a database of this build back to before the v2 reads (SQLite migration 8,
+ * PostgreSQL migration 5), and so before archived users too.
+ */
+export const BEFORE_V2: Record<TestEngine, string> = {
+  sqlite: `${BEFORE_ARCHIVED_USERS.sqlite}
     DROP TABLE removed_records;
     DROP TABLE stamp_times;
     ALTER TABLE tenants DROP COLUMN empty_fragment_v2;
@@ -26,7 +41,7 @@ export const BEFORE_V2: Record<TestEngine, string> = {
     ALTER TABLE table_records DROP COLUMN body_v2;
     PRAGMA user_version = 7;
   `,
-  postgres: `
+  postgres: `${BEFORE_ARCHIVED_USERS.postgres}
     DROP TABLE removed_records, stamp_times;
     ALTER TABLE tenants DROP COLUMN empty_fragment_v2;
     ALTER TABLE dimension_values DROP COLUMN fragment_v2;

@@ -14,8 +14,8 @@ const bounds = (periods: readonly Period[]): [number[], number[]] => [periods.ma
 
 type Months = { pk: number; start: number | null; end: number | null };
 
-const usersByEmailKey = statement<[number, string[]], { pk: number; email: string; email_key: string }>(
-  'SELECT pk, email, email_key FROM users WHERE tenant_id = $1 AND email_key = ANY ($2)',
+const usersByEmailKey = statement<[number, string[]], { pk: number; email: string; email_key: string; archived_after: number | null }>(
+  'SELECT pk, email, email_key, archived_after FROM users WHERE tenant_id = $1 AND email_key = ANY ($2)',
 );
 const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1');
 const groupsOverlapping = statement<[number, number[], number[], number[], number[]], Months & { user_pk: number; dimension_pk: number; group_pk: number }>(
@@ -86,7 +86,7 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     ...attributionSteps(db, tenantId),
     async users(sent) {
       const keys = sent.filter(storable).map(asciiLowerCase);
-      const byKey = new Map((await rowsOf(db, usersByEmailKey, tenantId, keys)).map((row) => [row.email_key, { pk: row.pk, email: row.email }]));
+      const byKey = new Map((await rowsOf(db, usersByEmailKey, tenantId, keys)).map((row) => [row.email_key, { pk: row.pk, email: row.email, archivedAfter: row.archived_after }]));
       const found = new Map<string, UserRef>();
       for (const email of sent) {
         const user = byKey.get(asciiLowerCase(email));

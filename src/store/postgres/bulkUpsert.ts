@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
+import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { inTransaction, run, statement } from './connection.js';
 import { userSteps } from './userSteps.js';
@@ -25,7 +26,9 @@ export function tenantWrite<W extends TenantWrite>(pool: pg.Pool, tenantId: numb
       await run(client, lockTimeout, `${Math.max(1, Math.trunc(busyTimeoutMs))}ms`);
       await lockForWriting(client, tenantId);
       const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
-      const steps = { attributions: () => bulkSteps(client, tenantId), users: () => userSteps(client, tenantId) };
+      const attributions = () => bulkSteps(client, tenantId);
+      const archive = () => ({ ...attributions(), ...archiveSteps(client, tenantId) });
+      const steps = { attributions, users: () => userSteps(client, tenantId), archive };
       return { ...(await runTenantWrite(steps, write)), lockWaitMs };
     },
     { attempts: ATTEMPTS },

@@ -1,6 +1,6 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
+import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
 import type { Tenant } from '../store.js';
 import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
 import { fieldsOfUsers } from './dimensionValues.js';
@@ -45,6 +45,15 @@ const managerOverlap = statement<[number], SlotOverlap>(
 const managerEdges = statement<[number], ManagerEdge>(
   'SELECT user_pk AS "user", manager_pk AS manager, start_month AS start, end_month AS "end" FROM manager_attributions WHERE tenant_id = $1',
 );
+const archivedManager = statement<[number], ArchivedManager>(
+  `SELECT m.email AS manager, u.email AS report, m.archived_after AS "lastMonth",
+     greatest(coalesce(a.start_month, m.archived_after + 1), m.archived_after + 1) AS month
+   FROM users m
+   JOIN manager_attributions a ON a.tenant_id = $1 AND a.manager_pk = m.pk
+   JOIN users u ON u.tenant_id = $1 AND u.pk = a.user_pk
+   WHERE m.tenant_id = $1 AND m.archived_after IS NOT NULL AND (a.end_month IS NULL OR a.end_month > m.archived_after)
+   ORDER BY m.email, u.email LIMIT 1`,
+);
 const email = statement<[number, number], { email: string }>('SELECT email FROM users WHERE tenant_id = $1 AND pk = $2');
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenants WHERE id = $1');
@@ -81,6 +90,7 @@ export function invariantReads(db: Queryable): InvariantReads {
     groupOverlap: (tenantId) => firstRow(db, groupOverlap, tenantId),
     managerOverlap: (tenantId) => firstRow(db, managerOverlap, tenantId),
     managerEdges: (tenantId) => rowsOf(db, managerEdges, tenantId),
+    archivedManager: (tenantId) => firstRow(db, archivedManager, tenantId),
     email: async (tenantId, userPk) => (await firstRow(db, email, tenantId, userPk))?.email ?? `(user ${userPk})`,
     dimensionKeys: async (tenantId) => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
     emptyFragment: async (tenantId) => (await firstRow(db, emptyFragment, tenantId))?.empty_fragment ?? '',

@@ -224,6 +224,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, structure, id)
   );
   `,
+  // 6: archived users (docs/rules.md#archived-users), as in SQLite's migration 9.
+  `
+  ALTER TABLE users ADD COLUMN archived_after integer;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

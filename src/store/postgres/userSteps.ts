@@ -11,7 +11,8 @@ const users = statement<[number, string[], string[]], StoredUserRow>(
 const upsertUsers = statement<[number, string[], string[], string[], string[]], { id: string; pk: number }>(
   `INSERT INTO users (tenant_id, id, email, json, attributes)
    SELECT $1, id, email, json, attributes FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u (id, email, json, attributes, n) ORDER BY n
-   ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json, attributes = excluded.attributes
+   ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json, attributes = excluded.attributes,
+     archived_after = NULL
    RETURNING id, pk`,
 );
 /** Rewrites the user object inside each user's record bodies (`old` to `new`), stamping them. */

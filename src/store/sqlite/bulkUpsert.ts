@@ -1,4 +1,5 @@
 import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
+import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { userSteps } from './userSteps.js';
@@ -23,6 +24,7 @@ export function tenantWriter(
   const cache = writerCache(db);
   const attributionsFor = bulkSteps(db, cache);
   const usersFor = userSteps(db);
+  const archives = archiveSteps(db);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -31,15 +33,17 @@ export function tenantWriter(
     const lockWaitMs = wallClockMs() - arrivedAt;
     try {
       cache.check();
-      const outcome = await runTenantWrite({ attributions: () => attributionsFor(tenantId), users: () => usersFor(tenantId) }, write);
+      const attributions = () => attributionsFor(tenantId);
+      const archive = () => ({ ...attributions(), ...archives });
+      const outcome = await runTenantWrite({ attributions, users: () => usersFor(tenantId), archive }, write);
       if ('broken' in outcome) {
         rollback.run(); // nothing was written: what the cache learnt holds
         return { ...outcome, lockWaitMs };
       }
       beforeCommit?.();
       commit.run();
-      // Users written: the e-mail addresses the cache knows (or knew as no user's) may have changed.
-      if (write.kind === 'users') cache.forget();
+      // Users written or archived: what the cache knows of them (or knew as no user's) may have changed.
+      if (write.kind !== 'attributions') cache.forget();
       return { ...outcome, lockWaitMs };
     } catch (error) {
       if (db.inTransaction) rollback.run();

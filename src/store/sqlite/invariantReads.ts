@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import type { InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
+import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
 import type { Tenant, Violation } from '../store.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
@@ -45,6 +45,13 @@ export function invariantReads(db: Db): InvariantReads {
     `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
      FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,
   );
+  const archivedManager = db.prepare<[number], ArchivedManager>(
+    `SELECT m.email AS manager, u.email AS report, m.archived_after AS lastMonth,
+       max(coalesce(a.start_month, m.archived_after + 1), m.archived_after + 1) AS month
+     FROM users m JOIN manager_attributions a ON a.manager_pk = m.pk JOIN users u ON u.pk = a.user_pk
+     WHERE m.tenant_id = ? AND m.archived_after IS NOT NULL AND (a.end_month IS NULL OR a.end_month > m.archived_after)
+     ORDER BY m.email, u.email LIMIT 1`,
+  );
   const email = db.prepare<[number, number], string>('SELECT email FROM users WHERE tenant_id = ? AND pk = ?').pluck();
   const emptyFragment = db.prepare<[number], string>('SELECT empty_fragment FROM tenants WHERE id = ?').pluck();
   const usersWithFields = db.prepare<[number, number, number], { pk: number; email: string }>(
@@ -75,6 +82,7 @@ export function invariantReads(db: Db): InvariantReads {
     groupOverlap: async (tenantId) => groupOverlap.get(tenantId),
     managerOverlap: async (tenantId) => managerOverlap.get(tenantId),
     managerEdges: async (tenantId) => managerEdges.all(tenantId),
+    archivedManager: async (tenantId) => archivedManager.get(tenantId),
     email: async (tenantId, userPk) => email.get(tenantId, userPk) ?? `(user ${userPk})`,
     dimensionKeys: async (tenantId) => fragments.dimensionKeys(tenantId),
     emptyFragment: async (tenantId) => emptyFragment.get(tenantId) ?? '',

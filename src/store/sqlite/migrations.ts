@@ -246,6 +246,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, structure, id)
   ) WITHOUT ROWID;
   `,
+  // 9: archived users (docs/rules.md#archived-users): the last month a user is active; NULL
+  // while it is.
+  `
+  ALTER TABLE users ADD COLUMN archived_after INTEGER;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -15,7 +15,7 @@ export function userSteps(db: Db): (tenantId: number) => UserSteps {
   const upsert = db
     .prepare<[number, string, string, string, string], number>(
       `INSERT INTO users (tenant_id, id, email, json, attributes) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json, attributes = excluded.attributes
+       ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json, attributes = excluded.attributes, archived_after = NULL
        RETURNING pk`,
     )
     .pluck();

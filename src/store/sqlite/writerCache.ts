@@ -29,7 +29,9 @@ export type Lookups = Omit<WriterCache, 'check' | 'forget'>;
 
 export function writerCache(db: Db) {
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const userByEmail = db.prepare<[number, string], UserRef>('SELECT pk, email FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE');
+  const userByEmail = db.prepare<[number, string], UserRef>(
+    'SELECT pk, email, archived_after AS archivedAfter FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE',
+  );
   const managersOf = db.prepare<[number], StoredManagerEdge>(
     'SELECT pk, user_pk AS user, manager_pk AS manager, start_month AS start, end_month AS "end" FROM manager_attributions WHERE user_pk = ?',
   );

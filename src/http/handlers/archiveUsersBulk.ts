@@ -1,0 +1,22 @@
+import type { components } from '../../../generated/api.js';
+import { parseMonth } from '../../domain/months.js';
+import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
+import { writtenOrRefused } from '../writeOutcome.js';
+
+type Body = components['schemas']['ArchiveBulkBody'];
+type Success = components['schemas']['ArchiveSuccessResponse'];
+
+/**
+ * `DELETE /v1/users/archive/bulk` (docs/rules.md#archived-users). The body was read and checked
+ * against the schema before this runs (400, 413, 415), so every month parses. Here: the store's
+ * transaction (422 for a broken rule, with nothing written), then the hosted API's answer.
+ */
+export const archiveUsersBulk =
+  ({ store }: HandlerDeps): OperationHandler =>
+  async (_api, ctx) => {
+    const { data } = ctx.state.body as Body;
+    const items = data.map((item) => ({ user: item.user, end: parseMonth(item.end_date)! }));
+    writtenOrRefused(ctx, await store.archiveUsers(ctx.state.principal, items));
+    const body: Success = { message: 'users archived successfully' };
+    ctx.body = body;
+  };

@@ -22,7 +22,9 @@ export type ScenarioKind =
   | 'bulk-put-tenants'
   | 'reporting-depth'
   | 'reporting-user-first'
-  | 'reporting-user-deep-next';
+  | 'reporting-user-deep-next'
+  | 'v2-first'
+  | 'v2-deep';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
 export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
@@ -59,6 +61,8 @@ export const READ_PATH = '/v1/reporting';
 /** A key of the right shape whose id no store holds: looked up and refused (401). */
 const UNKNOWN_KEY = `cdk_000000000000_${'A'.repeat(43)}`;
 export const TABLE_PATH = '/v1/tables/deals/records';
+/** The statements of v2 (their structure's id is derived, the same in every store). */
+const V2_PATH = '/v2/reporting/2fa94265-8b29-8997-887d-7958c0ab8234/statements';
 
 /** Every scenario kind at every connection count, then the depth sweep (at 8 connections or the nearest). */
 export function allScenarios(inputs: ScenarioInputs): Scenario[] {
@@ -93,6 +97,15 @@ function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = []
       title: `reporting, deep page by next (${deep})`,
       ceiling: 'deep',
       requests: () => fixedPath(deepNextPath),
+    }),
+    // The same pages read through v2 (GET /v2/reporting/{table_id}/statements): the deep one by
+    // the start_id of the record before it (the seed's ids number records from 1, stl_0000001).
+    (connections) => ({ ...readPage(connections, 0, limit), kind: 'v2-first', title: 'v2 statements, first page', requests: () => fixedPath(`${V2_PATH}?limit=${limit}`) }),
+    (connections) => ({
+      ...readPage(connections, deep, limit),
+      kind: 'v2-deep',
+      title: `v2 statements, deep page by start_id (${deep})`,
+      requests: () => fixedPath(`${V2_PATH}?limit=${limit}&start_id=stl_${String(deep).padStart(7, '0')}`),
     }),
     (connections) => ({
       kind: 'reporting-walk',

@@ -39,14 +39,16 @@ export const BEFORE_V2: Record<TestEngine, string> = {
     CREATE INDEX dimension_values_by_stamp ON dimension_values (tenant_id, stamp);
     ALTER TABLE reporting_records DROP COLUMN body_v2;
     ALTER TABLE table_records DROP COLUMN body_v2;
+    ALTER TABLE reporting_records DROP COLUMN changed_at;
+    ALTER TABLE table_records DROP COLUMN changed_at;
     PRAGMA user_version = 7;
   `,
   postgres: `${BEFORE_ARCHIVED_USERS.postgres}
     DROP TABLE removed_records, stamp_times;
     ALTER TABLE tenants DROP COLUMN empty_fragment_v2;
-    ALTER TABLE dimension_values DROP COLUMN fragment_v2;
-    ALTER TABLE reporting_records DROP COLUMN body_v2;
-    ALTER TABLE table_records DROP COLUMN body_v2;
+    ALTER TABLE dimension_values DROP COLUMN fragment_v2, DROP COLUMN changed_at;
+    ALTER TABLE reporting_records DROP COLUMN body_v2, DROP COLUMN changed_at;
+    ALTER TABLE table_records DROP COLUMN body_v2, DROP COLUMN changed_at;
     UPDATE schema_version SET version = 4;
   `,
 };

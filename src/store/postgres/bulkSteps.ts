@@ -70,7 +70,7 @@ const managerRows = {
 /** The changed dimension fields, stamped with the request's change (changeStamps.ts) in the same statement. */
 const updateFragments = statement<[number, number[], number[], string[]]>(
   `WITH ${NEXT_STAMP_CTE}
-   UPDATE dimension_values v SET fragment = c.fragment, stamp = (SELECT sync_seq FROM next_stamp)
+   UPDATE dimension_values v SET fragment = c.fragment, stamp = (SELECT sync_seq FROM next_stamp), changed_at = (SELECT at FROM stamp_time)
    FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );

@@ -15,7 +15,7 @@ const DATED = `stamp_time AS (
   INSERT INTO stamp_times (tenant_id, stamp, at)
   SELECT $1, sync_seq, greatest(to_char(clock_timestamp() AT TIME ZONE 'UTC', ${ISO_MS}) COLLATE "C",
     (SELECT to_char(at::timestamp + interval '1 millisecond', ${ISO_MS}) COLLATE "C" FROM stamp_times WHERE tenant_id = $1 ORDER BY stamp DESC LIMIT 1))
-  FROM next_stamp)`;
+  FROM next_stamp RETURNING at)`;
 
 const next = statement<[number, boolean], { stamp: number }>(
   `WITH next_stamp AS (
@@ -25,7 +25,13 @@ const next = statement<[number, boolean], { stamp: number }>(
    SELECT sync_seq AS stamp FROM next_stamp`,
 );
 
-/** The next stamp, dated, as CTEs a statement that writes changes begins with (`$1`: the tenant; `next_stamp` holds `sync_seq`). */
+/**
+ * The time of stamp `stamp` of tenant `tenant` (SQL expressions), as a statement that writes the
+ * stamp on a row writes it beside (`changed_at`, see ../sqlite/migrations.ts, 8).
+ */
+export const stampTime = (tenant: string, stamp: string) => `(SELECT at FROM stamp_times WHERE tenant_id = ${tenant} AND stamp = ${stamp})`;
+
+/** The next stamp, dated, as CTEs a statement that writes changes begins with (`$1`: the tenant; `next_stamp` holds `sync_seq`, `stamp_time` its `at`). */
 export const NEXT_STAMP_CTE = `next_stamp AS (UPDATE tenants SET sync_seq = sync_seq + 1 WHERE id = $1 RETURNING sync_seq), ${DATED}`;
 
 export function changeStamps(db: Queryable) {

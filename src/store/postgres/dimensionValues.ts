@@ -1,5 +1,6 @@
 import type { GroupPeriod } from '../../domain/reportingJson.js';
 import type { FieldSteps } from '../loading/loadSteps.js';
+import { stampTime } from './changeStamps.js';
 import { rowsOf, run, statement, type Queryable } from './connection.js';
 
 /**
@@ -21,13 +22,14 @@ const periodsOfUsers = statement<[number, number[]], GroupPeriod & { user_pk: nu
 );
 // A row made by this same transaction keeps minus its stamp (see ../sqlite/migrations.ts, 5).
 const setFields = statement<[number, number[], number[], string[], number]>(
-  `UPDATE dimension_values v SET fragment = c.fragment, stamp = CASE v.stamp WHEN -$5::bigint THEN v.stamp ELSE $5 END
+  `UPDATE dimension_values v SET fragment = c.fragment, stamp = CASE v.stamp WHEN -$5::bigint THEN v.stamp ELSE $5 END,
+     changed_at = CASE v.stamp WHEN -$5::bigint THEN v.changed_at ELSE ${stampTime('$1', '$5')} END
    FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );
 const usersAfter = statement<[number, number, number], { pk: number }>('SELECT pk FROM users WHERE tenant_id = $1 AND pk > $2 ORDER BY pk LIMIT $3');
 const setEmptyFragment = statement<[string, number]>('UPDATE tenants SET empty_fragment = $1 WHERE id = $2');
-const stampRecords = statement<[number, number]>('UPDATE reporting_records SET stamp = $2 WHERE tenant_id = $1');
+const stampRecords = statement<[number, number]>(`UPDATE reporting_records SET stamp = $2, changed_at = ${stampTime('$1', '$2')} WHERE tenant_id = $1`);
 
 /** The stored fields of these users in every month, and their group periods. */
 export async function fieldsOfUsers(db: Queryable, tenantId: number, userPks: readonly number[]) {

@@ -3,6 +3,7 @@ import { asciiLowerCase } from '../../domain/emailKey.js';
 import type { LoadSteps } from '../loading/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
 import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
+import { stampTime } from './changeStamps.js';
 import { fieldSteps } from './dimensionValues.js';
 import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
@@ -21,7 +22,7 @@ const insertMetric = statement<[number, string, number]>('INSERT INTO metrics (t
 const insertDimension = statement<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES ($1, $2, $3)');
 const addMetricToBodies = statement<[number, string, string, number]>(
   `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text,
-     body_v2 = body_v2 || $3 || to_json((body || '}')::json ->> 'payment_currency')::text || '}', stamp = $4
+     body_v2 = body_v2 || $3 || to_json((body || '}')::json ->> 'payment_currency')::text || '}', stamp = $4, changed_at = ${stampTime('$1', '$4')}
    WHERE tenant_id = $1`,
 );
 
@@ -45,13 +46,13 @@ const recordCount = statement<[number], { count: number }>('SELECT coalesce(max(
 const recordPositions = statement<[number, string[]], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = $1 AND id = ANY ($2)');
 /** An id already stored (given twice) is skipped, and missing from the ids returned. */
 const insertRecords = statement<[number, number[], string[], number[], number[], string[], string[], number], { id: string }>(
-  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp)
-   SELECT $1, *, $8 FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[])
+  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp, changed_at)
+   SELECT $1, *, $8, ${stampTime('$1', '$8')} FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[])
    ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
 );
 /** Updates the records whose content changed (an unchanged one keeps its stamp). */
 const updateRecords = statement<[number, number[], number[], number[], string[], string[], number]>(
-  `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, body_v2 = c.body_v2, stamp = $7
+  `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, body_v2 = c.body_v2, stamp = $7, changed_at = ${stampTime('$1', '$7')}
    FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) AS c (pos, user_pk, month, body, body_v2)
    WHERE r.tenant_id = $1 AND r.pos = c.pos AND (r.user_pk, r.month, r.body) IS DISTINCT FROM (c.user_pk, c.month, c.body)`,
 );
@@ -72,12 +73,12 @@ const tableRecordPositions = statement<[number, number, string[]], { id: string;
   'SELECT id, pos FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND id = ANY ($3)',
 );
 const insertTableRecords = statement<[number, number, number[], string[], string[], string[], number], { id: string }>(
-  `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, body_v2, stamp)
-   SELECT $1, $2, *, $7 FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[])
+  `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, body_v2, stamp, changed_at)
+   SELECT $1, $2, *, $7, ${stampTime('$1', '$7')} FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[])
    ON CONFLICT (tenant_id, table_pk, id) DO NOTHING RETURNING id`,
 );
 const updateTableRecords = statement<[number, number, number[], string[], string[], number]>(
-  `UPDATE table_records r SET body = c.body, body_v2 = c.body_v2, stamp = $6 FROM unnest($3::bigint[], $4::text[], $5::text[]) AS c (pos, body, body_v2)
+  `UPDATE table_records r SET body = c.body, body_v2 = c.body_v2, stamp = $6, changed_at = ${stampTime('$1', '$6')} FROM unnest($3::bigint[], $4::text[], $5::text[]) AS c (pos, body, body_v2)
    WHERE r.tenant_id = $1 AND r.table_pk = $2 AND r.pos = c.pos AND r.body IS DISTINCT FROM c.body`,
 );
 

@@ -176,11 +176,12 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 5: the v2 reads, as migration 8 of the SQLite engine says (../sqlite/migrations.ts): the v2
   // bodies (filled from v1's, whose JSON values the `json` type gives back as written), the
-  // dimension fields under `custom.` keys (generated), the times of the stamps and where
-  // deleted records stood.
+  // dimension fields under `custom.` keys (generated), the times of the stamps and beside each
+  // stamp its time (`changed_at`), and where deleted records stood. `now()`: one upgrade time.
   `
-  ALTER TABLE reporting_records ADD COLUMN body_v2 text;
-  ALTER TABLE table_records ADD COLUMN body_v2 text;
+  ALTER TABLE reporting_records ADD COLUMN body_v2 text, ADD COLUMN changed_at text COLLATE "C";
+  ALTER TABLE table_records ADD COLUMN body_v2 text, ADD COLUMN changed_at text COLLATE "C";
+  ALTER TABLE dimension_values ADD COLUMN changed_at text COLLATE "C";
   UPDATE reporting_records r SET body_v2 =
     '{"standard.id":' || ((body || '}')::json -> 'id')::text || ',"standard.date":' || ((body || '}')::json -> 'date')::text || ',"standard.plan":' || ((body || '}')::json -> 'plan')::text
     || ',"standard.user":{"id":' || ((body || '}')::json -> 'user' -> 'id')::text || ',"email":' || ((body || '}')::json -> 'user' -> 'email')::text || '}'
@@ -209,13 +210,15 @@ export const MIGRATIONS: readonly string[] = [
     at text COLLATE "C" NOT NULL,
     PRIMARY KEY (tenant_id, stamp)
   );
-  CREATE INDEX stamp_times_by_time ON stamp_times (tenant_id, at);
   INSERT INTO stamp_times (tenant_id, stamp, at)
-    SELECT tenant_id, stamp, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM (
+    SELECT tenant_id, stamp, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM (
       SELECT tenant_id, stamp FROM reporting_records
       UNION SELECT tenant_id, stamp FROM dimension_values WHERE stamp > 0
       UNION SELECT tenant_id, stamp FROM table_records
       UNION SELECT id, sync_seq FROM tenants) AS used;
+  UPDATE reporting_records r SET changed_at = t.at FROM stamp_times t WHERE t.tenant_id = r.tenant_id AND t.stamp = r.stamp;
+  UPDATE table_records r SET changed_at = t.at FROM stamp_times t WHERE t.tenant_id = r.tenant_id AND t.stamp = r.stamp;
+  UPDATE dimension_values v SET changed_at = t.at FROM stamp_times t WHERE t.tenant_id = v.tenant_id AND t.stamp = v.stamp;
   CREATE TABLE removed_records (
     tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
     structure text COLLATE "C" NOT NULL,

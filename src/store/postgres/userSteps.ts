@@ -1,6 +1,6 @@
 import type { UserRerender } from '../loading/loadSteps.js';
 import type { StoredUserRow, UserSteps } from '../userUpsert.js';
-import { changeStamps } from './changeStamps.js';
+import { changeStamps, stampTime } from './changeStamps.js';
 import { rowsOf, run, statement, type Queryable } from './connection.js';
 import { bumpDataVersion } from './writeSteps.js';
 
@@ -17,7 +17,8 @@ const upsertUsers = statement<[number, string[], string[], string[], string[]], 
 );
 /** Rewrites the user object inside each user's record bodies (`old` to `new`), stamping them. */
 export const rerenderUsersInRecords = statement<[number, number[], string[], string[], string[], string[], number]>(
-  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), body_v2 = replace(r.body_v2, c.old_v2, c.new_v2), stamp = $7
+  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), body_v2 = replace(r.body_v2, c.old_v2, c.new_v2), stamp = $7,
+     changed_at = ${stampTime('$1', '$7')}
    FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS c (user_pk, old, new, old_v2, new_v2)
    WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
 );

@@ -3,20 +3,21 @@ import { firstRow, rowsOf, statement, storable, type Queryable } from './connect
 
 /**
  * The v2 reads on PostgreSQL (see ../sqlite/migrations.ts, 8, and ../sqlite/v2Reads.ts): the
- * stored v2 texts joined with their dimension fields and the time of their last change, a page
+ * stored v2 texts joined with their dimension fields and the time of their last change (the
+ * later of the record's and its dimension fields', both stored beside their stamps), a page
  * read in one statement by position. `$1` is always the tenant.
  */
 
-/** The time of the change at `stamp` (the first dated stamp at or after it). */
-const timeOf = (stamp: string) =>
-  `',"standard.last_modified_at":"' || (SELECT at FROM stamp_times t WHERE t.tenant_id = $1 AND t.stamp >= ${stamp} ORDER BY t.stamp LIMIT 1) || '"}'`;
+/** A record's v2 text: its stored body, then its `tail` (the dimension fields, if any) and the time of its last change (`time`), the small parts joined first. */
+const withTime = (body: string, time: string, tail?: string) =>
+  `${body} || (${tail ? `${tail} || ` : ''}',"standard.last_modified_at":"' || ${time} || '"}')`;
 
-const STATEMENT_STAMP = 'greatest(r.stamp, d.stamp)';
-const STATEMENT = `r.body_v2 || coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = $1)) || ${timeOf(STATEMENT_STAMP)}`;
+const STATEMENT_TIME = 'greatest(r.changed_at, d.changed_at)';
+const STATEMENT = withTime('r.body_v2', STATEMENT_TIME, 'coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = $1))');
 const STATEMENTS_FROM = `reporting_records r
   LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
   WHERE r.tenant_id = $1`;
-const TABLE_RECORD = `r.body_v2 || ${timeOf('r.stamp')}`;
+const TABLE_RECORD = withTime('r.body_v2', 'r.changed_at');
 const TABLE_FROM = 'table_records r WHERE r.tenant_id = $1 AND r.table_pk = $4';
 
 type JoinedRow = { count: number; json: string | null; last_id: string | null; more: boolean };
@@ -32,14 +33,14 @@ function joined(record: string, from: string, next: string) {
 }
 const joinedStatements = joined(STATEMENT, STATEMENTS_FROM, 'reporting_records WHERE tenant_id = $1');
 const joinedTable = joined(TABLE_RECORD, TABLE_FROM, 'table_records WHERE tenant_id = $1 AND table_pk = $4');
-/** Up to `$5` records from position `$2` whose last change has a stamp in (`$3`, `$4`]. */
-const changedStatements = statement<[number, number, number, number, number], Row>(
+/** Up to `$5` records from position `$2` whose time of last change is after `$3` and before `$4`. */
+const changedStatements = statement<[number, number, string, string, number], Row>(
   `SELECT ${STATEMENT} AS record, r.id FROM ${STATEMENTS_FROM} AND r.pos >= $2
-     AND ${STATEMENT_STAMP} > $3 AND ${STATEMENT_STAMP} <= $4 ORDER BY r.pos LIMIT $5`,
+     AND ${STATEMENT_TIME} > $3 AND ${STATEMENT_TIME} < $4 ORDER BY r.pos LIMIT $5`,
 );
-const changedTable = statement<[number, number, number, number, number, number], Row>(
+const changedTable = statement<[number, number, string, string, number, number], Row>(
   `SELECT ${TABLE_RECORD} AS record, r.id FROM table_records r WHERE r.tenant_id = $1 AND r.table_pk = $6 AND r.pos >= $2
-     AND r.stamp > $3 AND r.stamp <= $4 ORDER BY r.pos LIMIT $5`,
+     AND r.changed_at > $3 AND r.changed_at < $4 ORDER BY r.pos LIMIT $5`,
 );
 const statementPosition = statement<[number, string], { pos: number | null }>(
   `SELECT coalesce((SELECT pos FROM reporting_records WHERE tenant_id = $1 AND id = $2),
@@ -49,8 +50,6 @@ const tableRecordPosition = statement<[number, number, string, string], { pos: n
   `SELECT coalesce((SELECT pos FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND id = $4),
                    (SELECT pos FROM removed_records WHERE tenant_id = $1 AND structure = $3 AND id = $4)) AS pos`,
 );
-const stampAtOrBefore = statement<[number, string], { stamp: number }>('SELECT coalesce(max(stamp), 0) AS stamp FROM stamp_times WHERE tenant_id = $1 AND at <= $2');
-const stampBefore = statement<[number, string], { stamp: number }>('SELECT coalesce(max(stamp), 0) AS stamp FROM stamp_times WHERE tenant_id = $1 AND at < $2');
 const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = $2');
 
 const page = (row: JoinedRow | undefined) => ({
@@ -66,18 +65,16 @@ const position = async (found: Promise<{ pos: number | null } | undefined>) => (
 export const v2Reads = {
   statements: (db: Queryable, tenant: number): V2Reads => ({
     positionOf: (id) => (storable(id) ? position(firstRow(db, statementPosition, tenant, id)) : undefined),
-    stampDated: async (time, inclusive) => (await firstRow(db, inclusive ? stampAtOrBefore : stampBefore, tenant, time))!.stamp,
     joined: async (from, n) => page(await firstRow(db, joinedStatements, tenant, from, n)),
-    changedBetween: async (from, lo, hi, n) => keyed(await rowsOf(db, changedStatements, tenant, from, lo, hi, n)),
+    changedBetween: async (from, after, before, n) => keyed(await rowsOf(db, changedStatements, tenant, from, after, before, n)),
   }),
   async tableRecords(db: Queryable, tenant: number, key: string): Promise<V2Reads | undefined> {
     const table = storable(key) ? (await firstRow(db, tableOf, tenant, key))?.pk : undefined;
     if (table === undefined) return undefined;
     return {
       positionOf: (id) => (storable(id) ? position(firstRow(db, tableRecordPosition, tenant, table, key, id)) : undefined),
-      stampDated: async (time, inclusive) => (await firstRow(db, inclusive ? stampAtOrBefore : stampBefore, tenant, time))!.stamp,
       joined: async (from, n) => page(await firstRow(db, joinedTable, tenant, from, n, table)),
-      changedBetween: async (from, lo, hi, n) => keyed(await rowsOf(db, changedTable, tenant, from, lo, hi, n, table)),
+      changedBetween: async (from, after, before, n) => keyed(await rowsOf(db, changedTable, tenant, from, after, before, n, table)),
     };
   },
 };

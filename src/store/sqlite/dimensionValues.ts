@@ -2,6 +2,7 @@ import type { UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { Period } from '../../domain/periods.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
 import type { FieldSteps, UserGroupPeriod } from '../loading/loadSteps.js';
+import { stampTime } from './changeStamps.js';
 import type { Db } from './db.js';
 
 /** Every month. */
@@ -22,7 +23,9 @@ export function fragmentStatements(db: Db) {
     .raw();
   // A row made by this same transaction keeps minus its stamp (see migration 5).
   const update = db.prepare<{ fragment: string; stamp: number; userPk: number; month: number }>(
-    'UPDATE dimension_values SET fragment = @fragment, stamp = CASE stamp WHEN -@stamp THEN stamp ELSE @stamp END WHERE user_pk = @userPk AND month = @month',
+    `UPDATE dimension_values SET fragment = @fragment, stamp = CASE stamp WHEN -@stamp THEN stamp ELSE @stamp END,
+       changed_at = CASE stamp WHEN -@stamp THEN changed_at ELSE ${stampTime('tenant_id', '@stamp')} END
+     WHERE user_pk = @userPk AND month = @month`,
   );
   return {
     /** The tenant's dimension keys, in the order of the record fields. */
@@ -40,7 +43,9 @@ export function fieldSteps(db: Db, tenantId: number): FieldSteps {
   const fragments = fragmentStatements(db);
   const usersAfter = db.prepare<[number, number, number], number>('SELECT pk FROM users WHERE tenant_id = ? AND pk > ? ORDER BY pk LIMIT ?').pluck();
   const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
-  const stampRecords = db.prepare<[number, number]>('UPDATE reporting_records SET stamp = ? WHERE tenant_id = ?');
+  const stampRecords = db.prepare<{ stamp: number; tenantId: number }>(
+    `UPDATE reporting_records SET stamp = @stamp, changed_at = ${stampTime('@tenantId', '@stamp')} WHERE tenant_id = @tenantId`,
+  );
   return {
     dimensionKeys: () => fragments.dimensionKeys(tenantId),
     fieldsOfUsers(userPks) {
@@ -59,7 +64,7 @@ export function fieldSteps(db: Db, tenantId: number): FieldSteps {
     },
     usersAfter: (afterPk, n) => usersAfter.all(tenantId, afterPk, n),
     setEmptyFragment: (fragment) => void setEmptyFragment.run(fragment, tenantId),
-    stampRecords: (stamp) => void stampRecords.run(stamp, tenantId),
+    stampRecords: (stamp) => void stampRecords.run({ stamp, tenantId }),
   };
 }
 

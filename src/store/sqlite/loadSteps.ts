@@ -4,7 +4,8 @@ import type { LoadSteps, StoredUser } from '../loading/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
-import { RERENDER_USER_IN_RECORDS } from './userSteps.js';
+import { stampTime } from './changeStamps.js';
+import { RERENDER_USER_IN_RECORDS, type RerenderParams } from './userSteps.js';
 import { directLookups } from './writerCache.js';
 
 /**
@@ -26,7 +27,7 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     metricKeys: () => s.metricKeys.all(tenantId),
     dimensions: () => s.dimensions.all(tenantId),
     insertMetric: (key, position) => void s.insertMetric.run(tenantId, key, position),
-    addMetricToBodies: (fragment, fragmentV2, stamp) => void s.addMetricToBodies.run(fragment, fragmentV2, stamp, tenantId),
+    addMetricToBodies: (fragment, fragmentV2, stamp) => void s.addMetricToBodies.run({ fragment, fragmentV2, stamp, tenantId }),
     insertDimension: (key, position) => void s.insertDimension.run(tenantId, key, position),
 
     usersByIdOrEmail(ids, emailKeys) {
@@ -39,13 +40,13 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     userIdByEmail: (email) => s.userByEmail.get(tenantId, email)?.id,
     upsertUsers: (users) => users.map((user) => ({ id: user.id, pk: s.upsertUser.get(tenantId, user.id, user.email, user.json)! })),
     rerenderUsersInRecords(changes, stamp) {
-      for (const { userPk, before, after, beforeV2, afterV2 } of changes) s.rerenderUserInRecords.run(before, after, beforeV2, afterV2, stamp, userPk);
+      for (const change of changes) s.rerenderUserInRecords.run({ ...change, stamp });
     },
     managerEdges: () => s.managerEdges.all(tenantId),
 
     recordCount: () => s.recordCount.get(tenantId)!,
     recordPositions: (ids) => ids.flatMap((id) => s.recordPosition.all(tenantId, id)),
-    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord.run(tenantId, row.pos, row.id, row.userPk, row.month, row.body, row.bodyV2, stamp)),
+    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord.run({ ...row, tenantId, stamp })),
     updateRecords(rows, stamp) {
       for (const row of rows) s.updateRecord.run({ ...row, stamp, tenantId });
     },
@@ -58,9 +59,9 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     renameTable: (tablePk, name) => void s.renameTable.run(name, tablePk),
     tableRecordCount: (tablePk) => s.tableRecordCount.get(tablePk)!,
     tableRecordPositions: (tablePk, ids) => ids.flatMap((id) => s.tableRecordPosition.all(tablePk, id)),
-    insertTableRecords: (tablePk, rows, stamp) => insertedIds(rows, (row) => s.insertTableRecord.run(tablePk, row.pos, row.id, row.body, row.bodyV2, stamp)),
+    insertTableRecords: (tablePk, rows, stamp) => insertedIds(rows, (row) => s.insertTableRecord.run({ ...row, tablePk, stamp })),
     updateTableRecords(tablePk, rows, stamp) {
-      for (const row of rows) s.updateTableRecord.run(row.body, row.bodyV2, stamp, tablePk, row.pos, row.body);
+      for (const row of rows) s.updateTableRecord.run({ ...row, tablePk, stamp });
     },
   };
 }
@@ -87,16 +88,20 @@ function insertedIds<T extends { id: string }>(rows: readonly T[], insert: (row:
   return inserted;
 }
 
+/** The tenant of the table `@tablePk` (table records carry no tenant). */
+const TENANT_OF_TABLE = '(SELECT tenant_id FROM data_tables WHERE pk = @tablePk)';
+
 function statements(db: Db) {
   return {
     metricKeys: db.prepare<[number], string>('SELECT key FROM metrics WHERE tenant_id = ? ORDER BY position').pluck(),
     dimensions: db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ? ORDER BY position').raw(),
     insertMetric: db.prepare<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES (?, ?, ?)'),
     insertDimension: db.prepare<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES (?, ?, ?)'),
-    addMetricToBodies: db.prepare<[string, string, number, number]>(
-      `UPDATE reporting_records SET body = body || ? || ((body || '}') -> '$.payment_currency'),
-         body_v2 = body_v2 || ? || ((body || '}') -> '$.payment_currency') || '}', stamp = ?
-       WHERE tenant_id = ?`,
+    addMetricToBodies: db.prepare<{ fragment: string; fragmentV2: string; stamp: number; tenantId: number }>(
+      `UPDATE reporting_records SET body = body || @fragment || ((body || '}') -> '$.payment_currency'),
+         body_v2 = body_v2 || @fragmentV2 || ((body || '}') -> '$.payment_currency') || '}',
+         stamp = @stamp, changed_at = ${stampTime('@tenantId', '@stamp')}
+       WHERE tenant_id = @tenantId`,
     ),
     userById: db.prepare<[number, string], UserColumns>('SELECT pk, id, email, json FROM users WHERE tenant_id = ? AND id = ?'),
     userByEmail: db.prepare<[number, string], UserColumns>('SELECT pk, id, email, json FROM users WHERE tenant_id = ? AND email = ? COLLATE NOCASE'),
@@ -107,19 +112,21 @@ function statements(db: Db) {
          RETURNING pk`,
       )
       .pluck(),
-    rerenderUserInRecords: db.prepare<[string, string, string, string, number, number]>(RERENDER_USER_IN_RECORDS),
+    rerenderUserInRecords: db.prepare<RerenderParams>(RERENDER_USER_IN_RECORDS),
     managerEdges: db.prepare<[number], ManagerEdge>(
       `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
        FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,
     ),
     recordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck(),
     recordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = ? AND id = ?'),
-    insertRecord: db.prepare<[number, number, string, number, number, string, string, number]>(
-      'INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    insertRecord: db.prepare<{ tenantId: number; pos: number; id: string; userPk: number; month: number; body: string; bodyV2: string; stamp: number }>(
+      `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp, changed_at)
+       VALUES (@tenantId, @pos, @id, @userPk, @month, @body, @bodyV2, @stamp, ${stampTime('@tenantId', '@stamp')})`,
     ),
     /** Updates a record whose content changed (an unchanged one keeps its stamp). */
     updateRecord: db.prepare<{ userPk: number; month: number; body: string; bodyV2: string; stamp: number; tenantId: number; pos: number }>(
-      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, body_v2 = @bodyV2, stamp = @stamp
+      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, body_v2 = @bodyV2, stamp = @stamp,
+         changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, body) IS NOT (@userPk, @month, @body)`,
     ),
     /** A new dimension fields row holds minus the stamp of the load that made it (migration 5). */
@@ -131,11 +138,13 @@ function statements(db: Db) {
     renameTable: db.prepare<[string, number]>('UPDATE data_tables SET name = ? WHERE pk = ?'),
     tableRecordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM table_records WHERE table_pk = ?').pluck(),
     tableRecordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM table_records WHERE table_pk = ? AND id = ?'),
-    insertTableRecord: db.prepare<[number, number, string, string, string, number]>(
-      'INSERT INTO table_records (table_pk, pos, id, body, body_v2, stamp) VALUES (?, ?, ?, ?, ?, ?)',
+    insertTableRecord: db.prepare<{ tablePk: number; pos: number; id: string; body: string; bodyV2: string; stamp: number }>(
+      `INSERT INTO table_records (table_pk, pos, id, body, body_v2, stamp, changed_at)
+       VALUES (@tablePk, @pos, @id, @body, @bodyV2, @stamp, ${stampTime(TENANT_OF_TABLE, '@stamp')})`,
     ),
-    updateTableRecord: db.prepare<[string, string, number, number, number, string]>(
-      'UPDATE table_records SET body = ?, body_v2 = ?, stamp = ? WHERE table_pk = ? AND pos = ? AND body IS NOT ?',
+    updateTableRecord: db.prepare<{ tablePk: number; pos: number; body: string; bodyV2: string; stamp: number }>(
+      `UPDATE table_records SET body = @body, body_v2 = @bodyV2, stamp = @stamp, changed_at = ${stampTime(TENANT_OF_TABLE, '@stamp')}
+       WHERE table_pk = @tablePk AND pos = @pos AND body IS NOT @body`,
     ),
   };
 }

@@ -186,11 +186,33 @@ export const MIGRATIONS: readonly string[] = [
   //   written in the transaction that takes it: the clock's time in milliseconds, or the
   //   tenant's last time plus one millisecond, so that times increase with stamps. Stamps in
   //   use before this version all take the time of the upgrade.
+  // - `changed_at` beside each `stamp` (records, table records, dimension fields): the time of
+  //   that stamp, written by the statement that writes the stamp (changeStamps.ts `stampTime`),
+  //   so that a v2 read takes a record's time (the later of its row's and its dimension
+  //   fields') without a lookup per record. A dimension fields row holding minus a stamp (made
+  //   with its records) has none.
   // - `removed_records`: where each record deleted by a replace stood (`structure`: '' for the
   //   statements, else the table's key), so that a walk given its id goes on after it.
   `
   ALTER TABLE reporting_records ADD COLUMN body_v2 TEXT;
   ALTER TABLE table_records ADD COLUMN body_v2 TEXT;
+  ALTER TABLE reporting_records ADD COLUMN changed_at TEXT;
+  ALTER TABLE table_records ADD COLUMN changed_at TEXT;
+  CREATE TABLE stamp_times (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    stamp INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, stamp)
+  ) WITHOUT ROWID;
+  INSERT INTO stamp_times (tenant_id, stamp, at)
+    SELECT tenant_id, stamp, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (
+      SELECT tenant_id, stamp FROM reporting_records
+      UNION SELECT tenant_id, stamp FROM dimension_values WHERE stamp > 0
+      UNION SELECT t.tenant_id, r.stamp FROM table_records r JOIN data_tables t ON t.pk = r.table_pk
+      UNION SELECT id, sync_seq FROM tenants);
+  UPDATE reporting_records SET changed_at = (SELECT at FROM stamp_times t WHERE t.tenant_id = reporting_records.tenant_id AND t.stamp = reporting_records.stamp);
+  UPDATE table_records SET changed_at =
+    (SELECT at FROM stamp_times t JOIN data_tables d ON d.tenant_id = t.tenant_id WHERE d.pk = table_records.table_pk AND t.stamp = table_records.stamp);
   UPDATE reporting_records SET body_v2 =
     '{"standard.id":' || ((body || '}') -> '$.id') || ',"standard.date":' || ((body || '}') -> '$.date')
     || ',"standard.plan":' || ((body || '}') -> '$.plan')
@@ -218,26 +240,15 @@ export const MIGRATIONS: readonly string[] = [
     tenant_id INTEGER,
     stamp INTEGER NOT NULL DEFAULT 0,
     fragment_v2 TEXT GENERATED ALWAYS AS (${fragmentV2('fragment')}) STORED,
+    changed_at TEXT,
     PRIMARY KEY (user_pk, month)
   ) WITHOUT ROWID;
-  INSERT INTO dimension_values_v2 (user_pk, month, fragment, tenant_id, stamp) SELECT user_pk, month, fragment, tenant_id, stamp FROM dimension_values;
+  INSERT INTO dimension_values_v2 (user_pk, month, fragment, tenant_id, stamp, changed_at)
+    SELECT user_pk, month, fragment, tenant_id, stamp, (SELECT at FROM stamp_times t WHERE t.tenant_id = v.tenant_id AND t.stamp = v.stamp) FROM dimension_values v;
   DROP TABLE dimension_values;
   ALTER TABLE dimension_values_v2 RENAME TO dimension_values;
   CREATE INDEX dimension_values_by_stamp ON dimension_values (tenant_id, stamp);
   ALTER TABLE tenants ADD COLUMN empty_fragment_v2 TEXT GENERATED ALWAYS AS (${fragmentV2('empty_fragment')}) VIRTUAL;
-  CREATE TABLE stamp_times (
-    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
-    stamp INTEGER NOT NULL,
-    at TEXT NOT NULL,
-    PRIMARY KEY (tenant_id, stamp)
-  ) WITHOUT ROWID;
-  CREATE INDEX stamp_times_by_time ON stamp_times (tenant_id, at);
-  INSERT INTO stamp_times (tenant_id, stamp, at)
-    SELECT tenant_id, stamp, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (
-      SELECT tenant_id, stamp FROM reporting_records
-      UNION SELECT tenant_id, stamp FROM dimension_values WHERE stamp > 0
-      UNION SELECT t.tenant_id, r.stamp FROM table_records r JOIN data_tables t ON t.pk = r.table_pk
-      UNION SELECT id, sync_seq FROM tenants);
   CREATE TABLE removed_records (
     tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     structure TEXT NOT NULL,

@@ -2,35 +2,40 @@ import type { V2Reads } from '../paging/v2Paging.js';
 import type { Db } from './db.js';
 import { prepareJoinedPage } from './pagedReads.js';
 
-/** The parameters of a v2 read: the tenant, the table (0 for the statements), positions, stamp bounds, rows wanted. */
-type V2Params = { tenant: number; owner: number; from: number; n: number; lo?: number; hi?: number; empty?: string };
+/** The parameters of a v2 read: the tenant, the table (the tenant for the statements), positions, time bounds, rows wanted. */
+type V2Params = { tenant: number; owner: number; from: number; n: number; after?: string; before?: string };
 
-/** The time of the change at `stamp` (the first dated stamp at or after it: every stamp in use is dated, see migration 8). */
-const timeOf = (stamp: string) =>
-  `',"standard.last_modified_at":"' || (SELECT at FROM stamp_times t WHERE t.tenant_id = @tenant AND t.stamp >= ${stamp} ORDER BY t.stamp LIMIT 1) || '"}'`;
+/**
+ * A record's v2 text: its stored body, then its `tail` (the dimension fields, if any) and the
+ * time of its last change (`time`). The small parts are joined first: each `||` copies both
+ * sides, so the body, most of the text, is copied once.
+ */
+const withTime = (body: string, time: string, tail?: string) =>
+  `${body} || (${tail ? `${tail} || ` : ''}',"standard.last_modified_at":"' || ${time} || '"}')`;
 
 /**
  * The v2 reads on SQLite (migration 8), prepared once per connection: the stored v2 texts joined
- * with their dimension fields and the time of their last change (the later of the record's
- * stamp and its dimension fields'), a page read in one statement by position.
+ * with their dimension fields and the time of their last change (the later of the record's and
+ * its dimension fields', both stored beside their stamps), a page read in one statement by
+ * position.
  */
 export function v2Reads(db: Db) {
-  const statementStamp = 'max(r.stamp, ifnull(d.stamp, 0))';
-  const statement = `r.body_v2 || ifnull(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = @tenant)) || ${timeOf(statementStamp)}`;
+  const statementTime = `max(r.changed_at, ifnull(d.changed_at, ''))`;
+  const statement = withTime('r.body_v2', statementTime, 'ifnull(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = @tenant))');
   const statementsFrom = `reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
        WHERE r.tenant_id = @owner AND r.pos >= @from`;
-  const tableRecord = `r.body_v2 || ${timeOf('r.stamp')}`;
+  const tableRecord = withTime('r.body_v2', 'r.changed_at');
   const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
   const joinedStatements = prepareJoinedPage<V2Params, JoinedRow>(db, joined(statement, statementsFrom, 'reporting_records', 'tenant_id'), 'tenant_id');
   const joinedTable = prepareJoinedPage<V2Params, JoinedRow>(db, joined(tableRecord, tableFrom, 'table_records', 'table_pk'), 'table_pk');
   const changedStatements = db
     .prepare<V2Params, [string, string]>(
-      `SELECT ${statement}, r.id FROM ${statementsFrom} AND ${statementStamp} > @lo AND ${statementStamp} <= @hi ORDER BY r.pos LIMIT @n`,
+      `SELECT ${statement}, r.id FROM ${statementsFrom} AND ${statementTime} > @after AND ${statementTime} < @before ORDER BY r.pos LIMIT @n`,
     )
     .raw();
   const changedTable = db
-    .prepare<V2Params, [string, string]>(`SELECT ${tableRecord}, r.id FROM ${tableFrom} AND r.stamp > @lo AND r.stamp <= @hi ORDER BY r.pos LIMIT @n`)
+    .prepare<V2Params, [string, string]>(`SELECT ${tableRecord}, r.id FROM ${tableFrom} AND r.changed_at > @after AND r.changed_at < @before ORDER BY r.pos LIMIT @n`)
     .raw();
   const statementPosition = db
     .prepare<{ tenant: number; id: string }, number>(
@@ -44,27 +49,22 @@ export function v2Reads(db: Db) {
                      (SELECT pos FROM removed_records WHERE tenant_id = @tenant AND structure = @key AND id = @id))`,
     )
     .pluck();
-  const stampAtOrBefore = db.prepare<[number, string], number>('SELECT ifnull(max(stamp), 0) FROM stamp_times WHERE tenant_id = ? AND at <= ?').pluck();
-  const stampBefore = db.prepare<[number, string], number>('SELECT ifnull(max(stamp), 0) FROM stamp_times WHERE tenant_id = ? AND at < ?').pluck();
   const tableOf = db.prepare<[number, string], number>('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
 
-  const stampDated = (tenant: number) => (time: string, inclusive: boolean) => (inclusive ? stampAtOrBefore : stampBefore).get(tenant, time)!;
   const page = ([count, json, lastId, more]: JoinedRow) => ({ count, json: json ?? Buffer.alloc(0), lastId: lastId ?? undefined, more: more === 1 });
   return {
     statements: (tenant: number): V2Reads => ({
       positionOf: (id) => statementPosition.get({ tenant, id }) ?? undefined,
-      stampDated: stampDated(tenant),
       joined: (from, n) => page(joinedStatements.get({ tenant, owner: tenant, from, n })!),
-      changedBetween: (from, lo, hi, n) => changedStatements.all({ tenant, owner: tenant, from, lo, hi, n }),
+      changedBetween: (from, after, before, n) => changedStatements.all({ tenant, owner: tenant, from, after, before, n }),
     }),
     tableRecords(tenant: number, key: string): V2Reads | undefined {
       const table = tableOf.get(tenant, key);
       if (table === undefined) return undefined;
       return {
         positionOf: (id) => tableRecordPosition.get({ tenant, table, key, id }) ?? undefined,
-        stampDated: stampDated(tenant),
         joined: (from, n) => page(joinedTable.get({ tenant, owner: table, from, n })!),
-        changedBetween: (from, lo, hi, n) => changedTable.all({ tenant, owner: table, from, lo, hi, n }),
+        changedBetween: (from, after, before, n) => changedTable.all({ tenant, owner: table, from, after, before, n }),
       };
     },
   };

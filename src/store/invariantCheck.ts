@@ -64,6 +64,11 @@ export interface InvariantReads {
   /** A reporting record whose user and month have no stored dimension fields. */
   recordWithoutFragment(tenantId: number): Promise<{ id: string; email: string; month: MonthIndex } | undefined>;
   positionGap(tenantId: number): Promise<PositionGap | undefined>;
+  /**
+   * A record (`reporting record <id>` or `record <id> of table <key>`) without its v2 text, or
+   * whose time of last change (or its dimension fields') is not the time of its stamp.
+   */
+  v2Mismatch(tenantId: number): Promise<string | undefined>;
 }
 
 type TenantCheck = (reads: InvariantReads, tenant: Tenant) => Promise<string | undefined>;
@@ -76,6 +81,10 @@ const TENANT_CHECKS: readonly (readonly [ViolationKind, TenantCheck])[] = [
   ['archived-manager', archivedManager],
   ['dimension-fields', dimensionFields],
   ['positions', positions],
+  ['v2-records', async (reads, tenant) => {
+    const record = await reads.v2Mismatch(tenant.id);
+    return record && `${record}: no v2 text, or a time of last change that is not the time of its change stamp (docs/rules.md#v2-reads)`;
+  }],
 ];
 
 /**

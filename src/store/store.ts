@@ -256,7 +256,8 @@ export type ViolationKind =
   | 'manager-cycle'
   | 'archived-manager'
   | 'dimension-fields'
-  | 'positions';
+  | 'positions'
+  | 'v2-records';
 
 /** One kind of violation, with the first example found (a sentence naming tenant, user, month). */
 export interface Violation {

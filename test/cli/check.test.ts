@@ -131,6 +131,17 @@ describe('compdata check', { concurrency: true }, () => {
     });
   });
 
+  test('a record whose v2 time is not the time of its change, and a table record without its v2 text', async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.rows(`UPDATE reporting_records SET changed_at = '2000-01-01T00:00:00.000Z' WHERE id = 'acme-r3'`);
+    await assertReported(db.database, {
+      'v2-records': /^v2-records: tenant "acme": reporting record acme-r3: no v2 text, or a time of last change that is not the time of its change stamp/,
+    });
+    await db.sql.rows(`UPDATE reporting_records SET changed_at = (SELECT changed_at FROM reporting_records WHERE id = 'acme-r4') WHERE id = 'acme-r3'`);
+    await db.sql.rows(`UPDATE table_records SET body_v2 = NULL WHERE id = 'acme-d5'`);
+    await assertReported(db.database, { 'v2-records': /^v2-records: tenant "acme": record acme-d5 of table deals: no v2 text/ });
+  });
+
   test('positions of a table that are not dense', async (t) => {
     const db = await fixtureDatabase(t);
     await db.sql.rows('UPDATE table_records SET pos = pos + 10');

@@ -72,6 +72,20 @@ const reportingPositions = statement<[number], PositionGap>(
   `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
    FROM reporting_records WHERE tenant_id = $1 HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
 );
+/** The time of `stamp` of the tenant `$1`. */
+const TIME_OF = (stamp: string) => `SELECT at FROM stamp_times WHERE tenant_id = $1 AND stamp = ${stamp}`;
+// See ../sqlite/migrations.ts, 8: each record's v2 text, and beside each stamp (but a fields row's minus one) its time.
+const v2Records = statement<[number], { record: string | null }>(
+  `SELECT coalesce(
+     (SELECT 'reporting record ' || r.id FROM reporting_records r
+      LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
+      WHERE r.tenant_id = $1 AND (r.body_v2 IS NULL OR r.changed_at IS DISTINCT FROM (${TIME_OF('r.stamp')})
+        OR (d.stamp > 0 AND d.changed_at IS DISTINCT FROM (${TIME_OF('d.stamp')})))
+      ORDER BY r.pos LIMIT 1),
+     (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.tenant_id = t.tenant_id AND r.table_pk = t.pk
+      WHERE t.tenant_id = $1 AND (r.body_v2 IS NULL OR r.changed_at IS DISTINCT FROM (${TIME_OF('r.stamp')}))
+      ORDER BY t.key, r.pos LIMIT 1)) AS record`,
+);
 const tablePositions = statement<[number], PositionGap>(
   `SELECT 'records of table ' || t.key AS what, count(*) AS count, min(r.pos) AS min, max(r.pos) AS max
    FROM data_tables t JOIN table_records r ON r.tenant_id = $1 AND r.table_pk = t.pk WHERE t.tenant_id = $1
@@ -119,5 +133,6 @@ export function invariantReads(db: Queryable): InvariantReads {
     },
     recordWithoutFragment: (tenantId) => firstRow(db, recordWithoutFragment, tenantId),
     positionGap: async (tenantId) => (await firstRow(db, reportingPositions, tenantId)) ?? (await firstRow(db, tablePositions, tenantId)),
+    v2Mismatch: async (tenantId) => (await firstRow(db, v2Records, tenantId))?.record ?? undefined,
   };
 }

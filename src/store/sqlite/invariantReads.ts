@@ -14,6 +14,9 @@ const NO_END = 2_147_483_647;
  * one read transaction. Two periods of a slot overlap exactly when, sorted by start, some
  * period starts before the one before it ends: one window over the index, no pairwise join.
  */
+/** The time of `stamp` of the tenant `@tenant`. */
+const TIME_OF = (stamp: string) => `SELECT at FROM stamp_times WHERE tenant_id = @tenant AND stamp = ${stamp}`;
+
 export function invariantReads(db: Db): InvariantReads {
   const tenants = db.prepare<[], Tenant>('SELECT id, name FROM tenants');
   const groupOverlap = db.prepare<[number], SlotOverlap>(
@@ -68,6 +71,20 @@ export function invariantReads(db: Db): InvariantReads {
     `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
      FROM reporting_records WHERE tenant_id = ? HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
   );
+  // Migration 8: each record's v2 text, and beside each stamp (but a fields row's minus one) its time.
+  const v2Records = db
+    .prepare<{ tenant: number }, string>(
+      `SELECT ifnull(
+         (SELECT 'reporting record ' || r.id FROM reporting_records r
+          LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+          WHERE r.tenant_id = @tenant AND (r.body_v2 IS NULL OR r.changed_at IS NOT (${TIME_OF('r.stamp')})
+            OR (d.stamp > 0 AND d.changed_at IS NOT (${TIME_OF('d.stamp')})))
+          ORDER BY r.pos LIMIT 1),
+         (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.table_pk = t.pk
+          WHERE t.tenant_id = @tenant AND (r.body_v2 IS NULL OR r.changed_at IS NOT (${TIME_OF('r.stamp')}))
+          ORDER BY t.key, r.pos LIMIT 1))`,
+    )
+    .pluck();
   const tablePositions = db.prepare<[number], PositionGap>(
     `SELECT 'records of table ' || t.key AS what, count(*) AS count, min(r.pos) AS min, max(r.pos) AS max
      FROM data_tables t JOIN table_records r ON r.table_pk = t.pk WHERE t.tenant_id = ?
@@ -98,6 +115,7 @@ export function invariantReads(db: Db): InvariantReads {
     },
     recordWithoutFragment: async (tenantId) => recordWithoutFragment.get(tenantId),
     positionGap: async (tenantId) => reportingPositions.get(tenantId) ?? tablePositions.get(tenantId),
+    v2Mismatch: async (tenantId) => v2Records.get({ tenant: tenantId }) ?? undefined,
   };
 }
 

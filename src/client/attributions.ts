@@ -1,7 +1,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from '../../generated/api.js';
 import { eitherSignal } from './paging.js';
-import { ProblemError } from './problemError.js';
+import { dataOf } from './problemError.js';
 import type { BulkItem, BulkResult } from './records.js';
 import type { Send } from './retry.js';
 
@@ -75,13 +75,13 @@ export function bulkUpserts(
       );
     }
     const fetch = options.retry === undefined ? sends.default : options.retry ? sends.retried : sends.once;
-    const { data, error, response } = await api.PUT('/v1/users/groups/bulk', {
-      body: { data: [...items] },
-      signal: eitherSignal(options.signal, clientSignal),
-      fetch,
-    });
-    if (data === undefined) throw ProblemError.fromAnswer(error, response);
-    return data;
+    return dataOf(
+      await api.PUT('/v1/users/groups/bulk', {
+        body: { data: [...items] },
+        signal: eitherSignal(options.signal, clientSignal),
+        fetch,
+      }),
+    );
   }
 
   async function bulkUpsertInChunks(items: readonly BulkItem[], options: ChunkOptions = {}): Promise<BulkResult> {

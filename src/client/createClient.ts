@@ -5,6 +5,7 @@ import { keepingConsistency } from './consistency.js';
 import { eitherSignal, walkPages, walkRecords, type PageOptions, type PageRequest } from './paging.js';
 import type { CustomFields, GroupAttribution, ManagerAttribution, Page, ReportingRecord, TableFields, TableRecord } from './records.js';
 import { retryingFetch, retryPolicy, type RetryOptions, type Send } from './retry.js';
+import { v2Reads, type V2Reads, type Walk } from './v2.js';
 
 export interface ClientOptions {
   /**
@@ -51,6 +52,13 @@ export interface CompdataClient {
     managers: PagedRead<ManagerAttribution, ManagerPageOptions>;
   };
   /**
+   * The v2 reads: `structures()` (each structure's `id`), `fields(id)`, and `pages()` and
+   * `records()` of `statements` (the id is optional) and of a data table's `records(id)`, which
+   * follow `meta.next_url` to the last page. Options: `startId`, `limit`, `lastModifiedAfter`,
+   * `lastModifiedBefore`, `signal`.
+   */
+  v2: V2Reads;
+  /**
    * The underlying openapi-fetch client, typed by the contract, with the same key, `fetch` and
    * retries: for the operations above by hand, and for the others (`/healthz`, `/openapi.json`).
    * It returns `{ data, error, response }` and does not throw on a problem answer.
@@ -74,9 +82,11 @@ export function createClient(options: ClientOptions): CompdataClient {
   const sends = { default: retryingFetch(send, policy), retried: retryingFetch(send, { ...policy, writes: true }), once: send };
   const api = createFetchClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey }, fetch: sends.default });
 
-  /** The walk of one operation, typed as the caller's records (the generics are the caller's word, see records.ts). */
+  const follow: Walk = (request, nextOf, signal) => walkPages(request, nextOf, baseUrl, eitherSignal(signal, clientSignal));
+
+  /** The walk of one v1 operation, typed as the caller's records (the generics are the caller's word, see records.ts). */
   function walk<R>(request: PageRequest<{ count: number; data: unknown[]; next?: string }>, signal: AbortSignal | undefined) {
-    return walkPages(request, baseUrl, eitherSignal(signal, clientSignal)) as AsyncGenerator<Page<R>, void, undefined>;
+    return follow(request, (page) => page.next, signal) as AsyncGenerator<Page<R>, void, undefined>;
   }
 
   const reporting: CompdataClient['reporting'] = {
@@ -106,5 +116,12 @@ export function createClient(options: ClientOptions): CompdataClient {
     records: (pageOptions) => walkRecords(managers.pages(pageOptions)),
   };
 
-  return { reporting, tables, attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers }, api, consistency: () => consistency.latest() };
+  return {
+    reporting,
+    tables,
+    attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers },
+    v2: v2Reads(api, follow, clientSignal),
+    api,
+    consistency: () => consistency.latest(),
+  };
 }

@@ -6,12 +6,15 @@ export { createClient, type ClientOptions, type CompdataClient, type GroupPageOp
 export { BULK_ITEMS_LIMIT, BulkChunkError, type BulkUpsertOptions, type ChunkOptions } from './attributions.js';
 export type { PageOptions } from './paging.js';
 export { ProblemError, type ProblemFieldError } from './problemError.js';
+export type { V2CallOptions, V2PageOptions, V2Reads, V2StatementReads, V2TableReads } from './v2.js';
 export type { RetryOptions } from './retry.js';
 export type {
   BulkItem,
   BulkResult,
   CurrencyCode,
   CustomFields,
+  DataStructure,
+  DataStructureListing,
   DimensionValue,
   GroupAttribution,
   ManagerAttribution,
@@ -22,4 +25,7 @@ export type {
   TableFieldValue,
   TableFields,
   TableRecord,
+  V2FieldListing,
+  V2Record,
+  V2RecordPage,
 } from './records.js';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'openapi-fetch';
 import type { components } from '../../generated/api.js';
-import { ProblemError } from './problemError.js';
+import { dataOf, type Answer } from './problemError.js';
 
 /** Where a walk starts and how it pages. */
 export interface PageOptions {
@@ -12,40 +12,39 @@ export interface PageOptions {
   signal?: AbortSignal;
 }
 
-/** What openapi-fetch answers for one operation (the shape of its `FetchResponse`, data narrowed to a page). */
-interface Answer<P> {
-  data?: P;
-  error?: unknown;
-  response: Response;
-}
-
 /**
  * Sends one page request through openapi-fetch: the operation's path with its query for the
- * first page; `middleware` (given for every later page) sends it to `next` instead.
+ * first page; `middleware` (given for every later page) sends it to the next page's URL instead.
  */
 export type PageRequest<P> = (init: { signal: AbortSignal | undefined; middleware: Middleware[] }) => Promise<Answer<P>>;
 
 /**
- * Every page from the first request on, following `next` exactly as the server gives it: the
- * URL is never rebuilt from `offset` and `limit`, so the read-backs' opaque `cursor` rides
- * along and the server seeks by key. openapi-fetch builds URLs only from a path template and
- * parameters, so a later page is still sent as the same typed operation (same headers, retries,
- * parsing and response type) and a middleware swaps in `next` as the request's URL.
+ * Every page from the first request on, following the URL of the next page exactly as the
+ * server gives it (`nextOf`: v1's `next`, v2's `meta.next_url`; absent or `null` on the last
+ * page): the URL is never rebuilt from `offset`, `start_id` or `limit`, so the read-backs' opaque
+ * `cursor` and v2's filters ride along and the server seeks by key. openapi-fetch builds URLs
+ * only from a path template and parameters, so a later page is still sent as the same typed
+ * operation (same headers, retries, parsing and response type) and a middleware swaps in the
+ * next URL as the request's URL.
  *
- * `next` is followed only on the origin of `baseUrl`: the request carries the API key, and a
- * server whose `--public-url` names another origin would otherwise send it there. Give the
+ * The next URL is followed only on the origin of `baseUrl`: the request carries the API key,
+ * and a server whose `--public-url` names another origin would otherwise send it there. Give the
  * client the server's public URL as `baseUrl`.
  */
-export async function* walkPages<P extends { next?: string }>(request: PageRequest<P>, baseUrl: string, signal: AbortSignal | undefined): AsyncGenerator<P, void, undefined> {
+export async function* walkPages<P>(
+  request: PageRequest<P>,
+  nextOf: (page: P) => string | null | undefined,
+  baseUrl: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<P, void, undefined> {
   let next: string | undefined;
   do {
     signal?.throwIfAborted();
     if (next !== undefined) assertSameOrigin(next, baseUrl);
     const middleware = next === undefined ? [] : [sendTo(next)];
-    const { data, error, response } = await request({ signal, middleware });
-    if (!response.ok || data === undefined) throw ProblemError.fromAnswer(error, response);
-    next = data.next;
-    yield data;
+    const page = dataOf(await request({ signal, middleware }));
+    next = nextOf(page) ?? undefined;
+    yield page;
   } while (next !== undefined);
 }
 

@@ -58,6 +58,19 @@ export class ProblemError extends Error {
   }
 }
 
+/** What openapi-fetch answers for one operation (the shape of its `FetchResponse`). */
+export interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a success, or the answer thrown as a `ProblemError`. */
+export function dataOf<T>({ data, error, response }: Answer<T>): T {
+  if (!response.ok || data === undefined) throw ProblemError.fromAnswer(error, response);
+  return data;
+}
+
 function isProblem(body: unknown): body is Problem & { errors?: ProblemFieldError[] } {
   if (typeof body !== 'object' || body === null) return false;
   const { type, title, status, detail, errors } = body as Record<string, unknown>;

@@ -78,3 +78,14 @@ export type BulkResult = Schemas['GroupsBulkSuccessModelResponse'];
 
 /** A page of the paged envelope whose `data` holds `R`: `count`, `data`, and `next` when more follow. */
 export type Page<R> = Flat<Omit<Schemas['StatementReportingRecordPage'], 'data' | 'sync_token'> & { data: R[] }>;
+
+/** A v2 data structure: the tenant's statement reporting or one data table, with its id. */
+export type DataStructure = Schemas['DataStructure'];
+/** The answer of `GET /v2/data-structures`: the statement reporting, then each data table. */
+export type DataStructureListing = Schemas['DataStructureListing'];
+/** The answer of `GET /v2/data-structures/{table_id}/fields`. */
+export type V2FieldListing = Schemas['V2FieldListing'];
+/** A v2 record, keyed by prefixed field keys (`standard.id`, `custom.new_arr`, `datatable.amount`, ...). */
+export type V2Record = Schemas['V2Record'];
+/** A page of v2 records: `data`, and `meta` (`next_start_id`, `has_more`, `next_url`). */
+export type V2RecordPage = Schemas['V2RecordPage'];

@@ -58,17 +58,31 @@ function recording(send: (request: Request) => Promise<Response>, sent: SentRequ
   };
 }
 
-/** Every page from `path` on, by raw requests (checked against the contract) following `next`. */
-export async function rawPages(server: TestServer, key: string, path: string): Promise<{ count: number; data: unknown[]; next?: string }[]> {
-  const pages = [];
+type V1Page = { count: number; data: unknown[]; next?: string };
+export type V2Page = { data: Record<string, unknown>[]; meta: { next_start_id: string | null; has_more: boolean; next_url: string | null } };
+
+/**
+ * Every page from `path` on, by raw requests (checked against the contract) following the next
+ * page's URL: v1's `next`, or what `nextOf` reads (v2: `v2NextUrl`).
+ */
+export async function rawPages<P = V1Page>(
+  server: TestServer,
+  key: string,
+  path: string,
+  nextOf: (page: P) => string | null | undefined = (page) => (page as V1Page).next,
+): Promise<P[]> {
+  const pages: P[] = [];
   for (let next: string | undefined = path; next !== undefined; ) {
     const page = await server.call('GET', next, { key });
     assert.equal(page.status, 200, page.text);
-    pages.push(page.body);
-    next = page.body.next === undefined ? undefined : page.body.next.slice(server.url.length);
+    pages.push(page.body as P);
+    next = nextOf(page.body as P)?.slice(server.url.length);
   }
   return pages;
 }
+
+/** Where a v2 page says the next one is. */
+export const v2NextUrl = (page: V2Page) => page.meta.next_url;
 
 /** Everything an async iterable yields. */
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

@@ -57,6 +57,18 @@ test('the API reference in Chromium: every operation listed, and "try it" with a
   for (const operationId of operationIds) {
     assert.equal(await page.locator(`[id$="-${operationId}"].opblock`).count(), 1, `${operationId} is listed`);
   }
+  // Both versions: the v2 reads under their tag, beside the v1 read they replace.
+  for (const [tag, operationId, path] of [
+    ['reporting', 'getReportingRecords', '/v1/reporting'],
+    ['v2', 'getDataStructures', '/v2/data-structures'],
+    ['v2', 'getDataStructureFields', '/v2/data-structures/{table_id}/fields'],
+    ['v2', 'getV2Statements', '/v2/reporting/{table_id}/statements'],
+    ['v2', 'getV2Records', '/v2/reporting/{table_id}/records'],
+  ]) {
+    const block = page.locator(`#operations-${tag}-${operationId}`);
+    assert.equal(await block.count(), 1, `${operationId} is listed under ${tag}`);
+    assert.equal((await block.locator('.opblock-summary-path').innerText()).replace(/\u200b/g, '').trim(), path);
+  }
 
   await page.click('.auth-wrapper .authorize');
   await page.fill('.auth-container input', fixture.key);

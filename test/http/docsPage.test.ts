@@ -69,4 +69,14 @@ test("the served document's servers name the server's public base", async (t) =>
     assert.match(document.text, /"maximum":9223372036854775807[,}]/);
     assert.equal(document.body.info.title, 'compdata sales-compensation data API');
   });
+
+  await t.test('the page renders both versions: the v1 reads and the v2 reads, each v2 read under the v2 tag', async () => {
+    const paths = (await plain.call('GET', '/openapi.json')).body.paths as Record<string, { get?: { operationId: string; tags: string[] } }>;
+    const tagged = (path: string) => [paths[path]?.get?.operationId, paths[path]?.get?.tags];
+    assert.deepEqual(tagged('/v1/reporting'), ['getReportingRecords', ['reporting']]);
+    assert.deepEqual(tagged('/v2/data-structures'), ['getDataStructures', ['v2']]);
+    assert.deepEqual(tagged('/v2/data-structures/{table_id}/fields'), ['getDataStructureFields', ['v2']]);
+    assert.deepEqual(tagged('/v2/reporting/{table_id}/statements'), ['getV2Statements', ['v2']]);
+    assert.deepEqual(tagged('/v2/reporting/{table_id}/records'), ['getV2Records', ['v2']]);
+  });
 });

@@ -61,3 +61,14 @@ export function clientOptions(error: ProblemError) {
   // @ts-expect-error a problem's fields are read-only
   error.status = 500;
 }
+
+export function v2Options() {
+  // @ts-expect-error a data table's records need its structure id
+  client.v2.records.records();
+  // @ts-expect-error v2 pages by start_id, not by offset
+  client.v2.statements.pages({ offset: 10 });
+  // @ts-expect-error a start id is a record's id, as text
+  client.v2.statements.records({ startId: 10 });
+  // @ts-expect-error a time is text or a Date
+  client.v2.records.pages('34e95ea1-8cbc-866c-8332-8f647ce1e7b6', { lastModifiedAfter: 1764000000000 });
+}

@@ -103,3 +103,25 @@ export async function theUnderlyingClient() {
   type ReadServer = { name: string; in_rotation: boolean; reads: number; removals: number; failures: number; position?: string; lag_ms?: number; reason?: string };
   same<Equal<typeof data, { status: 'ok'; faults?: string; read_servers?: ReadServer[] } | undefined>>();
 }
+
+export async function v2Reads() {
+  const listing = await client.v2.structures({ signal: AbortSignal.timeout(1000) });
+  const statements = listing.data.find((structure) => structure.type === 'statement_reporting')!;
+  same<Equal<typeof statements, components['schemas']['DataStructure']>>();
+  same<Equal<typeof statements.type, 'statement_reporting' | 'record_reporting'>>();
+  const fields = await client.v2.fields(statements.id);
+  same<Equal<typeof fields, components['schemas']['V2FieldListing']>>();
+  same<Equal<(typeof fields.fields)[number]['created_at'], null>>();
+  for await (const record of client.v2.statements.records({ limit: 500, lastModifiedAfter: new Date(0), signal: AbortSignal.timeout(1000) })) {
+    same<Equal<typeof record, components['schemas']['V2Record']>>();
+    same<Equal<(typeof record)['standard.last_modified_at'], string>>();
+  }
+  for await (const page of client.v2.statements.pages(statements.id, { startId: 'stl_0000100', lastModifiedBefore: '2026-11-27T08:00:00Z' })) {
+    same<Equal<typeof page, components['schemas']['V2RecordPage']>>();
+    same<Equal<typeof page.meta.next_url, string | null>>();
+    same<Equal<typeof page.meta.next_start_id, string | null>>();
+  }
+  for await (const record of client.v2.records.records('34e95ea1-8cbc-866c-8332-8f647ce1e7b6', { limit: 10 })) {
+    same<Equal<typeof record, components['schemas']['V2Record']>>();
+  }
+}

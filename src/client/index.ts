@@ -25,6 +25,7 @@ export type {
   TableFieldValue,
   TableFields,
   TableRecord,
+  V2Amount,
   V2FieldListing,
   V2Record,
   V2RecordPage,

@@ -87,5 +87,7 @@ export type DataStructureListing = Schemas['DataStructureListing'];
 export type V2FieldListing = Schemas['V2FieldListing'];
 /** A v2 record, keyed by prefixed field keys (`standard.id`, `custom.new_arr`, `datatable.amount`, ...). */
 export type V2Record = Schemas['V2Record'];
+/** A v2 amount: `{ value, currency }`, as a v2 record holds `standard.payment` or a metric (`custom.new_arr`). */
+export type V2Amount = Schemas['V2Amount'];
 /** A page of v2 records: `data`, and `meta` (`next_start_id`, `has_more`, `next_url`). */
 export type V2RecordPage = Schemas['V2RecordPage'];

@@ -10,18 +10,23 @@ import { assertClientBuilt, root } from './builtPackage.js';
  * `compdata/client` as an integrator does. `typedRecords.ts` must compile (its `Equal` checks
  * hold only for the exact types); `rejected.ts` holds lines marked `@ts-expect-error` that must
  * each be an error (an unused directive is itself an error). Run here so the runner counts it.
- * The README's "From TypeScript" example is checked with them.
+ * The README's TypeScript examples ("From TypeScript", "Migrating from v1 to v2") are checked
+ * with them.
  */
 const configPath = `${root}test/client/types/tsconfig.json`;
 
-/** The first TypeScript block of the README's "From TypeScript" section. */
-function readmeExample(): string {
+/** The first TypeScript block of the README's section `heading`. */
+function readmeExample(heading: string): string {
   const readme = readFileSync(`${root}README.md`, 'utf8');
-  const section = readme.slice(readme.indexOf('## From TypeScript'));
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const block = /```ts\n([\s\S]*?)```/.exec(section);
-  assert.ok(readme.includes('## From TypeScript') && block, 'the README has a From TypeScript example');
+  assert.ok(start >= 0 && block, `the README has a ${heading} example`);
   return block[1]!;
 }
+
+/** The README's examples, as files of the types folder. */
+const readmeExamples = () => ({ 'readmeExample.ts': readmeExample('From TypeScript'), 'readmeMigration.ts': readmeExample('Migrating from v1 to v2') });
 
 function loadConfig(): ts.ParsedCommandLine {
   const config = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
@@ -61,10 +66,11 @@ test('compdata/client types: what must compile compiles, what must be refused is
   for (const expected of ['test/client/types/typedRecords.ts', 'test/client/types/rejected.ts', 'examples/reportingTotals.ts']) {
     assert.ok(names.includes(expected), `${expected} is checked`);
   }
-  const checked = program(config, { 'readmeExample.ts': readmeExample() });
+  const examples = readmeExamples();
+  const checked = program(config, examples);
   const diagnostics = ts.getPreEmitDiagnostics(checked);
   assert.deepEqual(described(diagnostics.filter((d) => d.file === undefined)), [], 'no diagnostics outside the files');
-  for (const name of [...config.fileNames, `${root}test/client/types/readmeExample.ts`]) {
+  for (const name of [...config.fileNames, ...Object.keys(examples).map((file) => `${root}test/client/types/${file}`)]) {
     await t.test(relative(root, name), () => assert.deepEqual(described(diagnostics.filter((d) => d.file?.fileName === name)), []));
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildFixture, fixtureLine, fixtureUser, type Fixture } from '../support/fixture.js';
-import { shared, startTestServer, type TestServer } from '../support/harness.js';
+import { shared, startTestServer, withOtherStore, type TestServer } from '../support/harness.js';
 import { v2OfV1Statement, v2OfV1TableRecord, walkV2, withoutTime } from '../support/v2Mapping.js';
 
 /** The ids every compdata derives for these structures, on every server, engine and restart. */
@@ -224,6 +224,31 @@ describe('v2 reads after writes', () => {
     const shifted = new Date(Date.parse(newest) + 2 * 3600_000).toISOString().replace('Z', '0999+02:00');
     const same = (await walkV2(server, acme.key, `${statementsPath}?last_modified_after=${encodeURIComponent(shifted)}`)).records;
     assert.deepEqual(same.map((record) => record['standard.id']).sort(), changed.map((record) => record.fields['standard.id']).sort());
+  });
+
+  test('times strictly increase with the changes, also when three writers (the server and two other stores) change the tenant faster than the clock moves', async (t) => {
+    let acme!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      acme = await buildFixture(store, { tenant: 'acme', records: 36, users: 3, deals: 0 });
+    });
+    // Record i is user i % 3's in month i % 12: a group of one month changes the records of that month only.
+    await withOtherStore(server.database, (second) =>
+      withOtherStore(server.database, async (third) => {
+        const writers = [server.store, second, third];
+        const principals = await Promise.all(writers.map(async (writer) => (await writer.authenticate(acme.key))!));
+        for (let month = 0; month < 12; month += 1) {
+          const item = { kind: 'group' as const, user: `user${month % 3}@acme.example`, dimension: 'segment', group: 'Moved', start: 2026 * 12 + month, end: 2026 * 12 + month };
+          assert.ok('written' in (await writers[month % 3]!.bulkUpsert(principals[month % 3]!, [item])));
+        }
+      }),
+    );
+    const records = (await walkV2(server, acme.key, statementsPath)).records.map(withoutTime);
+    const timeOfMonth = Array.from({ length: 12 }, (_, month) => {
+      const times = new Set(records.filter((record) => Number(String(record.fields['standard.date']).slice(5, 7)) === month + 1).map((record) => record.time));
+      assert.equal(times.size, 1, `the records of month ${month + 1} changed together`);
+      return [...times][0]!;
+    });
+    for (let month = 1; month < 12; month += 1) assert.ok(timeOfMonth[month]! > timeOfMonth[month - 1]!, `${timeOfMonth[month]} after ${timeOfMonth[month - 1]}`);
   });
 
   test('a start_id of a record removed by a replace goes on after where the record stood', async (t) => {

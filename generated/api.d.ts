@@ -1090,6 +1090,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The key may only read (it was created with `compdata keys create --scope read`): every
+         *     write is refused, before its body is read, and nothing is written.
+         */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
+                "Compdata-Fault": components["headers"]["Fault"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:forbidden",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "This API key may only read: a write needs a key created with --scope write."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Unknown path, or unknown `data_table_key` or data structure `table_id` for the caller's tenant. */
         NotFound: {
             headers: {
@@ -1732,6 +1756,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
@@ -1773,6 +1798,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
@@ -1814,6 +1840,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
@@ -1865,6 +1892,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];

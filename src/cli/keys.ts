@@ -1,8 +1,10 @@
-import { Command } from 'commander';
-import type { KeyInfo } from '../store/store.js';
+import { Command, Option } from 'commander';
+import type { KeyInfo, KeyScope } from '../store/store.js';
 import { parseTenantName, parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
+
+const SCOPES: readonly KeyScope[] = ['read', 'write'];
 
 export function keysCommand(): Command {
   return new Command('keys')
@@ -17,14 +19,15 @@ function createCommand(): Command {
     .description('create an API key for a tenant (the tenant is created when missing)')
     .requiredOption('--db <path>', `${DB_HELP} (must exist: seed or import create one)`, parseText)
     .requiredOption('--tenant <name>', 'tenant whose data the key reads and writes', parseTenantName)
+    .addOption(new Option('--scope <scope>', 'what the key may do: read (every write is refused with 403), or write').choices(SCOPES).default('write'))
     .addHelpText(
       'after',
       '\nThe key is printed once, as the last line of stdout, and cannot be shown again:\n' +
         "  KEY=$(compdata keys create --db data.db --tenant acme | tail -n 1)",
     )
-    .action(async (options: { db: string; tenant: string }) => {
-      const { id, key } = await withStore(options.db, 'mustExist', (store) => store.createKey(options.tenant));
-      process.stdout.write(`created key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
+    .action(async (options: { db: string; tenant: string; scope: KeyScope }) => {
+      const { id, key } = await withStore(options.db, 'mustExist', (store) => store.createKey(options.tenant, options.scope));
+      process.stdout.write(`created ${options.scope} key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
     });
 }
 
@@ -44,7 +47,7 @@ function revokeCommand(): Command {
 
 function listCommand(): Command {
   return new Command('list')
-    .description('list API keys (id, tenant, creation time, state); keys themselves are never shown')
+    .description('list API keys (id, tenant, creation time, state, scope); keys themselves are never shown')
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
     .option('--tenant <name>', 'only the keys of this tenant (which must exist)', parseTenantName)
     .option('--json', 'print a JSON array instead of a table')
@@ -61,8 +64,8 @@ function listCommand(): Command {
 
 /** Aligned columns with a header line, one key per line. */
 function keyTable(keys: readonly KeyInfo[]): string {
-  const header = ['ID', 'TENANT', 'CREATED', 'STATE'];
-  const rows = [header, ...keys.map((key) => [key.id, key.tenant, key.created_at, key.state])];
+  const header = ['ID', 'TENANT', 'CREATED', 'STATE', 'SCOPE'];
+  const rows = [header, ...keys.map((key) => [key.id, key.tenant, key.created_at, key.state, key.scope])];
   const widths = header.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return `${rows.map(line).join('\n')}\n`;

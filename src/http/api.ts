@@ -171,6 +171,8 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
         const { rateLimiter, readBody } = servedBy(ctx);
         // Every answer to a request let through carries the key's state, whatever follows (a 200, a 400, a 422).
         if (rateLimiter && ctx.state.principal) ctx.set(await admitByRate(rateLimiter, ctx.get('X-API-Key')));
+        // A key that may only read writes nothing: refused before its body is read.
+        if (!isRead(ctx) && ctx.state.principal?.scope === 'read') throw problems.forbidden();
         if (!apiContext.operation.requestBody) return;
         // openapi-backend validates the request object it was given: the body goes there.
         request.body = await readBody(ctx);

@@ -43,6 +43,9 @@ export const problems = {
   badRequest: (errors: readonly ParamProblem[], detail = 'The request does not match the API contract.') =>
     new HttpProblem(400, 'bad-request', 'Bad Request', detail, errors),
   unauthorized: () => new HttpProblem(401, 'unauthorized', 'Unauthorized', 'A valid X-API-Key header is required.'),
+  /** A key that may only read, on an operation that writes. */
+  forbidden: () =>
+    new HttpProblem(403, 'forbidden', 'Forbidden', 'This API key may only read: a write needs a key created with --scope write.'),
   notFound: (detail: string) => new HttpProblem(404, 'not-found', 'Not Found', detail),
   methodNotAllowed: (method: string, path: string, allow: readonly string[]) =>
     new HttpProblem(405, 'method-not-allowed', 'Method Not Allowed', `${method} is not allowed on ${path}.`, undefined, {

@@ -5,7 +5,7 @@ import type { GroupFilter, ManagerFilter } from './paging/attributionListing.js'
 import type { ChangeReads } from './paging/changePaging.js';
 import type { PagedSource } from './paging/pagedSource.js';
 import type { V2Reads } from './paging/v2Paging.js';
-import type { KeyInfo, ReportingSchema, Tenant } from './store.js';
+import type { KeyInfo, KeyScope, ReportingSchema, Tenant } from './store.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
 
 /** An answer that may come at once (SQLite reads on the calling thread) or later (over the network). */
@@ -126,6 +126,7 @@ export interface StoredKey {
   readonly emptyFragment: string;
   /** The tenant's data version as stored (see `Total.version`). */
   readonly dataVersion: string;
+  readonly scope: KeyScope;
 }
 
 export interface KeySteps {
@@ -135,6 +136,15 @@ export interface KeySteps {
   revoke(id: string, revokedAt: string): Answer<boolean>;
   /** The keys of one tenant or all, by creation. */
   list(tenantName: string | undefined): Answer<KeyInfo[]>;
+}
+
+/** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
+export interface NewKey {
+  readonly id: string;
+  readonly tenantId: number;
+  readonly secretHash: Buffer;
+  readonly createdAt: string;
+  readonly scope: KeyScope;
 }
 
 /** The steps of a write transaction (a load, a new key). */
@@ -154,7 +164,7 @@ export interface WriteSteps {
    * `replace`: tokens issued before it call for a new sync from the start.
    */
   nextStamp(tenantId: number, replace: boolean): Answer<number>;
-  insertKey(key: { id: string; tenantId: number; secretHash: Buffer; createdAt: string }): Answer<void>;
+  insertKey(key: NewKey): Answer<void>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
 }

@@ -84,6 +84,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
                 tenantId: stored.tenantId,
                 emptyFragment: stored.emptyFragment,
                 dataVersion: versionText(stored.tenantId, stored.dataVersion),
+                scope: stored.scope,
                 server: undefined,
                 position: undefined,
               } satisfies Grant),
@@ -105,7 +106,8 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     }
     const stored = await server.keys.lookup(keyId);
     if (!secretMatches(secret, stored?.secretHash) || !stored || stored.revoked) return undefined;
-    return { keyId, tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion), server, position };
+    const dataVersion = versionText(stored.tenantId, stored.dataVersion);
+    return { keyId, tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion, scope: stored.scope, server, position };
   };
   /** The grant's reads moved to the primary, with the primary's version of the tenant's data. */
   const moveToPrimary = async (held: Grant): Promise<void> => {
@@ -243,11 +245,11 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     databaseBytes: () => engine.databaseBytes(),
 
     findTenant: async (name) => reads.findTenant(name),
-    createKey: (tenantName) =>
+    createKey: (tenantName, scope = 'write') =>
       engine.inWriteTransaction(async (steps) => {
         const tenant = await steps.ensureTenant(tenantName);
         const { id, key, secretHash } = newKey();
-        await steps.insertKey({ id, tenantId: tenant.id, secretHash, createdAt: new Date().toISOString() });
+        await steps.insertKey({ id, tenantId: tenant.id, secretHash, createdAt: new Date().toISOString(), scope });
         return { id, key };
       }),
     async revokeKey(keyOrId) {

@@ -60,8 +60,8 @@ export interface Store {
   databaseBytes(): Promise<number>;
 
   findTenant(name: string): Promise<Tenant | undefined>;
-  /** A new key for the tenant (created when missing); the key itself is only in the answer. */
-  createKey(tenantName: string): Promise<{ id: string; key: string }>;
+  /** A new key for the tenant (created when missing), of `scope` (default `write`); the key itself is only in the answer. */
+  createKey(tenantName: string, scope?: KeyScope): Promise<{ id: string; key: string }>;
   /** Revokes a key given whole or by id; false when no active key matched. */
   revokeKey(keyOrId: string): Promise<boolean>;
   /** The keys (never their secrets), of one tenant or all. */
@@ -97,10 +97,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** What a request's key grants: its tenant. Engines may carry more (what their reads need). */
+/** What a request's key grants: its tenant, and whether it may write. Engines may carry more (what their reads need). */
 export interface Principal {
   readonly tenantId: number;
+  readonly scope: KeyScope;
 }
+
+/** What a key may do (docs/rules.md#keys): `read` only reads; `write` reads and writes. */
+export type KeyScope = 'read' | 'write';
 
 export interface Tenant {
   readonly id: number;
@@ -112,6 +116,7 @@ export interface KeyInfo {
   tenant: string;
   created_at: string;
   state: 'active' | 'revoked';
+  scope: KeyScope;
 }
 
 /** A paged listing of a tenant (docs/rules.md#paging): one page request serves every one of them. */

@@ -6,8 +6,8 @@ import { databaseFor } from '../support/testDatabases.js';
 
 const KEY_LINE = /^cdk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;
 
-async function createKey(path: string, tenant: string): Promise<{ id: string; key: string }> {
-  const result = await runCli(['keys', 'create', '--db', path, '--tenant', tenant]);
+async function createKey(path: string, tenant: string, ...more: string[]): Promise<{ id: string; key: string }> {
+  const result = await runCli(['keys', 'create', '--db', path, '--tenant', tenant, ...more]);
   assert.equal(result.code, 0, result.stderr);
   const key = result.stdout.trimEnd().split('\n').at(-1)!;
   const match = KEY_LINE.exec(key);
@@ -19,7 +19,7 @@ async function createKey(path: string, tenant: string): Promise<{ id: string; ke
 async function listKeys(path: string, ...more: string[]) {
   const result = await runCli(['keys', 'list', '--db', path, '--json', ...more]);
   assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as { id: string; tenant: string; created_at: string; state: string }[];
+  return JSON.parse(result.stdout) as { id: string; tenant: string; created_at: string; state: string; scope: string }[];
 }
 
 async function authenticates(path: string, key: string): Promise<boolean> {
@@ -47,13 +47,29 @@ describe('compdata keys', { concurrency: true }, () => {
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 3);
-    assert.match(lines[0]!, /^ID +TENANT +CREATED +STATE$/);
+    assert.match(lines[0]!, /^ID +TENANT +CREATED +STATE +SCOPE$/);
     const stateColumn = lines[0]!.indexOf('STATE');
     for (const line of lines.slice(1)) assert.equal(line.indexOf('active'), stateColumn, line);
+    for (const line of lines.slice(1)) assert.equal(line.indexOf('write'), lines[0]!.indexOf('SCOPE'), line);
     for (const { key } of [acme, globex]) {
       assert.ok(!table.stdout.includes(key.slice("cdk_".length + 13)), 'a secret was printed');
     }
     assert.deepEqual((await listKeys(path, '--tenant', 'globex corp')).map((key) => key.id), [globex.id]);
+  });
+
+  test('create --scope read makes a key that reads; write is the default; list shows each scope', async (t) => {
+    const path = await databaseFor(t);
+    const reader = await createKey(path, 'acme', '--scope', 'read');
+    const writer = await createKey(path, 'acme', '--scope', 'write');
+    const plain = await createKey(path, 'acme');
+    const scopes = new Map((await listKeys(path)).map((key) => [key.id, key.scope]));
+    assert.deepEqual([reader, writer, plain].map(({ id }) => scopes.get(id)), ['read', 'write', 'write']);
+    const principal = await withOtherStore(path, (store) => store.authenticate(reader.key));
+    assert.equal(principal?.scope, 'read');
+    const refused = await runCli(['keys', 'create', '--db', path, '--tenant', 'acme', '--scope', 'admin']);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stderr.trimEnd().split('\n').length, 1, refused.stderr);
+    assert.match(refused.stderr, /admin/);
   });
 
   test('list of an unknown tenant is refused with exit 1', async (t) => {

@@ -1,16 +1,31 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
- * SQL that takes a database of this build back to before archived users (SQLite migration 9,
- * PostgreSQL migration 6), for tests of the migrations. The version is set back too, so the
+ * SQL that takes a database of this build back to before key scopes (SQLite migration 10,
+ * PostgreSQL migration 7), for tests of the migrations. The version is set back too, so the
  * next open migrates again.
  */
-const BEFORE_ARCHIVED_USERS: Record<TestEngine, string> = {
+export const BEFORE_KEY_SCOPES: Record<TestEngine, string> = {
   sqlite: `
+    ALTER TABLE api_keys DROP COLUMN scope;
+    PRAGMA user_version = 9;
+  `,
+  postgres: `
+    ALTER TABLE api_keys DROP COLUMN scope;
+    UPDATE schema_version SET version = 6;
+  `,
+};
+
+/**
+ * SQL that takes a database of this build back to before archived users (SQLite migration 9,
+ * PostgreSQL migration 6), and so before key scopes too.
+ */
+const BEFORE_ARCHIVED_USERS: Record<TestEngine, string> = {
+  sqlite: `${BEFORE_KEY_SCOPES.sqlite}
     ALTER TABLE users DROP COLUMN archived_after;
     PRAGMA user_version = 8;
   `,
-  postgres: `
+  postgres: `${BEFORE_KEY_SCOPES.postgres}
     ALTER TABLE users DROP COLUMN archived_after;
     UPDATE schema_version SET version = 5;
   `,

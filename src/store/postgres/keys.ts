@@ -1,19 +1,19 @@
-import type { KeySteps, StoredKey } from '../engine.js';
+import type { KeySteps, NewKey, StoredKey } from '../engine.js';
 import type { KeyInfo } from '../store.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
-const insert = statement<[string, number, Buffer, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at) VALUES ($1, $2, $3, $4)');
+const insert = statement<[string, number, Buffer, string, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at, scope) VALUES ($1, $2, $3, $4, $5)');
 const revoke = statement<[string, string]>('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL');
 const list = statement<[string | null], KeyInfo>(
   `SELECT k.id, t.name AS tenant, k.created_at,
-          CASE WHEN k.revoked_at IS NULL THEN 'active' ELSE 'revoked' END AS state
+          CASE WHEN k.revoked_at IS NULL THEN 'active' ELSE 'revoked' END AS state, k.scope
    FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
    WHERE $1::text IS NULL OR t.name = $1
    ORDER BY k.created_at, k.id`,
 );
 const lookup = statement<[string], StoredKey>(
   `SELECT k.secret_hash AS "secretHash", k.revoked_at IS NOT NULL AS revoked, t.id AS "tenantId",
-          t.empty_fragment AS "emptyFragment", t.data_version::text AS "dataVersion"
+          t.empty_fragment AS "emptyFragment", t.data_version::text AS "dataVersion", k.scope
    FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
 );
 
@@ -28,6 +28,5 @@ export function keySteps(db: Queryable): KeySteps {
 
 /** The statement that stores a new key (inside a write transaction). */
 export function keyInsert(db: Queryable) {
-  return async (key: { id: string; tenantId: number; secretHash: Buffer; createdAt: string }): Promise<void> =>
-    void (await run(db, insert, key.id, key.tenantId, key.secretHash, key.createdAt));
+  return async (key: NewKey): Promise<void> => void (await run(db, insert, key.id, key.tenantId, key.secretHash, key.createdAt, key.scope));
 }

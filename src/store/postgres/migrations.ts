@@ -231,6 +231,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN archived_after integer;
   `,
+  // 7: key scopes (docs/rules.md#keys), as in SQLite's migration 10.
+  `
+  ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'));
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -1,4 +1,4 @@
-import type { KeySteps, StoredKey } from '../engine.js';
+import type { KeySteps, NewKey, StoredKey } from '../engine.js';
 import type { KeyInfo } from '../store.js';
 import type { Db } from './db.js';
 
@@ -7,14 +7,14 @@ export function keySteps(db: Db) {
   const revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const list = db.prepare<{ tenant: string | null }, KeyInfo>(
     `SELECT k.id, t.name AS tenant, k.created_at,
-            CASE WHEN k.revoked_at IS NULL THEN 'active' ELSE 'revoked' END AS state
+            CASE WHEN k.revoked_at IS NULL THEN 'active' ELSE 'revoked' END AS state, k.scope
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
      WHERE @tenant IS NULL OR t.name = @tenant
      ORDER BY k.created_at, k.id`,
   );
   const lookup = db.prepare<[string], StoredKey>(
     `SELECT k.secret_hash AS secretHash, k.revoked_at IS NOT NULL AS revoked, t.id AS tenantId,
-            t.empty_fragment AS emptyFragment, CAST(t.data_version AS TEXT) AS dataVersion
+            t.empty_fragment AS emptyFragment, CAST(t.data_version AS TEXT) AS dataVersion, k.scope
      FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = ?`,
   );
   return {
@@ -29,6 +29,6 @@ export function keySteps(db: Db) {
 
 /** The statement that stores a new key (inside a write transaction). */
 export function keyInsert(db: Db) {
-  const insert = db.prepare<[string, number, Buffer, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at) VALUES (?, ?, ?, ?)');
-  return (key: { id: string; tenantId: number; secretHash: Buffer; createdAt: string }): void => void insert.run(key.id, key.tenantId, key.secretHash, key.createdAt);
+  const insert = db.prepare<[string, number, Buffer, string, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at, scope) VALUES (?, ?, ?, ?, ?)');
+  return (key: NewKey): void => void insert.run(key.id, key.tenantId, key.secretHash, key.createdAt, key.scope);
 }

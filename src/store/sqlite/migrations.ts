@@ -262,6 +262,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN archived_after INTEGER;
   `,
+  // 10: key scopes (docs/rules.md#keys): a key may read and write (`write`, every key made
+  // before), or only read.
+  `
+  ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'));
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -4,7 +4,7 @@ import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
-import { BEFORE_FILTERS, BEFORE_SYNC, BEFORE_USER_ATTRIBUTES } from '../../support/undoMigrations.js';
+import { BEFORE_FILTERS, BEFORE_KEY_SCOPES, BEFORE_SYNC, BEFORE_USER_ATTRIBUTES } from '../../support/undoMigrations.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -88,4 +88,15 @@ test('migration 7 gives every existing user no custom attributes', async (t) => 
   t.after(() => migrated.close());
   assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   assert.deepEqual(migrated.prepare('SELECT attributes FROM users').pluck().all(), ['{}', '{}', '{}']);
+});
+
+test('migration 10 gives every existing key the write scope', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  await buildFixture(store, { tenant: 'acme' });
+  db.exec(BEFORE_KEY_SCOPES.sqlite);
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  assert.deepEqual(migrated.prepare('SELECT scope FROM api_keys').pluck().all(), ['write']);
 });

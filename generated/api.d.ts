@@ -1425,6 +1425,16 @@ export interface components {
          */
         Consistency: string;
         /**
+         * @description Makes a retry safe: a write sent again with the same key within a day (24 hours), by any
+         *     key of the same tenant, to any server of the database, writes nothing and answers what
+         *     the first one wrote, with `Idempotent-Replayed: true`. The same key with another request
+         *     (another operation or other items) is a `422` (pointer `/header/Idempotency-Key`). A
+         *     request that was refused (4xx) or not done (5xx) is not remembered. Without the header,
+         *     every request is a new one.
+         * @example 3f1c9a52-users-2026-11-26
+         */
+        IdempotencyKey: string;
+        /**
          * @description Key of the data table.
          * @example deals
          */
@@ -1520,6 +1530,11 @@ export interface components {
          */
         ServedBy: string;
         /**
+         * @description `true` when the answer is the first answer to the request's `Idempotency-Key` again:
+         *     nothing was written this time. Absent otherwise.
+         */
+        IdempotentReplayed: "true";
+        /**
          * @description A weak entity tag of this answer: it changes whenever the tenant's data may have changed.
          *     Send it back in `If-None-Match` to get `304` while nothing changed.
          */
@@ -1542,7 +1557,7 @@ export interface components {
         /** @description The methods a cross-origin request may use. */
         AccessControlAllowMethods: "GET,HEAD,PUT,DELETE";
         /** @description The request headers a cross-origin request may send. */
-        AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id,Compdata-Consistency";
+        AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id,Compdata-Consistency,Idempotency-Key";
         /** @description Seconds a browser may keep this preflight's answer. */
         AccessControlMaxAge: 600;
         /**
@@ -1730,7 +1745,18 @@ export interface operations {
     upsertGroupsBulk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a write sent again with the same key within a day (24 hours), by any
+                 *     key of the same tenant, to any server of the database, writes nothing and answers what
+                 *     the first one wrote, with `Idempotent-Replayed: true`. The same key with another request
+                 *     (another operation or other items) is a `422` (pointer `/header/Idempotency-Key`). A
+                 *     request that was refused (4xx) or not done (5xx) is not remembered. Without the header,
+                 *     every request is a new one.
+                 * @example 3f1c9a52-users-2026-11-26
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1748,6 +1774,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     "Compdata-Consistency": components["headers"]["Consistency"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1772,7 +1799,18 @@ export interface operations {
     upsertUsersBulk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a write sent again with the same key within a day (24 hours), by any
+                 *     key of the same tenant, to any server of the database, writes nothing and answers what
+                 *     the first one wrote, with `Idempotent-Replayed: true`. The same key with another request
+                 *     (another operation or other items) is a `422` (pointer `/header/Idempotency-Key`). A
+                 *     request that was refused (4xx) or not done (5xx) is not remembered. Without the header,
+                 *     every request is a new one.
+                 * @example 3f1c9a52-users-2026-11-26
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1790,6 +1828,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     "Compdata-Consistency": components["headers"]["Consistency"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1814,7 +1853,18 @@ export interface operations {
     upsertManagersBulk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a write sent again with the same key within a day (24 hours), by any
+                 *     key of the same tenant, to any server of the database, writes nothing and answers what
+                 *     the first one wrote, with `Idempotent-Replayed: true`. The same key with another request
+                 *     (another operation or other items) is a `422` (pointer `/header/Idempotency-Key`). A
+                 *     request that was refused (4xx) or not done (5xx) is not remembered. Without the header,
+                 *     every request is a new one.
+                 * @example 3f1c9a52-users-2026-11-26
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1832,6 +1882,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     "Compdata-Consistency": components["headers"]["Consistency"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1856,7 +1907,18 @@ export interface operations {
     archiveUsersBulk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a write sent again with the same key within a day (24 hours), by any
+                 *     key of the same tenant, to any server of the database, writes nothing and answers what
+                 *     the first one wrote, with `Idempotent-Replayed: true`. The same key with another request
+                 *     (another operation or other items) is a `422` (pointer `/header/Idempotency-Key`). A
+                 *     request that was refused (4xx) or not done (5xx) is not remembered. Without the header,
+                 *     every request is a new one.
+                 * @example 3f1c9a52-users-2026-11-26
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1884,6 +1946,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimitWhenLimited"];
                     "Compdata-Fault": components["headers"]["Fault"];
                     "Compdata-Consistency": components["headers"]["Consistency"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

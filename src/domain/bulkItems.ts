@@ -36,6 +36,8 @@ export interface RuleViolation {
   readonly index?: number;
   /** The item's field (`user`, `manager`, `group_dimension`, a user's field). */
   readonly field?: string;
+  /** Where else in the request the rule points (`/header/Idempotency-Key`), instead of an item. */
+  readonly pointer?: string;
   readonly message: string;
 }
 

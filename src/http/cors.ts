@@ -16,8 +16,18 @@ export function crossOrigin(origins: readonly string[]): Middleware | undefined 
     allowMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
     // A browser application reads its own writes as any client does: the token a write answers
     // with (Compdata-Consistency) is read from the answer and sent with the next read.
-    allowHeaders: ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency'],
-    exposeHeaders: ['X-Request-Id', 'ETag', 'Retry-After', 'RateLimit-Policy', 'RateLimit', 'Compdata-Fault', 'Compdata-Consistency', 'Compdata-Served-By'],
+    allowHeaders: ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency', 'Idempotency-Key'],
+    exposeHeaders: [
+      'X-Request-Id',
+      'ETag',
+      'Retry-After',
+      'RateLimit-Policy',
+      'RateLimit',
+      'Compdata-Fault',
+      'Compdata-Consistency',
+      'Compdata-Served-By',
+      'Idempotent-Replayed',
+    ],
     maxAge: 600,
     // The problem handler keeps the headers already set on the answer.
     keepHeadersOnError: false,

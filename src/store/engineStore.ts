@@ -15,8 +15,9 @@ import { readV2Page } from './paging/v2Paging.js';
 import type { PagedSource } from './paging/pagedSource.js';
 import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
 import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
-import type { WriteOutcome } from './tenantWrites.js';
-import { StoreUnavailable, TenantNotEmpty, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
+import { fingerprintOf } from './idempotency.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
+import { StoreUnavailable, TenantNotEmpty, type WriteOptions, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
 
 /**
  * What a key grants: its tenant, what a read of the tenant needs at once, and the server its
@@ -141,8 +142,15 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     return inTurn(() => work(reads));
   };
 
-  /** A write's outcome with, once written, its consistency token: the log's position after the commit (none if the server went away meanwhile). */
-  const withConsistency = async <T>(outcome: WriteOutcome<T>): Promise<WriteOutcome<T>> => {
+  /**
+   * A write of the tenant, with its `Idempotency-Key` when it has one, and its outcome with,
+   * once written, its consistency token: the log's position after the commit (none if the
+   * server went away meanwhile).
+   */
+  const write = async <W extends TenantWrite>(principal: Principal, tenantWrite: W, options: WriteOptions = {}): Promise<WriteOutcome<WrittenBy<W>>> => {
+    const key = options.idempotencyKey;
+    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(tenantWrite.kind, tenantWrite.items), at: Date.now() };
+    const outcome = await engine.write(principal.tenantId, { ...tenantWrite, idempotency });
     if (!('written' in outcome) || !logPosition) return outcome;
     const position = await logPosition().catch(() => undefined);
     return position === undefined ? outcome : { ...outcome, consistency: position.toString() };
@@ -228,17 +236,17 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
           return after(readV2Page(found, query), (page) => (typeof page === 'string' ? page : { ...page, version: grant(principal).dataVersion }));
         });
       }),
-    async bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome> {
+    async bulkUpsert(principal: Principal, items: readonly Upsert[], options?: WriteOptions): Promise<BulkOutcome> {
       const unstorable = engine.textHoldsNul ? undefined : unstorableGroups(items);
       if (unstorable) return { broken: unstorable };
-      return withConsistency(await engine.write(principal.tenantId, { kind: 'attributions', items }));
+      return write(principal, { kind: 'attributions', items }, options);
     },
-    async upsertUsers(principal, items) {
+    async upsertUsers(principal, items, options) {
       const unstorable = engine.textHoldsNul ? undefined : unstorableUserIds(items);
       if (unstorable) return { broken: unstorable };
-      return withConsistency(await engine.write(principal.tenantId, { kind: 'users', items }));
+      return write(principal, { kind: 'users', items }, options);
     },
-    archiveUsers: async (principal, items) => withConsistency(await engine.write(principal.tenantId, { kind: 'archive', items })),
+    archiveUsers: (principal, items, options) => write(principal, { kind: 'archive', items }, options),
     tables: (principal, key) => onServer(principal, (on) => after(on.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
     reportingSchema: (principal) => onServer(principal, (on) => on.reportingSchema(principal.tenantId)),
     health: () => engine.health(),

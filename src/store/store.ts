@@ -45,11 +45,11 @@ export interface Store {
    */
   v2Page(principal: Principal, structure: Structure, query: V2Query): Promise<V2Page | 'unknownStructure' | 'badStartId'>;
   /** `PUT /v1/users/groups/bulk` (docs/rules.md#bulk-attributions): every item written in one transaction, or nothing and the rules broken. */
-  bulkUpsert(principal: Principal, items: readonly Upsert[]): Promise<BulkOutcome>;
+  bulkUpsert(principal: Principal, items: readonly Upsert[], options?: WriteOptions): Promise<BulkOutcome>;
   /** `PUT /v1/users/bulk` (docs/rules.md#users): every user written in one transaction (the users as stored), or nothing and the rules broken. */
-  upsertUsers(principal: Principal, items: readonly UserUpsert[]): Promise<WriteOutcome<Record<string, AttributeValue>[]>>;
+  upsertUsers(principal: Principal, items: readonly UserUpsert[], options?: WriteOptions): Promise<WriteOutcome<Record<string, AttributeValue>[]>>;
   /** `DELETE /v1/users/archive/bulk` (docs/rules.md#archived-users): every user archived in one transaction (their number), or nothing and the rules broken. */
-  archiveUsers(principal: Principal, items: readonly ArchiveItem[]): Promise<WriteOutcome<number>>;
+  archiveUsers(principal: Principal, items: readonly ArchiveItem[], options?: WriteOptions): Promise<WriteOutcome<number>>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */
@@ -189,6 +189,14 @@ interface Total {
 type PageOutcome = Page | 'unknownTable' | 'badCursor';
 
 export type { WrittenItem } from './tenantWrites.js';
+
+/**
+ * How a write is made: `idempotencyKey`, the request's `Idempotency-Key` (docs/rules.md#retries):
+ * sent again within a day, the write answers what it wrote the first time, writing nothing.
+ */
+export interface WriteOptions {
+  readonly idempotencyKey?: string;
+}
 
 /** What an attribution bulk did (see `WriteOutcome`). */
 export type BulkOutcome = WriteOutcome<WrittenItem[]>;

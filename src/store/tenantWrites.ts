@@ -2,6 +2,7 @@ import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
 import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import { bulkUpsertWith, type BulkSteps } from './bulkUpsert.js';
+import { keyReused, REMEMBERED_FOR_MS, type IdempotencySteps, type IdempotentRequest } from './idempotency.js';
 import { archiveUsersWith, type ArchiveSteps } from './userArchive.js';
 import { upsertUsersWith, type UserSteps } from './userUpsert.js';
 
@@ -21,8 +22,10 @@ interface WriteKinds {
   archive: { items: ArchiveItem; written: number };
 }
 
-/** A write of the API into one tenant, as plain data (it crosses to SQLite's writer thread). */
-export type TenantWrite = { [K in keyof WriteKinds]: { readonly kind: K; readonly items: readonly WriteKinds[K]['items'][] } }[keyof WriteKinds];
+/** A write of the API into one tenant, as plain data (it crosses to SQLite's writer thread); `idempotency`: the request's `Idempotency-Key`. */
+export type TenantWrite = {
+  [K in keyof WriteKinds]: { readonly kind: K; readonly items: readonly WriteKinds[K]['items'][]; readonly idempotency?: IdempotentRequest };
+}[keyof WriteKinds];
 
 /** What a write of kind `K` answers once written. */
 export type WrittenBy<W extends TenantWrite> = WriteKinds[W['kind']]['written'];
@@ -31,19 +34,43 @@ export type WrittenBy<W extends TenantWrite> = WriteKinds[W['kind']]['written'];
  * What a write did: everything written (and, on an engine with read replicas, the consistency
  * token of the commit), or nothing written and the rules broken; and `lockWaitMs`, how long it
  * waited for the write lock, from its arrival at the store until its transaction held the lock
- * (absent when it was refused before it asked for the lock).
+ * (absent when it was refused before it asked for the lock). `replayed`: the written outcome
+ * of an earlier request with the same `Idempotency-Key`, nothing written now.
  */
-export type WriteOutcome<T> = ({ readonly written: T; readonly consistency?: string } | { readonly broken: RulesBroken }) & { readonly lockWaitMs?: number };
+export type WriteOutcome<T> = ({ readonly written: T; readonly consistency?: string; readonly replayed?: boolean } | { readonly broken: RulesBroken }) & {
+  readonly lockWaitMs?: number;
+};
 
 /** The steps of each kind of write, for one tenant inside one write transaction of an engine. */
 export interface TenantWriteSteps {
   attributions(): BulkSteps<unknown>;
   users(): UserSteps;
   archive(): ArchiveSteps;
+  idempotency(): IdempotencySteps;
 }
 
-/** Runs `write` over the engine's steps: every rule of every write is here and below, none in an engine. */
-export function runTenantWrite<W extends TenantWrite>(steps: TenantWriteSteps, write: W): Promise<WriteOutcome<WrittenBy<W>>> {
+/**
+ * Runs `write` over the engine's steps: every rule of every write is here and below, none in an
+ * engine. A write with an `Idempotency-Key` the tenant sent within a day is not run again: the
+ * same request gets what the first one wrote, another request with that key a `422`. A written
+ * outcome is remembered in the write's own transaction, so that it is remembered exactly when
+ * it was written.
+ */
+export async function runTenantWrite<W extends TenantWrite>(steps: TenantWriteSteps, write: W): Promise<WriteOutcome<WrittenBy<W>>> {
+  const request = write.idempotency;
+  if (!request) return runOnce(steps, write);
+  const remembered = steps.idempotency();
+  const earlier = await remembered.recall(request.key, request.at - REMEMBERED_FOR_MS);
+  if (earlier) {
+    if (earlier.fingerprint !== request.fingerprint) return { broken: keyReused(request.key) };
+    return { written: JSON.parse(earlier.written) as WrittenBy<W>, replayed: true };
+  }
+  const outcome = await runOnce(steps, write);
+  if ('written' in outcome) await remembered.remember(request, JSON.stringify(outcome.written));
+  return outcome;
+}
+
+function runOnce<W extends TenantWrite>(steps: TenantWriteSteps, write: W): Promise<WriteOutcome<WrittenBy<W>>> {
   switch (write.kind) {
     case 'attributions':
       return bulkUpsertWith(steps.attributions(), write.items) as Promise<WriteOutcome<WrittenBy<W>>>;

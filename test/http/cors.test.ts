@@ -34,7 +34,7 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
       const answer = await server.call('OPTIONS', '/v1/users/groups/bulk', preflight(origin));
       assert.equal(answer.status, 204);
       assert.equal(answer.headers.get('access-control-allow-origin'), origin);
-      assert.deepEqual(answer.headers.get('access-control-allow-headers')!.split(','), ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency']);
+      assert.deepEqual(answer.headers.get('access-control-allow-headers')!.split(','), ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency', 'Idempotency-Key']);
       assert.equal(answer.headers.get('access-control-allow-methods'), 'GET,HEAD,PUT,DELETE');
       assert.match(answer.headers.get('vary')!, /Origin/);
     }
@@ -52,7 +52,7 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
       assert.equal(answer.status, status);
       assert.equal(answer.headers.get('access-control-allow-origin'), APP);
       const exposed = answer.headers.get('access-control-expose-headers')!.split(',');
-      for (const name of ['X-Request-Id', 'Compdata-Fault', 'Compdata-Consistency', 'Compdata-Served-By']) assert.ok(exposed.includes(name), `${name} is not in ${exposed.join(',')}`);
+      for (const name of ['X-Request-Id', 'Compdata-Fault', 'Compdata-Consistency', 'Compdata-Served-By', 'Idempotent-Replayed']) assert.ok(exposed.includes(name), `${name} is not in ${exposed.join(',')}`);
     }
   });
 

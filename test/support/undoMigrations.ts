@@ -1,16 +1,31 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
- * SQL that takes a database of this build back to before key scopes (SQLite migration 10,
- * PostgreSQL migration 7), for tests of the migrations. The version is set back too, so the
+ * SQL that takes a database of this build back to before idempotency keys (SQLite migration
+ * 11, PostgreSQL migration 8), for tests of the migrations. The version is set back too, so the
  * next open migrates again.
  */
-export const BEFORE_KEY_SCOPES: Record<TestEngine, string> = {
+const BEFORE_IDEMPOTENCY_KEYS: Record<TestEngine, string> = {
   sqlite: `
+    DROP TABLE idempotency_keys;
+    PRAGMA user_version = 10;
+  `,
+  postgres: `
+    DROP TABLE idempotency_keys;
+    UPDATE schema_version SET version = 7;
+  `,
+};
+
+/**
+ * SQL that takes a database of this build back to before key scopes (SQLite migration 10,
+ * PostgreSQL migration 7), and so before idempotency keys too.
+ */
+export const BEFORE_KEY_SCOPES: Record<TestEngine, string> = {
+  sqlite: `${BEFORE_IDEMPOTENCY_KEYS.sqlite}
     ALTER TABLE api_keys DROP COLUMN scope;
     PRAGMA user_version = 9;
   `,
-  postgres: `
+  postgres: `${BEFORE_IDEMPOTENCY_KEYS.postgres}
     ALTER TABLE api_keys DROP COLUMN scope;
     UPDATE schema_version SET version = 6;
   `,

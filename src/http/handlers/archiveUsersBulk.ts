@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/api.js';
 import { parseMonth } from '../../domain/months.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
-import { writtenOrRefused } from '../writeOutcome.js';
+import { idempotencyKeyOf, writtenOrRefused } from '../writeOutcome.js';
 
 type Body = components['schemas']['ArchiveBulkBody'];
 type Success = components['schemas']['ArchiveSuccessResponse'];
@@ -16,7 +16,7 @@ export const archiveUsersBulk =
   async (_api, ctx) => {
     const { data } = ctx.state.body as Body;
     const items = data.map((item) => ({ user: item.user, end: parseMonth(item.end_date)! }));
-    writtenOrRefused(ctx, await store.archiveUsers(ctx.state.principal, items));
+    writtenOrRefused(ctx, await store.archiveUsers(ctx.state.principal, items, { idempotencyKey: idempotencyKeyOf(ctx) }));
     const body: Success = { message: 'users archived successfully' };
     ctx.body = body;
   };

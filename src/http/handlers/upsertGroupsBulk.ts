@@ -2,7 +2,7 @@ import type { components } from '../../../generated/api.js';
 import { echoItem, upsertsFromBody } from '../bulkItems.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 import { problems } from '../problems.js';
-import { writtenOrRefused } from '../writeOutcome.js';
+import { idempotencyKeyOf, writtenOrRefused } from '../writeOutcome.js';
 
 type Body = components['schemas']['GroupsBulkPutBody'];
 type Success = components['schemas']['GroupsBulkSuccessModelResponse'];
@@ -20,7 +20,7 @@ export const upsertGroupsBulk =
     const parsed = upsertsFromBody(data);
     if ('problems' in parsed) throw problems.badRequest(parsed.problems, 'An item ends before it starts; nothing was written.');
     const { upserts } = parsed;
-    const written = writtenOrRefused(ctx, await store.bulkUpsert(ctx.state.principal, upserts));
+    const written = writtenOrRefused(ctx, await store.bulkUpsert(ctx.state.principal, upserts, { idempotencyKey: idempotencyKeyOf(ctx) }));
     const body: Success = { count: upserts.length, data: upserts.map((item, i) => echoItem(item, written[i]!)) };
     ctx.body = body;
   };

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/api.js';
 import { userUpsertOf } from '../../domain/userItems.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
-import { writtenOrRefused } from '../writeOutcome.js';
+import { idempotencyKeyOf, writtenOrRefused } from '../writeOutcome.js';
 
 type Body = components['schemas']['UsersBulkPutBody'];
 type Success = components['schemas']['UsersBulkSuccessResponse'];
@@ -16,7 +16,7 @@ export const upsertUsersBulk =
   ({ store }: HandlerDeps): OperationHandler =>
   async (_api, ctx) => {
     const { data } = ctx.state.body as Body;
-    const written = writtenOrRefused(ctx, await store.upsertUsers(ctx.state.principal, data.map(userUpsertOf)));
+    const written = writtenOrRefused(ctx, await store.upsertUsers(ctx.state.principal, data.map(userUpsertOf), { idempotencyKey: idempotencyKeyOf(ctx) }));
     const body: Success = { count: written.length, data: written as Success['data'] };
     ctx.body = body;
   };

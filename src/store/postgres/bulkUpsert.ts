@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
+import { idempotencySteps } from './idempotencySteps.js';
 import { inTransaction, run, statement } from './connection.js';
 import { userSteps } from './userSteps.js';
 import { lockForWriting } from './writeSteps.js';
@@ -28,7 +29,7 @@ export function tenantWrite<W extends TenantWrite>(pool: pg.Pool, tenantId: numb
       const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
       const attributions = () => bulkSteps(client, tenantId);
       const archive = () => ({ ...attributions(), ...archiveSteps(client, tenantId) });
-      const steps = { attributions, users: () => userSteps(client, tenantId), archive };
+      const steps = { attributions, users: () => userSteps(client, tenantId), archive, idempotency: () => idempotencySteps(client, tenantId) };
       return { ...(await runTenantWrite(steps, write)), lockWaitMs };
     },
     { attempts: ATTEMPTS },

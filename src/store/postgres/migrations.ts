@@ -235,6 +235,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'));
   `,
+  // 8: the Idempotency-Key of each write a tenant sent, as in SQLite's migration 11.
+  `
+  CREATE TABLE idempotency_keys (
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    key text COLLATE "C" NOT NULL,
+    fingerprint text NOT NULL,
+    written text NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  );
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant_id, created_at);
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

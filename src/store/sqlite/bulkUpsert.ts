@@ -1,6 +1,7 @@
 import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
+import { idempotencySteps } from './idempotencySteps.js';
 import type { Db } from './db.js';
 import { userSteps } from './userSteps.js';
 import { writerCache } from './writerCache.js';
@@ -25,6 +26,7 @@ export function tenantWriter(
   const attributionsFor = bulkSteps(db, cache);
   const usersFor = userSteps(db);
   const archives = archiveSteps(db);
+  const idempotencyFor = idempotencySteps(db);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -35,7 +37,8 @@ export function tenantWriter(
       cache.check();
       const attributions = () => attributionsFor(tenantId);
       const archive = () => ({ ...attributions(), ...archives });
-      const outcome = await runTenantWrite({ attributions, users: () => usersFor(tenantId), archive }, write);
+      const steps = { attributions, users: () => usersFor(tenantId), archive, idempotency: () => idempotencyFor(tenantId) };
+      const outcome = await runTenantWrite(steps, write);
       if ('broken' in outcome) {
         rollback.run(); // nothing was written: what the cache learnt holds
         return { ...outcome, lockWaitMs };

@@ -267,6 +267,20 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'));
   `,
+  // 11: the Idempotency-Key of each write a tenant sent (docs/rules.md#retries), with the
+  // fingerprint of its request and the JSON of what it wrote; `created_at` in milliseconds
+  // since the epoch. Kept a day, forgotten by the tenant's next write with a key.
+  `
+  CREATE TABLE idempotency_keys (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    written TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant_id, created_at);
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -6,6 +6,7 @@ import { eitherSignal, walkPages, walkRecords, type PageOptions, type PageReques
 import type { CustomFields, GroupAttribution, ManagerAttribution, Page, ReportingRecord, TableFields, TableRecord } from './records.js';
 import { retryingFetch, retryPolicy, type RetryOptions, type Send } from './retry.js';
 import { v2Reads, type V2Reads, type Walk } from './v2.js';
+import { userWrites, type ManagerWrites, type UserWrites } from './userWrites.js';
 
 export interface ClientOptions {
   /**
@@ -51,6 +52,10 @@ export interface CompdataClient {
     groups: PagedRead<GroupAttribution, GroupPageOptions>;
     managers: PagedRead<ManagerAttribution, ManagerPageOptions>;
   };
+  /** `PUT /v1/users/bulk` (`bulkUpsert`) and `DELETE /v1/users/archive/bulk` (`archive`). */
+  users: UserWrites;
+  /** `PUT /v1/users/managers/bulk` (`bulkUpsert`). */
+  managers: ManagerWrites;
   /**
    * The v2 reads: `structures()` (each structure's `id`), `fields(id)`, and `pages()` and
    * `records()` of `statements` (the id is optional) and of a data table's `records(id)`, which
@@ -116,11 +121,14 @@ export function createClient(options: ClientOptions): CompdataClient {
     records: (pageOptions) => walkRecords(managers.pages(pageOptions)),
   };
 
+  const writes = userWrites(api, sends, clientSignal);
   return {
     reporting,
     tables,
     attributions: { ...bulkUpserts(api, sends, clientSignal), groups, managers },
     v2: v2Reads(api, follow, clientSignal),
+    users: writes.users,
+    managers: writes.managers,
     api,
     consistency: () => consistency.latest(),
   };

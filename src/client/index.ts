@@ -4,6 +4,18 @@
  */
 export { createClient, type ClientOptions, type CompdataClient, type GroupPageOptions, type ManagerPageOptions, type PagedRead } from './createClient.js';
 export { BULK_ITEMS_LIMIT, BulkChunkError, type BulkUpsertOptions, type ChunkOptions } from './attributions.js';
+export {
+  ARCHIVE_LIMIT,
+  USERS_LIMIT,
+  type ArchiveItem,
+  type ManagerItem,
+  type ManagerWrites,
+  type ManagersResult,
+  type UserItem,
+  type UserWrites,
+  type UsersResult,
+  type WriteOptions,
+} from './userWrites.js';
 export type { PageOptions } from './paging.js';
 export { ProblemError, type ProblemFieldError } from './problemError.js';
 export type { V2CallOptions, V2PageOptions, V2Reads, V2StatementReads, V2TableReads } from './v2.js';

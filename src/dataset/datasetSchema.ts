@@ -57,6 +57,7 @@ export function assertValidElement(element: DatasetElement): void {
 function relativePath(value: unknown, error: ErrorObject): string {
   const tokens = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/');
   if (error.keyword === 'additionalProperties') tokens.push(String(error.params.additionalProperty));
+  if (error.keyword === 'unevaluatedProperties') tokens.push(String(error.params.unevaluatedProperty));
   if (error.keyword === 'required') tokens.push(String(error.params.missingProperty));
   let path = '';
   let current = value;
@@ -71,6 +72,7 @@ function relativePath(value: unknown, error: ErrorObject): string {
 function messageOf(error: ErrorObject): string {
   switch (error.keyword) {
     case 'additionalProperties':
+    case 'unevaluatedProperties':
       return 'is not a field of this element';
     case 'required':
       return 'is required';

@@ -106,7 +106,12 @@ function mergedAttributes(stored: Readonly<Record<string, AttributeValue>>, sent
     if (value === null) delete merged[key];
     else merged[key] = value;
   }
-  return Object.fromEntries(Object.entries(merged).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return sortedAttributes(merged);
+}
+
+/** Attributes in key order, as they are stored: the same text however they were sent. */
+export function sortedAttributes(attributes: Readonly<Record<string, AttributeValue>>): Record<string, AttributeValue> {
+  return Object.fromEntries(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A user as the API shows it: the standard fields, then the custom attributes by key. */

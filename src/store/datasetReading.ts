@@ -1,5 +1,6 @@
 import type { TableField } from '../domain/tableJson.js';
-import type { SnapshotSteps, TableRow } from './engine.js';
+import { formatMonth } from '../domain/months.js';
+import type { ExportedUser, SnapshotSteps, TableRow } from './engine.js';
 import { EXPORT_CHUNK, keyedChunks, positionalChunks } from './paging/datasetChunks.js';
 import type { DatasetReads, TableSummary, Tenant } from './store.js';
 
@@ -15,7 +16,7 @@ export function datasetReads({ reads, dataset }: SnapshotSteps, tenant: Tenant):
       for (let after = ''; ; ) {
         const rows = await dataset.usersAfter(tenant.id, after, EXPORT_CHUNK);
         if (rows.length === 0) return;
-        yield rows.map((row) => row.json);
+        yield rows.map(exportedUserJson);
         after = rows[rows.length - 1]!.key;
       }
     },
@@ -33,6 +34,14 @@ export function datasetReads({ reads, dataset }: SnapshotSteps, tenant: Tenant):
       yield* positionalChunks((await reads.tableRecords(tenant.id, key))!);
     },
   };
+}
+
+/** A user as a dataset holds it: the user object, then its custom attributes and last month when it has them. */
+function exportedUserJson(row: ExportedUser): string {
+  if (row.attributes === '{}' && row.archivedAfter === null) return row.json;
+  let more = row.attributes === '{}' ? '' : `,"attributes":${row.attributes}`;
+  if (row.archivedAfter !== null) more += `,"archived_after":"${formatMonth(row.archivedAfter)}"`;
+  return `${row.json.slice(0, -1)}${more}}`;
 }
 
 /** A data table as the store hands it out: its fields parsed. */

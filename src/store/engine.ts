@@ -176,12 +176,20 @@ export interface SnapshotSteps {
   readonly invariants: InvariantReads;
 }
 
+/** A user as `export` reads it: its key, its user object, its custom attributes' JSON and last month (archived users). */
+export interface ExportedUser {
+  key: string;
+  json: string;
+  attributes: string;
+  archivedAfter: number | null;
+}
+
 /** What `export` reads besides the paged listings. */
 export interface DatasetSteps {
   metricKeys(tenantId: number): Answer<string[]>;
   dimensionKeys(tenantId: number): Answer<string[]>;
   /** Up to `n` users by e-mail address (without regard to ASCII case), after the one whose key is `after` (`''`: from the first): each one's key and stored JSON. */
-  usersAfter(tenantId: number, after: string, n: number): Answer<{ key: string; json: string }[]>;
+  usersAfter(tenantId: number, after: string, n: number): Answer<ExportedUser[]>;
   tables(tenantId: number): Answer<TableRow[]>;
   emptyFragment(tenantId: number): Answer<string>;
 }

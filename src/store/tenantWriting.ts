@@ -1,4 +1,5 @@
 import type { MonthIndex } from '../domain/months.js';
+import type { AttributeValue } from '../domain/userItems.js';
 import type { ReportingUser, StatementLine } from '../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../domain/tableJson.js';
 
@@ -24,7 +25,7 @@ export interface TenantWriter {
    * groups their users hold.
    */
   defineMetricsAndDimensions(metrics: readonly string[], dimensions: readonly string[]): Promise<void>;
-  upsertUsers(users: readonly ReportingUser[], origin?: Origin): Promise<void>;
+  upsertUsers(users: readonly UserInput[], origin?: Origin): Promise<void>;
   /** The id of the tenant's user with this e-mail address (without regard to case). */
   userIdByEmail(email: string): Promise<string | undefined>;
   /** The tenant's user with this id, as stored. */
@@ -43,6 +44,15 @@ export interface TenantWriter {
   upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): Promise<void>;
   /** Brings the dimension fields of every user touched by this writer up to date; call last. */
   finish(): Promise<void>;
+}
+
+/**
+ * A user as a dataset gives it: the user object, and optionally its custom attributes (by key)
+ * and the last month of an archived user; absent, those stored stay (docs/rules.md#users).
+ */
+export interface UserInput extends ReportingUser {
+  readonly attributes?: Readonly<Record<string, AttributeValue>>;
+  readonly archived_after?: string;
 }
 
 /** Where a batch of items stands in the dataset: item `i` is at `${path}[${first + i}]`. */

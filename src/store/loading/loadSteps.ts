@@ -30,6 +30,8 @@ export interface LoadSteps extends AttributionSteps<number>, FieldSteps {
   userIdByEmail(email: string): Answer<string | undefined>;
   /** Upserts users by id, in the order given (an e-mail address freed by one may be taken by a later one). */
   upsertUsers(users: readonly { id: string; email: string; json: string }[]): Answer<{ id: string; pk: number }[]>;
+  /** Sets each user's custom attributes (JSON) and last month, where given (`null`: as stored). */
+  setUserExtras(rows: readonly { pk: number; attributes: string | null; archivedAfter: number | null }[]): Answer<void>;
   /** Replaces, in the stored bodies of each user's records, the text `before` with `after` (the user object), and in the v2 bodies `beforeV2` with `afterV2`. */
   rerenderUsersInRecords(changes: readonly UserRerender[], stamp: number): Answer<void>;
   /** Every manager attribution of the tenant, as edges. */

@@ -1,6 +1,8 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
 import { groupSlot, managerSlot, slotWrites } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
+import { parseMonth } from '../../domain/months.js';
+import { sortedAttributes } from '../../domain/userItems.js';
 import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { newMetricV2Prefix } from '../../domain/v2Json.js';
@@ -13,6 +15,7 @@ import {
   type Origin,
   type ReportingLineInput,
   type TenantWriter,
+  type UserInput,
 } from '../tenantWriting.js';
 import { refreshDimensionFields } from './dimensionFields.js';
 import { userInRecords } from '../userUpsert.js';
@@ -76,7 +79,7 @@ export class TenantLoader implements TenantWriter {
    * Users in order, as if one at a time: an e-mail address (without regard to ASCII case) is
    * refused when another user holds it at that point, counting the users before it in the batch.
    */
-  async upsertUsers(users: readonly ReportingUser[], origin: Origin = { path: '$.users', first: 0 }): Promise<void> {
+  async upsertUsers(users: readonly UserInput[], origin: Origin = { path: '$.users', first: 0 }): Promise<void> {
     const keys = users.map((user) => asciiLowerCase(user.email));
     const stored = await this.steps.usersByIdOrEmail(users.map((user) => user.id), keys);
     const ownerOf = new Map(stored.map((row) => [row.emailKey, row.id]));
@@ -104,6 +107,8 @@ export class TenantLoader implements TenantWriter {
       this.records.rememberUser(user, pk, json[index]!);
     });
     if (changed.length > 0) await this.steps.rerenderUsersInRecords(changed, this.records.stamp);
+    const extras = users.filter((user) => user.attributes !== undefined || user.archived_after !== undefined);
+    if (extras.length > 0) await this.steps.setUserExtras(extras.map((user) => userExtras(pkOf.get(user.id)!, user)));
     this.idsByEmailKey.clear();
   }
 
@@ -190,4 +195,10 @@ export class TenantLoader implements TenantWriter {
     if (pk === undefined) throw unknownUserId(path, userId);
     return pk;
   }
+}
+
+/** What a dataset's user sets besides its user object: its attributes as stored (by key) and its last month; `null` where not given. */
+function userExtras(pk: number, user: UserInput): { pk: number; attributes: string | null; archivedAfter: number | null } {
+  const attributes = user.attributes === undefined ? null : JSON.stringify(sortedAttributes(user.attributes));
+  return { pk, attributes, archivedAfter: user.archived_after === undefined ? null : parseMonth(user.archived_after)! };
 }

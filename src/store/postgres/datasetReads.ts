@@ -1,10 +1,10 @@
-import type { DatasetSteps, TableRow } from '../engine.js';
+import type { DatasetSteps, ExportedUser, TableRow } from '../engine.js';
 import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
 
 const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics WHERE tenant_id = $1 ORDER BY position');
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
-const usersAfter = statement<[number, string, number], { key: string; json: string }>(
-  'SELECT email_key AS key, json FROM users WHERE tenant_id = $1 AND email_key > $2 ORDER BY email_key LIMIT $3',
+const usersAfter = statement<[number, string, number], ExportedUser>(
+  'SELECT email_key AS key, json, attributes, archived_after AS "archivedAfter" FROM users WHERE tenant_id = $1 AND email_key > $2 ORDER BY email_key LIMIT $3',
 );
 const tables = statement<[number], TableRow>('SELECT key, name, fields AS "fieldsJson" FROM data_tables WHERE tenant_id = $1 ORDER BY key');
 const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenants WHERE id = $1');

@@ -7,6 +7,13 @@ import { stampTime } from './changeStamps.js';
 import { fieldSteps } from './dimensionValues.js';
 import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
+/** Each user's custom attributes and last month, where given (`null`: as stored). */
+const setUserExtras = statement<[number, number[], (string | null)[], (number | null)[]]>(
+  `UPDATE users u SET attributes = coalesce(c.attributes, u.attributes), archived_after = coalesce(c.archived_after, u.archived_after)
+   FROM unnest($2::bigint[], $3::text[], $4::integer[]) AS c (pk, attributes, archived_after)
+   WHERE u.tenant_id = $1 AND u.pk = c.pk`,
+);
+
 /**
  * The statements of a load into one tenant (../loading/tenantLoader.ts). Each writes a whole
  * batch at once from arrays (`unnest`), so that a batch costs a few round trips whatever its
@@ -111,6 +118,8 @@ export function loadSteps(db: Queryable, tenantId: number): LoadSteps {
       return storable(key) ? (await firstRow(db, userIdByEmailKey, tenantId, key))?.id : undefined;
     },
     upsertUsers: (users) => rowsOf(db, upsertUsers, tenantId, users.map((u) => u.id), users.map((u) => u.email), users.map((u) => u.json)),
+    setUserExtras: async (rows) =>
+      void (await run(db, setUserExtras, tenantId, rows.map((r) => r.pk), rows.map((r) => r.attributes), rows.map((r) => r.archivedAfter))),
     rerenderUsersInRecords: async (changes, stamp) =>
       void (await run(db, rerenderUsersInRecords, tenantId, ...rerenderColumns(changes), stamp)),
     managerEdges: () => rowsOf(db, managerEdges, tenantId),

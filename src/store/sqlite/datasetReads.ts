@@ -1,4 +1,4 @@
-import type { DatasetSteps, TableRow } from '../engine.js';
+import type { DatasetSteps, ExportedUser, TableRow } from '../engine.js';
 import type { Db } from './db.js';
 
 /** What `compdata export` reads besides the paged listings (../datasetReading.ts), prepared once per connection. */
@@ -6,8 +6,8 @@ export function datasetSteps(db: Db): DatasetSteps {
   const metricKeys = db.prepare<[number], string>('SELECT key FROM metrics WHERE tenant_id = ? ORDER BY position').pluck();
   const dimensionKeys = db.prepare<[number], string>('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck();
   // NOCASE: the collation of the unique index on e-mails, so no two users tie.
-  const usersAfter = db.prepare<[number, string, number], { key: string; json: string }>(
-    `SELECT email AS key, json FROM users WHERE tenant_id = ? AND email > ? COLLATE NOCASE
+  const usersAfter = db.prepare<[number, string, number], ExportedUser>(
+    `SELECT email AS key, json, attributes, archived_after AS archivedAfter FROM users WHERE tenant_id = ? AND email > ? COLLATE NOCASE
      ORDER BY email COLLATE NOCASE LIMIT ?`,
   );
   const tables = db.prepare<[number], TableRow>('SELECT key, name, fields AS fieldsJson FROM data_tables WHERE tenant_id = ? ORDER BY key');

@@ -39,6 +39,9 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     usersById: (ids) => ids.flatMap((id) => s.userById.all(tenantId, id).map(userRow)),
     userIdByEmail: (email) => s.userByEmail.get(tenantId, email)?.id,
     upsertUsers: (users) => users.map((user) => ({ id: user.id, pk: s.upsertUser.get(tenantId, user.id, user.email, user.json)! })),
+    setUserExtras(rows) {
+      for (const { pk, attributes, archivedAfter } of rows) s.setUserExtras.run(attributes, archivedAfter, pk);
+    },
     rerenderUsersInRecords(changes, stamp) {
       for (const change of changes) s.rerenderUserInRecords.run({ ...change, stamp });
     },
@@ -112,6 +115,9 @@ function statements(db: Db) {
          RETURNING pk`,
       )
       .pluck(),
+    setUserExtras: db.prepare<[string | null, number | null, number]>(
+      'UPDATE users SET attributes = coalesce(?, attributes), archived_after = coalesce(?, archived_after) WHERE pk = ?',
+    ),
     rerenderUserInRecords: db.prepare<RerenderParams>(RERENDER_USER_IN_RECORDS),
     managerEdges: db.prepare<[number], ManagerEdge>(
       `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"

@@ -8,8 +8,10 @@ import { after, type Answer } from '../engine.js';
 export interface V2Reads {
   /** The position of the record `id`, or of where it stood when a replace deleted it; `undefined` when no record of the structure ever had it. */
   positionOf(id: string): Answer<number | undefined>;
-  /** The records at positions `from`..`from + n - 1`, joined by commas, the id of the last, and whether a record follows. */
-  joined(from: number, n: number): Answer<{ count: number; json: Buffer; lastId?: string; more: boolean }>;
+  /** The records at positions `from`..`from + n - 1`, joined by commas, and whether a record follows. */
+  joined(from: number, n: number): Answer<{ count: number; json: Buffer; more: boolean }>;
+  /** The id of the record at `position` (read apart from the page: taking it in the page's statement costs more). */
+  idAt(position: number): Answer<string>;
   /** Up to `n` records from position `from` whose time of last change is after `after` and before `before` (stored times), in order, each as [json, id]. */
   changedBetween(from: number, after: string, before: string, n: number): Answer<[json: string, id: string][]>;
 }
@@ -52,7 +54,10 @@ export function readV2Page(reads: V2Reads, query: V2Query): Answer<V2PageRead> {
     if (position === undefined) return 'badStartId' as const;
     const from = position + 1;
     if (query.modifiedAfter === undefined && query.modifiedBefore === undefined) {
-      return after(reads.joined(from, query.limit), ({ count, json, lastId, more }) => ({ count, json, nextStartId: more ? lastId : undefined }));
+      return after(reads.joined(from, query.limit), ({ count, json, more }) => {
+        if (!more) return { count, json };
+        return after(reads.idAt(from + count - 1), (id) => ({ count, json, nextStartId: id }));
+      });
     }
     const bounds = [query.modifiedAfter ?? BEFORE_EVERY_TIME, query.modifiedBefore ?? AFTER_EVERY_TIME] as const;
     return after(reads.changedBetween(from, ...bounds, query.limit + 1), (rows) => {

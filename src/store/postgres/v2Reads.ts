@@ -20,13 +20,13 @@ const STATEMENTS_FROM = `reporting_records r
 const TABLE_RECORD = withTime('r.body_v2', 'r.changed_at');
 const TABLE_FROM = 'table_records r WHERE r.tenant_id = $1 AND r.table_pk = $4';
 
-type JoinedRow = { count: number; json: string | null; last_id: string | null; more: boolean };
+type JoinedRow = { count: number; json: string | null; more: boolean };
 type Row = { record: string; id: string };
 
-/** Records at positions `$2`..`$2 + $3 - 1`, joined in position order, with the last one's id and whether more follow. */
+/** Records at positions `$2`..`$2 + $3 - 1`, joined in position order, and whether more follow. */
 function joined(record: string, from: string, next: string) {
   return statement<[number, number, number, ...unknown[]], JoinedRow>(
-    `SELECT count(*)::integer AS count, string_agg(${record}, ',' ORDER BY r.pos) AS json, (array_agg(r.id ORDER BY r.pos DESC))[1] AS last_id,
+    `SELECT count(*)::integer AS count, string_agg(${record}, ',' ORDER BY r.pos) AS json,
             EXISTS (SELECT 1 FROM ${next} AND pos = $2::bigint + $3) AS more
      FROM ${from} AND r.pos >= $2 AND r.pos < $2::bigint + $3`,
   );
@@ -51,11 +51,12 @@ const tableRecordPosition = statement<[number, number, string, string], { pos: n
                    (SELECT pos FROM removed_records WHERE tenant_id = $1 AND structure = $3 AND id = $4)) AS pos`,
 );
 const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = $2');
+const statementAt = statement<[number, number], { id: string }>('SELECT id FROM reporting_records WHERE tenant_id = $1 AND pos = $2');
+const tableRecordAt = statement<[number, number, number], { id: string }>('SELECT id FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND pos = $3');
 
 const page = (row: JoinedRow | undefined) => ({
   count: row?.count ?? 0,
   json: row?.json ? Buffer.from(row.json, 'utf8') : Buffer.alloc(0),
-  lastId: row?.last_id ?? undefined,
   more: row?.more === true,
 });
 const keyed = (rows: Row[]): [string, string][] => rows.map((row) => [row.record, row.id]);
@@ -66,6 +67,7 @@ export const v2Reads = {
   statements: (db: Queryable, tenant: number): V2Reads => ({
     positionOf: (id) => (storable(id) ? position(firstRow(db, statementPosition, tenant, id)) : undefined),
     joined: async (from, n) => page(await firstRow(db, joinedStatements, tenant, from, n)),
+    idAt: async (position) => (await firstRow(db, statementAt, tenant, position))!.id,
     changedBetween: async (from, after, before, n) => keyed(await rowsOf(db, changedStatements, tenant, from, after, before, n)),
   }),
   async tableRecords(db: Queryable, tenant: number, key: string): Promise<V2Reads | undefined> {
@@ -74,6 +76,7 @@ export const v2Reads = {
     return {
       positionOf: (id) => (storable(id) ? position(firstRow(db, tableRecordPosition, tenant, table, key, id)) : undefined),
       joined: async (from, n) => page(await firstRow(db, joinedTable, tenant, from, n, table)),
+      idAt: async (position) => (await firstRow(db, tableRecordAt, tenant, table, position))!.id,
       changedBetween: async (from, after, before, n) => keyed(await rowsOf(db, changedTable, tenant, from, after, before, n, table)),
     };
   },

@@ -20,7 +20,8 @@ const withTime = (body: string, time: string, tail?: string) =>
  * position.
  */
 export function v2Reads(db: Db) {
-  const statementTime = `max(r.changed_at, ifnull(d.changed_at, ''))`;
+  // A CASE costs less per record than max() (a function call); a fields row without a time is older.
+  const statementTime = 'CASE WHEN d.changed_at > r.changed_at THEN d.changed_at ELSE r.changed_at END';
   const statement = withTime('r.body_v2', statementTime, 'ifnull(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = @tenant))');
   const statementsFrom = `reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
@@ -50,12 +51,15 @@ export function v2Reads(db: Db) {
     )
     .pluck();
   const tableOf = db.prepare<[number, string], number>('SELECT pk FROM data_tables WHERE tenant_id = ? AND key = ?').pluck();
+  const statementAt = db.prepare<[number, number], string>('SELECT id FROM reporting_records WHERE tenant_id = ? AND pos = ?').pluck();
+  const tableRecordAt = db.prepare<[number, number], string>('SELECT id FROM table_records WHERE table_pk = ? AND pos = ?').pluck();
 
-  const page = ([count, json, lastId, more]: JoinedRow) => ({ count, json: json ?? Buffer.alloc(0), lastId: lastId ?? undefined, more: more === 1 });
+  const page = ([count, json, more]: JoinedRow) => ({ count, json: json ?? Buffer.alloc(0), more: more === 1 });
   return {
     statements: (tenant: number): V2Reads => ({
       positionOf: (id) => statementPosition.get({ tenant, id }) ?? undefined,
       joined: (from, n) => page(joinedStatements.get({ tenant, owner: tenant, from, n })!),
+      idAt: (position) => statementAt.get(tenant, position)!,
       changedBetween: (from, after, before, n) => changedStatements.all({ tenant, owner: tenant, from, after, before, n }),
     }),
     tableRecords(tenant: number, key: string): V2Reads | undefined {
@@ -64,21 +68,18 @@ export function v2Reads(db: Db) {
       return {
         positionOf: (id) => tableRecordPosition.get({ tenant, table, key, id }) ?? undefined,
         joined: (from, n) => page(joinedTable.get({ tenant, owner: table, from, n })!),
+        idAt: (position) => tableRecordAt.get(table, position)!,
         changedBetween: (from, after, before, n) => changedTable.all({ tenant, owner: table, from, after, before, n }),
       };
     },
   };
 }
 
-/** A row of a {@link joined} statement: the count, the joined JSON (null when no row), the last record's id, whether more follow (1 or 0). */
-type JoinedRow = [count: number, json: Buffer | null, lastId: string | null, more: number];
+/** A row of a {@link joined} statement: the count, the joined JSON (null when no row), whether more follow (1 or 0). */
+type JoinedRow = [count: number, json: Buffer | null, more: number];
 
-/**
- * A page by position, as pagedReads.ts reads v1's, with the id of the last record: with
- * `max()`, SQLite takes a bare column from the row that holds the maximum.
- */
+/** A page by position, as pagedReads.ts reads v1's. */
 function joined(record: string, from: string, table: string, owner: string): string {
-  return `SELECT count(*), CAST(group_concat(${record}, ',') AS BLOB), r.id,
-            EXISTS (SELECT 1 FROM ${table} WHERE ${owner} = @owner AND pos = @from + @n), max(r.pos)
+  return `SELECT count(*), CAST(group_concat(${record}, ',') AS BLOB), EXISTS (SELECT 1 FROM ${table} WHERE ${owner} = @owner AND pos = @from + @n)
           FROM ${from} AND r.pos < @from + @n`;
 }

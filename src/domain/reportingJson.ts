@@ -82,7 +82,8 @@ export function renderReportingBody(
   return body;
 }
 
-function num(value: number | null): string {
+/** A number as the stored JSON writes it (`null` when none); never NaN or infinite. */
+export function num(value: number | null): string {
   if (value === null) return 'null';
   if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
   return String(value);

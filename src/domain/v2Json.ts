@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { StatementLine } from './reportingJson.js';
+import { num, type StatementLine } from './reportingJson.js';
 import type { TableField } from './tableJson.js';
 
 /**
@@ -63,11 +63,6 @@ function amount(value: number | null, currency: string): string {
   return `{"value":${num(value)},"currency":${str(currency)}}`;
 }
 
-function num(value: number | null): string {
-  if (value === null) return 'null';
-  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
-  return String(value);
-}
 
 /** A data structure of a tenant: its statement reporting, or one of its data tables. */
 export type Structure = { kind: 'statements' } | { kind: 'table'; key: string };

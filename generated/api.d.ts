@@ -326,6 +326,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{data_table_key}/records/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push records into a data table (imported in the background)
+         * @description Upserts records into an existing data table, in the background: the answer (`202`)
+         *     carries the `import_id` to follow with `GET /v1/imports/{import_id}`.
+         *
+         *     - Body: `{"data": [record, ...]}`, each record an object keyed by the table's field
+         *       keys (as `GET /v1/tables/{data_table_key}/fields` lists them, with their types), with
+         *       its `id`. Records are matched by `id`: a stored record is updated in place, a new one
+         *       appended. An `id` sent twice in one import counts once, with the last record sent.
+         *     - The body may be up to 64 MiB (`serve --push-body-limit`), and is read as a stream:
+         *       about 100,000 records of 200 bytes fit. Past the limit: `413`, with the limit.
+         *     - Records are checked against the table's fields when the import runs, not here: a
+         *       table with a record that does not fit (an unknown field, a value of the wrong type,
+         *       a user that does not exist, no `id`) imports nothing, and its import says which
+         *       lines, with the record and why (`ParsingError`). Here only the body's form is
+         *       checked (`400`: not JSON, no `data` array, an item that is not an object).
+         *     - `all=true`: the table's stored records are deleted before the import (in the same
+         *       transaction as the records imported): the table then holds the records of the import
+         *       only. Earlier sync tokens of the table are then answered `410`.
+         *     - `debounce=N`: the import starts N seconds after this push at the earliest. A push that
+         *       arrives while an import of the tenant has not started yet joins it (the answer's
+         *       `import_id` is that import's), and the import starts N seconds (its own `debounce`)
+         *       after it: several pushes, for example a large push in parts after `all=true`, make
+         *       one import. A table pushed several times in one import gets its records in push
+         *       order; `all=true` on any of them replaces the table.
+         *     - Each table of an import is all or nothing: one transaction, with its stamps of
+         *       incremental sync and its `ETag` change. Imports are kept in the database: any server
+         *       of it answers `GET /v1/imports/{import_id}`, and an import a stopped server did not
+         *       finish is finished by the next server that starts (a table is never imported twice).
+         *     - `Idempotency-Key`: the same push again within a day answers the first push's
+         *       `import_id` (`Idempotent-Replayed: true`) and imports nothing again.
+         */
+        post: operations["pushTableRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{import_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The state of an import
+         * @description An import of the caller's tenant, as `POST /v1/tables/{data_table_key}/records/bulk`
+         *     answered its id; another tenant's import, or an unknown id, is a `404`.
+         *
+         *     - `status`: `scheduled` (waiting for its `debounce`), `started` (`launched_at` set),
+         *       `finished` (`finished_at` set). `progress` is the share of its tables finished (0-100).
+         *     - `data_tables_details`: one per table pushed, in the order of their first push, each
+         *       `type: api`, with its own `status` and `progress` (0 until its transaction commits,
+         *       then 100), and `number_of_records`: `null` until the table is finished, then the
+         *       records imported (0 when it failed).
+         *     - `error`: `null`, or why nothing of the table was imported: `ParsingError` with
+         *       `parsing_error_details`, one per line that does not fit (at most 100 listed; the
+         *       description counts them all): its `line_number` (1 for the first record pushed
+         *       into the table in this import, counting on across its pushes), the `row` as sent,
+         *       and the `details`. `StorageError`: the disk that holds the database was full.
+         *       `TableNotFound`: the table was deleted before the import ran.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables": {
         parameters: {
             query?: never;
@@ -817,6 +899,53 @@ export interface components {
             /** @constant */
             message: "users archived successfully";
         };
+        /**
+         * @description The records pushed. The body is read as a stream and each record is kept as sent: the
+         *     records' fields are checked by the import (see `GET /v1/imports/{import_id}`).
+         */
+        TableRecordsPushBody: {
+            data: Record<string, never>[];
+        };
+        ImportAccepted: {
+            import_id: string;
+        };
+        /** @enum {string} */
+        ImportStatus: "scheduled" | "started" | "finished";
+        Progress: number;
+        ImportError: {
+            /** @enum {string} */
+            title: "ParsingError" | "StorageError" | "TableNotFound" | "ImportError";
+            description: string;
+            parsing_error_details?: {
+                line_number: number;
+                /** @description The record as it was pushed. */
+                row: unknown;
+                details: string;
+            }[];
+        };
+        ImportTableDetail: {
+            /** @enum {string} */
+            type: "api" | "csv" | "integration";
+            status: components["schemas"]["ImportStatus"];
+            data_table_key: string;
+            progress: components["schemas"]["Progress"];
+            number_of_records: number | null;
+            error: null | components["schemas"]["ImportError"];
+        };
+        DataImportResponse: {
+            data_import: {
+                id: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                launched_at: string | null;
+                /** Format: date-time */
+                finished_at: string | null;
+                status: components["schemas"]["ImportStatus"];
+                progress: components["schemas"]["Progress"];
+                data_tables_details: components["schemas"]["ImportTableDetail"][];
+            };
+        };
         GroupAttributionPage: {
             count: components["schemas"]["PageCount"];
             data: components["schemas"]["GroupAttributionResponseItem"][];
@@ -1176,6 +1305,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The pushed body is larger than the push limit (default 64 MiB, `serve --push-body-limit`). */
+        PushTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                RateLimit: components["headers"]["RateLimitWhenLimited"];
+                "Compdata-Fault": components["headers"]["Fault"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:compdata:problem:payload-too-large",
+                 *       "title": "Content Too Large",
+                 *       "status": 413,
+                 *       "detail": "The request body exceeds 67108864 bytes."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request body is not declared as JSON. */
         UnsupportedMediaType: {
             headers: {
@@ -1434,6 +1584,15 @@ export interface components {
          * @example 3f1c9a52-users-2026-11-26
          */
         IdempotencyKey: string;
+        /** @description Delete the table's stored records before the import (in the import's transaction of the table). */
+        ReplaceAll: boolean;
+        /** @description Seconds to wait before the import starts, so that further pushes join it. */
+        Debounce: number;
+        /**
+         * @description The id of an import, as a push answered it.
+         * @example imp_4f0c1e9a2b7d4c35a1e8f0b6
+         */
+        ImportId: string;
         /**
          * @description Key of the data table.
          * @example deals
@@ -1555,7 +1714,7 @@ export interface components {
         /** @description The requesting origin when it is allowed, or `*` when every origin is. */
         AccessControlAllowOrigin: string;
         /** @description The methods a cross-origin request may use. */
-        AccessControlAllowMethods: "GET,HEAD,PUT,DELETE";
+        AccessControlAllowMethods: "GET,HEAD,PUT,POST,DELETE";
         /** @description The request headers a cross-origin request may send. */
         AccessControlAllowHeaders: "X-API-Key,Content-Type,If-None-Match,X-Request-Id,Compdata-Consistency,Idempotency-Key";
         /** @description Seconds a browser may keep this preflight's answer. */
@@ -2187,6 +2346,115 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["SyncExpired"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pushTableRecords: {
+        parameters: {
+            query?: {
+                /** @description Delete the table's stored records before the import (in the import's transaction of the table). */
+                all?: components["parameters"]["ReplaceAll"];
+                /** @description Seconds to wait before the import starts, so that further pushes join it. */
+                debounce?: components["parameters"]["Debounce"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retry safe: a write sent again with the same key within a day (24 hours), by any
+                 *     key of the same tenant, to any server of the database, writes nothing and answers what
+                 *     the first one wrote, with `Idempotent-Replayed: true`. The same key with another request
+                 *     (another operation or other items) is a `422` (pointer `/header/Idempotency-Key`). A
+                 *     request that was refused (4xx) or not done (5xx) is not remembered. Without the header,
+                 *     every request is a new one.
+                 * @example 3f1c9a52-users-2026-11-26
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Key of the data table.
+                 * @example deals
+                 */
+                data_table_key: components["parameters"]["DataTableKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TableRecordsPushBody"];
+            };
+        };
+        responses: {
+            /** @description The push was stored; its import runs in the background. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "import_id": "imp_4f0c1e9a2b7d4c35a1e8f0b6"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PushTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of an import, as a push answered it.
+                 * @example imp_4f0c1e9a2b7d4c35a1e8f0b6
+                 */
+                import_id: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import and each of its tables. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicyWhenLimited"];
+                    RateLimit: components["headers"]["RateLimitWhenLimited"];
+                    "Compdata-Fault": components["headers"]["Fault"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataImportResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

@@ -17,7 +17,19 @@ const MIN_PIECE = 64;
 export type ElementSink = (element: DatasetElement) => void;
 
 /** The tokenizer as a function: text in (`none` at the end), tokens out (`none` when no token is complete). */
-type Tokenizer = (text: string | typeof none) => Many<Token> | typeof none;
+export type Tokenizer = (text: string | typeof none) => Many<Token> | typeof none;
+
+/** stream-json's tokenizer as a function (see {@link Tokenizer}). */
+export const newTokenizer = (): Tokenizer => jsonParser({ streamValues: false }) as Tokenizer;
+
+/** The tokens of `text` (`none` while no token is complete), or `refused` with why it is not JSON. */
+export function tokensOf(tokenize: Tokenizer, text: string | typeof none, refused: (reason: string) => never): Many<Token> | typeof none {
+  try {
+    return tokenize(text);
+  } catch (error) {
+    return refused((error as Error).message.replace(/^Parser (cannot parse input: |has )/, ''));
+  }
+}
 
 type State =
   | 'root'
@@ -65,7 +77,7 @@ export async function readDataset(
 
 /** The structure of a dataset over the parser's tokens (see {@link readDataset}). */
 class DatasetReader {
-  private readonly tokenize = jsonParser({ streamValues: false }) as Tokenizer;
+  private readonly tokenize = newTokenizer();
   private readonly builder = new ElementBuilder();
   private state: State = 'root';
   private section: Section | undefined;
@@ -125,13 +137,9 @@ class DatasetReader {
   }
 
   private tokenizeAndFeed(text: string | typeof none): void {
-    let tokens: Many<Token> | typeof none;
-    try {
-      tokens = this.tokenize(text);
-    } catch (error) {
-      const reason = (error as Error).message.replace(/^Parser (cannot parse input: |has )/, '');
-      this.fail(text === none ? `the input ends too early (${reason})` : `is not valid JSON (${reason})`);
-    }
+    const tokens = tokensOf(this.tokenize, text, (reason) =>
+      this.fail(text === none ? `the input ends too early (${reason})` : `is not valid JSON (${reason})`),
+    );
     if (tokens === none) {
       if (text !== none) this.charsWithoutToken += text.length;
       if (this.charsWithoutToken > MAX_VALUE_CHARS) this.fail(`holds a string, number or key longer than ${MAX_VALUE_CHARS} characters`);

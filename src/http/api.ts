@@ -11,6 +11,7 @@ import { getDocsAsset } from './handlers/getDocsAsset.js';
 import { getDocsPage } from './handlers/getDocsPage.js';
 import { getGroupAttributions } from './handlers/getGroupAttributions.js';
 import { getHealth } from './handlers/getHealth.js';
+import { getImport } from './handlers/getImport.js';
 import { getManagerAttributions } from './handlers/getManagerAttributions.js';
 import { getMetrics } from './handlers/getMetrics.js';
 import { getOpenApiDocument } from './handlers/getOpenApiDocument.js';
@@ -21,6 +22,7 @@ import { getTableRecords } from './handlers/getTableRecords.js';
 import { getTables } from './handlers/getTables.js';
 import { getV2Records } from './handlers/getV2Records.js';
 import { getV2Statements } from './handlers/getV2Statements.js';
+import { pushTableRecords } from './handlers/pushTableRecords.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { upsertManagersBulk } from './handlers/upsertManagersBulk.js';
 import { upsertUsersBulk } from './handlers/upsertUsersBulk.js';
@@ -37,6 +39,12 @@ export interface ApiSetup {
   authenticate: (key: string | undefined, read?: { consistency?: string }) => Promise<Principal | undefined>;
   /** Reads the request body once the operation is known and the key accepted (413, 415, 400). */
   readBody: (ctx: KoaCtx) => Promise<unknown>;
+  /**
+   * Reads the body of a push of table records as a stream (pushBody.ts), with its own limit:
+   * the lines, kept as text, go to the handler; the contract's validator is given the envelope
+   * `{"data": []}`, every constraint of which the streaming reader has checked.
+   */
+  readPushBody: (ctx: KoaCtx) => Promise<unknown>;
   /** `--rate-limit`: a key past its rate is answered 429 before its body is read. */
   rateLimiter?: KeyRateLimiter;
 }
@@ -63,6 +71,8 @@ const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) 
   upsertManagersBulk,
   upsertUsersBulk,
   archiveUsersBulk,
+  pushTableRecords,
+  getImport,
   getGroupAttributions,
   getManagerAttributions,
   getTableRecords,
@@ -174,6 +184,11 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
         // A key that may only read writes nothing: refused before its body is read.
         if (!isRead(ctx) && ctx.state.principal?.scope === 'read') throw problems.forbidden();
         if (!apiContext.operation.requestBody) return;
+        if (apiContext.operation.operationId === 'pushTableRecords') {
+          ctx.state.pushBody = await servedBy(ctx).readPushBody(ctx);
+          request.body = { data: [] };
+          return;
+        }
         // openapi-backend validates the request object it was given: the body goes there.
         request.body = await readBody(ctx);
         ctx.state.body = request.body;

@@ -13,7 +13,7 @@ export function crossOrigin(origins: readonly string[]): Middleware | undefined 
   const allowed = new Set(origins);
   return cors({
     origin: anyOrigin ? '*' : (ctx: Context) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+    allowMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
     // A browser application reads its own writes as any client does: the token a write answers
     // with (Compdata-Consistency) is read from the answer and sent with the next read.
     allowHeaders: ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency', 'Idempotency-Key'],

@@ -20,6 +20,8 @@ export interface HandlerDeps {
   docs: DocsAssets;
   /** `--metrics`: what `GET /metrics` answers; absent: a 404, as for any unknown path. */
   metrics?: { scrape(): Promise<Scrape> };
+  /** A push was stored: its import may be due now (the server's import runner looks at once). */
+  importsPushed?: () => void;
 }
 
 /** Koa state set before a handler runs: the key's principal on operations that need a key. */
@@ -29,6 +31,8 @@ export interface RequestState extends MeteredState {
   principal: Principal;
   /** The parsed JSON body, on operations that take one (validated before the handler runs). */
   body?: unknown;
+  /** A push's body as read by the streaming reader (pushBody.ts). */
+  pushBody?: unknown;
 }
 
 export type OperationHandler = (api: ApiContext, ctx: KoaContext & { state: RequestState }) => void | Promise<void>;

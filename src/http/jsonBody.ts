@@ -8,11 +8,7 @@ import { problems } from './problems.js';
  * `400` when it does not parse.
  */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  if (!ctx.is('application/json', 'application/*+json')) throw problems.unsupportedMediaType();
-  const charset = ctx.request.charset;
-  if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-    throw problems.unsupportedMediaType();
-  }
+  assertJsonBody(ctx);
   let text: string;
   try {
     text = await getRawBody(ctx.req, { limit, encoding: 'utf-8', length: ctx.get('Content-Length') || undefined });
@@ -25,5 +21,14 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
     return JSON.parse(text) as unknown;
   } catch {
     throw problems.badRequest([{ pointer: '', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
+  }
+}
+
+/** `415` unless the body is declared as JSON (`application/json` or `application/*+json`), in UTF-8. */
+export function assertJsonBody(ctx: Context): void {
+  if (!ctx.is('application/json', 'application/*+json')) throw problems.unsupportedMediaType();
+  const charset = ctx.request.charset;
+  if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    throw problems.unsupportedMediaType();
   }
 }

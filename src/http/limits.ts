@@ -10,6 +10,8 @@ export interface Limits {
   maxConcurrent: number;
   /** Largest request body in bytes; past it, 413. */
   bodyLimit: number;
+  /** Largest body of a push of table records (`POST /v1/tables/{key}/records/bulk`), read as a stream; past it, 413. */
+  pushBodyLimit: number;
   /** Longest request target (path and query) in bytes; past it, 414. */
   maxUrlLength: number;
   /** Largest request line plus headers in bytes; past it, 431 (also for a longer URL). */
@@ -32,6 +34,7 @@ export interface Limits {
 export const DEFAULT_LIMITS: Readonly<Limits> = {
   maxConcurrent: 64,
   bodyLimit: 1024 * 1024,
+  pushBodyLimit: 64 * 1024 * 1024,
   maxUrlLength: 8 * 1024,
   maxHeaderSize: 16 * 1024,
   headersTimeoutMs: 10_000,

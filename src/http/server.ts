@@ -11,6 +11,8 @@ import { docsAssets } from './docsAssets.js';
 import { contractDocument } from './document.js';
 import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
+import { readPushBody } from './pushBody.js';
+import { startImportRunner } from '../store/importRunner.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 import type { KeyRateLimiter } from './rateLimit.js';
@@ -53,6 +55,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const document = contractDocument();
   const metrics = options.metrics ? createMetrics(store) : undefined;
   const scrape = metrics && (options.metrics === true ? () => metrics.scrape() : options.metrics!(metrics));
+  const imports = startImportRunner(store, logger);
   const publicBase = { publicUrl: options.publicUrl?.replace(/\/+$/, ''), trustProxy: options.trustProxy ?? false };
   const api = await createApi({
     definition: document.definition,
@@ -63,9 +66,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       document,
       docs: docsAssets(),
       ...(scrape && { metrics: { scrape } }),
+      importsPushed: () => imports.poke(),
     },
     authenticate: (key, read) => store.authenticate(key, read),
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
+    readPushBody: (ctx) => readPushBody(ctx, limits.pushBodyLimit),
     rateLimiter: options.rateLimiter,
   });
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission });
@@ -79,6 +84,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  return { url: `http://${host}:${port}`, close: () => shutDown(limits.shutdownTimeoutMs), requestsInProgress: admitted.inProgress };
+  const close = async () => {
+    await shutDown(limits.shutdownTimeoutMs);
+    await imports.stop();
+  };
+  return { url: `http://${host}:${port}`, close, requestsInProgress: admitted.inProgress };
 }
 

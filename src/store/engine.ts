@@ -5,7 +5,9 @@ import type { GroupFilter, ManagerFilter } from './paging/attributionListing.js'
 import type { ChangeReads } from './paging/changePaging.js';
 import type { PagedSource } from './paging/pagedSource.js';
 import type { V2Reads } from './paging/v2Paging.js';
+import type { StoredImport } from '../domain/importJson.js';
 import type { KeyInfo, KeyScope, ReportingSchema, Tenant } from './store.js';
+import type { PendingImport } from './tableImports.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
 
 /** An answer that may come at once (SQLite reads on the calling thread) or later (over the network). */
@@ -107,6 +109,10 @@ export interface EngineReads {
   v2Statements(tenantId: number): V2Reads;
   /** A data table's records as the v2 reads page them; `undefined` when the tenant has no such table. */
   v2TableRecords(tenantId: number, tableKey: string): Answer<V2Reads | undefined>;
+  /** An import of the tenant with its tables (one snapshot), if any. */
+  importOf(tenantId: number, id: string): Answer<StoredImport | undefined>;
+  /** Every tenant's unfinished imports, oldest first (the background imports' work). */
+  pendingImports(): Answer<PendingImport[]>;
 }
 
 /** A data table as stored: its fields as the JSON text of `[{key, type}, ...]`; with its record count where listed. */

@@ -16,8 +16,9 @@ import type { PagedSource } from './paging/pagedSource.js';
 import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
 import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
 import { fingerprintOf } from './idempotency.js';
+import { errorOfFailedTable, type ImportTask } from './tableImports.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
-import { StoreUnavailable, TenantNotEmpty, type WriteOptions, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
+import { StoreFull, StoreUnavailable, TenantNotEmpty, type WriteOptions, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
 
 /**
  * What a key grants: its tenant, what a read of the tenant needs at once, and the server its
@@ -147,9 +148,14 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
    * once written, its consistency token: the log's position after the commit (none if the
    * server went away meanwhile).
    */
-  const write = async <W extends TenantWrite>(principal: Principal, tenantWrite: W, options: WriteOptions = {}): Promise<WriteOutcome<WrittenBy<W>>> => {
+  const write = async <W extends TenantWrite>(
+    principal: Principal,
+    tenantWrite: W,
+    options: WriteOptions = {},
+    fingerprinted: readonly unknown[] = tenantWrite.items,
+  ): Promise<WriteOutcome<WrittenBy<W>>> => {
     const key = options.idempotencyKey;
-    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(tenantWrite.kind, tenantWrite.items), at: Date.now() };
+    const idempotency = key === undefined ? undefined : { key, fingerprint: fingerprintOf(tenantWrite.kind, fingerprinted), at: Date.now() };
     const outcome = await engine.write(principal.tenantId, { ...tenantWrite, idempotency });
     if (!('written' in outcome) || !logPosition) return outcome;
     const position = await logPosition().catch(() => undefined);
@@ -247,6 +253,29 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
       return write(principal, { kind: 'users', items }, options);
     },
     archiveUsers: (principal, items, options) => write(principal, { kind: 'archive', items }, options),
+    // The push's fingerprint is its table, flags and the hash of its lines, not its time.
+    pushRecords: (principal, push, staged, options) => write(principal, { kind: 'push', items: [{ ...push, at: Date.now() }], staged }, options, [push]),
+    importOf: (principal, id) => inTurn(() => reads.importOf(principal.tenantId, id)),
+    pendingImports: () => inTurn(() => reads.pendingImports()),
+    async runImport({ tenantId, importPk }, owner, replaces) {
+      const task = (): ImportTask => ({ importPk, owner, at: Date.now() });
+      const claim = await engine.write(tenantId, { kind: 'importClaim', items: [{ ...task(), replaces }] });
+      if (!('written' in claim) || typeof claim.written === 'string') return;
+      for (const table of claim.written.tables) {
+        let done;
+        try {
+          done = await engine.write(tenantId, { kind: 'importTable', items: [{ ...task(), table }] });
+        } catch (thrown) {
+          const error = engine.storeError(thrown);
+          if (error instanceof StoreUnavailable) throw error;
+          if (!(error instanceof StoreFull)) options.log.error({ err: thrown, tenantId, importPk, table }, 'a table of an import failed');
+          const failure = errorOfFailedTable(error, (e) => e instanceof StoreFull);
+          done = await engine.write(tenantId, { kind: 'importFailed', items: [{ ...task(), table, error: failure }] });
+        }
+        if ('written' in done && done.written === 'notMine') return;
+      }
+      await engine.write(tenantId, { kind: 'importFinish', items: [task()] });
+    },
     tables: (principal, key) => onServer(principal, (on) => after(on.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
     reportingSchema: (principal) => onServer(principal, (on) => on.reportingSchema(principal.tenantId)),
     health: () => engine.health(),

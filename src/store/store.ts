@@ -1,12 +1,14 @@
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { ReportingFilter } from '../domain/reportingFilter.js';
+import type { StoredImport } from '../domain/importJson.js';
 import type { TableField } from '../domain/tableJson.js';
 import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import type { WriteOutcome, WrittenItem } from './tenantWrites.js';
 import type { Structure } from '../domain/v2Json.js';
 import type { V2Page, V2Query } from './paging/v2Paging.js';
 import type { TenantWriter } from './tenantWriting.js';
+import type { PendingImport, Pushed, PushItem } from './tableImports.js';
 
 /**
  * The one boundary between the service and its data: the HTTP handlers, the CLI and the
@@ -50,6 +52,25 @@ export interface Store {
   upsertUsers(principal: Principal, items: readonly UserUpsert[], options?: WriteOptions): Promise<WriteOutcome<Record<string, AttributeValue>[]>>;
   /** `DELETE /v1/users/archive/bulk` (docs/rules.md#archived-users): every user archived in one transaction (their number), or nothing and the rules broken. */
   archiveUsers(principal: Principal, items: readonly ArchiveItem[], options?: WriteOptions): Promise<WriteOutcome<number>>;
+  /**
+   * `POST /v1/tables/{data_table_key}/records/bulk` (docs/rules.md#table-imports): the push and
+   * its lines (`staged`, JSON array texts) stored in one transaction, joined to the tenant's
+   * import that has not started or in a new one; the import's id. Imported later by
+   * {@link runImport}.
+   */
+  pushRecords(principal: Principal, push: Omit<PushItem, 'at'>, staged: readonly string[], options?: WriteOptions): Promise<WriteOutcome<Pushed>>;
+  /** `GET /v1/imports/{import_id}`: an import of the tenant, read on the primary; `undefined` when it has none with this id. */
+  importOf(principal: Principal, id: string): Promise<StoredImport | undefined>;
+  /** Every tenant's unfinished imports (importRunner.ts). */
+  pendingImports(): Promise<PendingImport[]>;
+  /**
+   * Runs an import for the server `owner`: claims it (a scheduled one once due, a started one of
+   * `owner`'s, or of the server `replaces` names as gone), then each of its tables left in a
+   * transaction of its own, then marks it finished. A table whose transaction fails is recorded
+   * as failed (a full disk: `StorageError`); a store that cannot write now throws, and the
+   * import stays as it is for a later run.
+   */
+  runImport(pending: PendingImport, owner: string, replaces?: { owner: string | null; heartbeatAt: number | null }): Promise<void>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */

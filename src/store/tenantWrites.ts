@@ -3,6 +3,18 @@ import type { RulesBroken, Upsert } from '../domain/bulkItems.js';
 import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import { bulkUpsertWith, type BulkSteps } from './bulkUpsert.js';
 import { keyReused, REMEMBERED_FOR_MS, type IdempotencySteps, type IdempotentRequest } from './idempotency.js';
+import {
+  claimWith,
+  failTableWith,
+  finishWith,
+  importTableWith,
+  pushWith,
+  type ImportClaim,
+  type ImportRunSteps,
+  type ImportTask,
+  type Pushed,
+  type PushItem,
+} from './tableImports.js';
 import { archiveUsersWith, type ArchiveSteps } from './userArchive.js';
 import { upsertUsersWith, type UserSteps } from './userUpsert.js';
 
@@ -20,11 +32,26 @@ interface WriteKinds {
   users: { items: UserUpsert; written: Record<string, AttributeValue>[] };
   /** `DELETE /v1/users/archive/bulk`: the number of users archived. */
   archive: { items: ArchiveItem; written: number };
+  /** `POST /v1/tables/{data_table_key}/records/bulk`: one push, its lines in the write's `staged` chunks; the import it joined. */
+  push: { items: PushItem; written: Pushed };
+  /** The steps of an import in the background (tableImports.ts), one task each. */
+  importClaim: { items: ImportTask; written: ImportClaim };
+  importTable: { items: ImportTask & { table: string }; written: 'imported' | 'notMine' };
+  importFailed: { items: ImportTask & { table: string; error: NonNullable<ImportTask['error']> }; written: 'imported' | 'notMine' };
+  importFinish: { items: ImportTask; written: boolean };
 }
 
-/** A write of the API into one tenant, as plain data (it crosses to SQLite's writer thread); `idempotency`: the request's `Idempotency-Key`. */
+/**
+ * A write of the API into one tenant, as plain data (it crosses to SQLite's writer thread);
+ * `idempotency`: the request's `Idempotency-Key`; `staged`: a push's lines, as JSON array texts.
+ */
 export type TenantWrite = {
-  [K in keyof WriteKinds]: { readonly kind: K; readonly items: readonly WriteKinds[K]['items'][]; readonly idempotency?: IdempotentRequest };
+  [K in keyof WriteKinds]: {
+    readonly kind: K;
+    readonly items: readonly WriteKinds[K]['items'][];
+    readonly idempotency?: IdempotentRequest;
+    readonly staged?: readonly string[];
+  };
 }[keyof WriteKinds];
 
 /** What a write of kind `K` answers once written. */
@@ -47,6 +74,7 @@ export interface TenantWriteSteps {
   users(): UserSteps;
   archive(): ArchiveSteps;
   idempotency(): IdempotencySteps;
+  imports(): ImportRunSteps;
 }
 
 /**
@@ -78,5 +106,15 @@ function runOnce<W extends TenantWrite>(steps: TenantWriteSteps, write: W): Prom
       return upsertUsersWith(steps.users(), write.items) as Promise<WriteOutcome<WrittenBy<W>>>;
     case 'archive':
       return archiveUsersWith(steps.archive(), write.items) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'push':
+      return pushWith(steps.imports().imports, write.items[0]!, write.staged ?? []) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'importClaim':
+      return claimWith(steps.imports().imports, write.items[0]!) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'importTable':
+      return importTableWith(steps.imports(), write.items[0]!) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'importFailed':
+      return failTableWith(steps.imports().imports, write.items[0]!) as Promise<WriteOutcome<WrittenBy<W>>>;
+    case 'importFinish':
+      return finishWith(steps.imports().imports, write.items[0]!) as Promise<WriteOutcome<WrittenBy<W>>>;
   }
 }

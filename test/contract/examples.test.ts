@@ -5,6 +5,7 @@ import { loadDocument } from '../../src/http/document.js';
 import { createLogger } from '../../src/http/logging.js';
 import { runCli } from '../cli/cliProcess.js';
 import { exchange, serveDatabase, tempDatabase } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 /**
  * The document's examples work against `make demo`'s data: the demo tenant seeded as the
@@ -104,5 +105,16 @@ test("the document's examples work against make demo's data", { timeout: 120_000
       assert.equal(written.status, 200, written.text);
       assert.deepEqual(written.body, components.examples[`${name}Response`].value);
     }
+  });
+
+  await t.test('the push example is imported into the demo without an error', async () => {
+    const pushed = await call('POST', '/v1/tables/deals/records/bulk', components.examples.DealsPush.value);
+    assert.equal(pushed.status, 202, pushed.text);
+    const done = await until('the push is imported', async () => {
+      const state = (await call('GET', `/v1/imports/${pushed.body.import_id}`)).body.data_import;
+      return state.status === 'finished' && state;
+    });
+    assert.deepEqual(done.data_tables_details[0].error, null);
+    assert.equal(done.data_tables_details[0].number_of_records, 2);
   });
 });

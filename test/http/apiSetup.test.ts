@@ -8,7 +8,7 @@ import type { HandlerDeps } from '../../src/http/handlerTypes.js';
 
 /** openapi-backend as createApi sets it up, over the contract or a changed copy of it; no request is served. */
 const apiOver = async (definition = loadDocument().definition) =>
-  (await createApi({ definition, deps: {} as HandlerDeps, authenticate: async () => undefined, readBody: async () => undefined })).backend;
+  (await createApi({ definition, deps: {} as HandlerDeps, authenticate: async () => undefined, readBody: async () => undefined, readPushBody: async () => undefined })).backend;
 
 const api = await apiOver();
 const bulk = (item: Record<string, unknown>) => ({

@@ -35,7 +35,7 @@ test('--cors-origin ORIGIN (repeatable): preflights of those origins get 204, th
       assert.equal(answer.status, 204);
       assert.equal(answer.headers.get('access-control-allow-origin'), origin);
       assert.deepEqual(answer.headers.get('access-control-allow-headers')!.split(','), ['X-API-Key', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Compdata-Consistency', 'Idempotency-Key']);
-      assert.equal(answer.headers.get('access-control-allow-methods'), 'GET,HEAD,PUT,DELETE');
+      assert.equal(answer.headers.get('access-control-allow-methods'), 'GET,HEAD,PUT,POST,DELETE');
       assert.match(answer.headers.get('vary')!, /Origin/);
     }
   });

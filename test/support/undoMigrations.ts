@@ -1,16 +1,37 @@
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before imports of data tables (SQLite
+ * migration 12, PostgreSQL migration 9), for tests of the migrations. The version is set back
+ * too, so the next open migrates again.
+ */
+const BEFORE_IMPORTS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE import_lines;
+    DROP TABLE import_tables;
+    DROP TABLE imports;
+    ALTER TABLE data_tables DROP COLUMN resync_from;
+    PRAGMA user_version = 11;
+  `,
+  postgres: `
+    DROP TABLE import_lines;
+    DROP TABLE import_tables;
+    DROP TABLE imports;
+    ALTER TABLE data_tables DROP COLUMN resync_from;
+    UPDATE schema_version SET version = 8;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before idempotency keys (SQLite migration
- * 11, PostgreSQL migration 8), for tests of the migrations. The version is set back too, so the
- * next open migrates again.
+ * 11, PostgreSQL migration 8), and so before imports too.
  */
 const BEFORE_IDEMPOTENCY_KEYS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_IMPORTS.sqlite}
     DROP TABLE idempotency_keys;
     PRAGMA user_version = 10;
   `,
-  postgres: `
+  postgres: `${BEFORE_IMPORTS.postgres}
     DROP TABLE idempotency_keys;
     UPDATE schema_version SET version = 7;
   `,

@@ -3,9 +3,10 @@ import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } f
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';
+import { importSteps } from './importSteps.js';
 import { inTransaction, run, statement } from './connection.js';
 import { userSteps } from './userSteps.js';
-import { lockForWriting } from './writeSteps.js';
+import { lockForWriting, writeSteps } from './writeSteps.js';
 
 /** A serialization failure or deadlock runs the request again, up to this many times in all. */
 const ATTEMPTS = 5;
@@ -29,7 +30,8 @@ export function tenantWrite<W extends TenantWrite>(pool: pg.Pool, tenantId: numb
       const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
       const attributions = () => bulkSteps(client, tenantId);
       const archive = () => ({ ...attributions(), ...archiveSteps(client, tenantId) });
-      const steps = { attributions, users: () => userSteps(client, tenantId), archive, idempotency: () => idempotencySteps(client, tenantId) };
+      const imports = () => ({ tenantId, imports: importSteps(client, tenantId), writes: writeSteps(client), textHoldsNul: false });
+      const steps = { attributions, users: () => userSteps(client, tenantId), archive, idempotency: () => idempotencySteps(client, tenantId), imports };
       return { ...(await runTenantWrite(steps, write)), lockWaitMs };
     },
     { attempts: ATTEMPTS },

@@ -43,6 +43,11 @@ const tableRecords = statement<[number, number, number, number, number], Row>(
    ORDER BY stamp, pos LIMIT $5`,
 );
 const state = statement<[number], { seq: number; resyncFrom: number }>('SELECT sync_seq AS seq, resync_from AS "resyncFrom" FROM tenants WHERE id = $1');
+/** A table's records replaced by an import (migration 9) call for a new sync of that table only. */
+const tableState = statement<[number, number], { seq: number; resyncFrom: number }>(
+  `SELECT t.sync_seq AS seq, greatest(t.resync_from, d.resync_from) AS "resyncFrom" FROM data_tables d JOIN tenants t ON t.id = d.tenant_id
+   WHERE d.tenant_id = $1 AND d.pk = $2`,
+);
 
 export const changeReads = {
   /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
@@ -55,7 +60,7 @@ export const changeReads = {
     const table = storable(tableKey) ? await firstRow(db, tableOf, tenantId, tableKey) : undefined;
     if (!table) return undefined;
     return {
-      state: async () => (await firstRow(db, state, tenantId))!,
+      state: async () => (await firstRow(db, tableState, tenantId, table.pk))!,
       rows: async ({ records }, n) => changeRows(await rowsOf(db, tableRecords, tenantId, table.pk, ...records, n)),
     };
   },

@@ -247,6 +247,47 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant_id, created_at);
   `,
+  // 9: imports of data tables, as in SQLite's migration 12 (every key led by the tenant).
+  `
+  CREATE TABLE imports (
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    pk bigint GENERATED ALWAYS AS IDENTITY,
+    id text COLLATE "C" NOT NULL,
+    status text NOT NULL CHECK (status IN ('scheduled', 'started', 'finished')),
+    created_at text NOT NULL,
+    launch_at bigint NOT NULL,
+    launched_at text,
+    finished_at text,
+    owner text,
+    heartbeat_at bigint,
+    PRIMARY KEY (tenant_id, pk),
+    UNIQUE (tenant_id, id)
+  );
+  CREATE INDEX imports_unfinished ON imports (tenant_id, status) WHERE status <> 'finished';
+  CREATE TABLE import_tables (
+    tenant_id integer NOT NULL,
+    import_pk bigint NOT NULL,
+    data_table_key text COLLATE "C" NOT NULL,
+    position integer NOT NULL,
+    replace_all boolean NOT NULL,
+    lines integer NOT NULL,
+    status text NOT NULL CHECK (status IN ('scheduled', 'finished')),
+    records integer,
+    error text,
+    PRIMARY KEY (tenant_id, import_pk, data_table_key),
+    FOREIGN KEY (tenant_id, import_pk) REFERENCES imports (tenant_id, pk) ON DELETE CASCADE
+  );
+  CREATE TABLE import_lines (
+    tenant_id integer NOT NULL,
+    import_pk bigint NOT NULL,
+    data_table_key text COLLATE "C" NOT NULL,
+    first_line integer NOT NULL,
+    json text NOT NULL,
+    PRIMARY KEY (tenant_id, import_pk, data_table_key, first_line),
+    FOREIGN KEY (tenant_id, import_pk) REFERENCES imports (tenant_id, pk) ON DELETE CASCADE
+  );
+  ALTER TABLE data_tables ADD COLUMN resync_from bigint NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -5,6 +5,7 @@ import { changeReads } from './changeReads.js';
 import { firstRow, statement, type Queryable } from './connection.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
+import { importReads } from './importSteps.js';
 import { pagedReads } from './pagedReads.js';
 import { v2Reads } from './v2Reads.js';
 
@@ -25,5 +26,7 @@ export function postgresReads(db: Queryable): EngineReads {
     reportingSchema: (tenantId) => discoveryReads.reportingSchema(db, tenantId),
     v2Statements: (tenantId) => v2Reads.statements(db, tenantId),
     v2TableRecords: (tenantId, tableKey) => v2Reads.tableRecords(db, tenantId, tableKey),
+    importOf: (tenantId, id) => importReads.importOf(db, tenantId, id),
+    pendingImports: () => importReads.pendingImports(db),
   };
 }

@@ -2,9 +2,11 @@ import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } f
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';
+import { importSteps } from './importSteps.js';
 import type { Db } from './db.js';
 import { userSteps } from './userSteps.js';
 import { writerCache } from './writerCache.js';
+import { writeSteps } from './writeSteps.js';
 import { wallClockMs } from './writerProtocol.js';
 
 /**
@@ -27,6 +29,8 @@ export function tenantWriter(
   const usersFor = userSteps(db);
   const archives = archiveSteps(db);
   const idempotencyFor = idempotencySteps(db);
+  const importsFor = importSteps(db);
+  const writes = writeSteps(db);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -37,7 +41,8 @@ export function tenantWriter(
       cache.check();
       const attributions = () => attributionsFor(tenantId);
       const archive = () => ({ ...attributions(), ...archives });
-      const steps = { attributions, users: () => usersFor(tenantId), archive, idempotency: () => idempotencyFor(tenantId) };
+      const imports = () => ({ tenantId, imports: importsFor(tenantId), writes, textHoldsNul: true });
+      const steps = { attributions, users: () => usersFor(tenantId), archive, idempotency: () => idempotencyFor(tenantId), imports };
       const outcome = await runTenantWrite(steps, write);
       if ('broken' in outcome) {
         rollback.run(); // nothing was written: what the cache learnt holds

@@ -49,6 +49,10 @@ export function changeReads(db: Db) {
     )
     .raw();
   const state = db.prepare<[number], { seq: number; resyncFrom: number }>('SELECT sync_seq AS seq, resync_from AS resyncFrom FROM tenants WHERE id = ?');
+  // A table's records replaced by an import (migration 12) call for a new sync of that table only.
+  const tableState = db.prepare<[number], { seq: number; resyncFrom: number }>(
+    'SELECT t.sync_seq AS seq, max(t.resync_from, d.resync_from) AS resyncFrom FROM data_tables d JOIN tenants t ON t.id = d.tenant_id WHERE d.pk = ?',
+  );
 
   return {
     /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
@@ -61,7 +65,7 @@ export function changeReads(db: Db) {
       const tablePk = tableOf.get(tenantId, tableKey);
       if (tablePk === undefined) return undefined;
       return {
-        state: () => state.get(tenantId)!,
+        state: () => tableState.get(tablePk)!,
         rows: (bounds, n) => tableRecords.all({ ...params(tablePk, bounds, n) }),
       };
     },

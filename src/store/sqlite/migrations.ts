@@ -281,6 +281,47 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant_id, created_at);
   `,
+  // 12: imports of data tables (docs/rules.md#table-imports, ../tableImports.ts): each import,
+  // its tables, and the lines pushed until its table is imported (JSON array texts of up to
+  // 1000 lines). `launch_at` and `heartbeat_at` in milliseconds since the epoch; `owner`: the
+  // server that runs a started import. A data table's `resync_from`: the stamp of the last
+  // import that replaced its records (`all=true`), before which its sync tokens call for a
+  // new sync.
+  `
+  CREATE TABLE imports (
+    pk INTEGER PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('scheduled', 'started', 'finished')),
+    created_at TEXT NOT NULL,
+    launch_at INTEGER NOT NULL,
+    launched_at TEXT,
+    finished_at TEXT,
+    owner TEXT,
+    heartbeat_at INTEGER,
+    UNIQUE (tenant_id, id)
+  );
+  CREATE INDEX imports_unfinished ON imports (tenant_id, status) WHERE status <> 'finished';
+  CREATE TABLE import_tables (
+    import_pk INTEGER NOT NULL REFERENCES imports(pk) ON DELETE CASCADE,
+    data_table_key TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    replace_all INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('scheduled', 'finished')),
+    records INTEGER,
+    error TEXT,
+    PRIMARY KEY (import_pk, data_table_key)
+  ) WITHOUT ROWID;
+  CREATE TABLE import_lines (
+    import_pk INTEGER NOT NULL REFERENCES imports(pk) ON DELETE CASCADE,
+    data_table_key TEXT NOT NULL,
+    first_line INTEGER NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (import_pk, data_table_key, first_line)
+  );
+  ALTER TABLE data_tables ADD COLUMN resync_from INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -5,6 +5,7 @@ import { changeReads } from './changeReads.js';
 import type { Db } from './db.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
+import { importReads } from './importSteps.js';
 import { pagedReads } from './pagedReads.js';
 import { v2Reads } from './v2Reads.js';
 
@@ -17,6 +18,7 @@ export function sqliteReads(db: Db): EngineReads {
   const changes = changeReads(db);
   const discovery = discoveryReads(db);
   const v2 = v2Reads(db);
+  const imports = importReads(db);
   return {
     findTenant: (name) => tenant.get(name),
     reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
@@ -30,5 +32,7 @@ export function sqliteReads(db: Db): EngineReads {
     reportingSchema: (tenantId) => discovery.reportingSchema(tenantId),
     v2Statements: (tenantId) => v2.statements(tenantId),
     v2TableRecords: (tenantId, tableKey) => v2.tableRecords(tenantId, tableKey),
+    importOf: (tenantId, id) => imports.importOf(tenantId, id),
+    pendingImports: () => imports.pendingImports(),
   };
 }

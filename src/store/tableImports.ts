@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../domain/importJson.js';
+import type { TableField } from '../domain/tableJson.js';
+import { checkLines, userIdsNamed } from '../domain/tableLines.js';
+import type { WriteSteps } from './engine.js';
+import { textCheckFor } from './loadChecks.js';
+import { TenantLoader } from './loading/tenantLoader.js';
+import type { WriteOutcome } from './tenantWrites.js';
+
+/**
+ * Imports of data tables (docs/rules.md#table-imports), whatever the engine. A push is stored
+ * at once (the import's row, its tables, and the pushed lines as JSON text), in the push's
+ * transaction; the import then runs in the background, a table per transaction: the table's
+ * records and its finished state commit together, so that a table is imported whole or not at
+ * all, and never twice. The import's row is written before any data: its last word (a full
+ * disk) is an update of rows already there.
+ */
+
+/** Lines per stored chunk of a push. */
+export const LINES_PER_CHUNK = 1000;
+/** Records handed to the loader at a time. */
+const LOAD_BATCH = 1000;
+/**
+ * How long an import started by a server that no longer says it is working on it stays its
+ * own: after that, another server takes it over (a table's transaction is never run twice:
+ * each one checks, under the tenant's write lock, that its table is not finished yet).
+ */
+export const IMPORT_LEASE_MS = 60_000;
+
+/** A push, as it reaches the store (its lines are in the write's `staged` chunks). */
+export interface PushItem {
+  readonly table: string;
+  readonly all: boolean;
+  /** Seconds before the import may start. */
+  readonly debounce: number;
+  readonly lines: number;
+  /** A hash of the lines pushed (the request's fingerprint, without hashing them again). */
+  readonly digest: string;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+}
+
+/** What a push answers: the import it joined or made. */
+export interface Pushed {
+  readonly import_id: string;
+}
+
+/** A step of an import run by a server (`owner`) at `at`. */
+export interface ImportTask {
+  readonly importPk: number;
+  readonly owner: string;
+  readonly at: number;
+  /** The table of the step, for the steps of one table. */
+  readonly table?: string;
+  /** Why the table failed, for a failure recorded after its transaction was rolled back. */
+  readonly error?: ImportError;
+  /** For a claim: a started import's server, as found gone (stopped, or silent past the lease): taken over unless it spoke since. */
+  readonly replaces?: { readonly owner: string | null; readonly heartbeatAt: number | null };
+}
+
+/** Where an import stands for the server that asked: its tables to import, or why it has nothing to do. */
+export type ImportClaim = { readonly tables: readonly string[] } | 'notDue' | 'notMine' | 'finished';
+
+/** An unfinished import, as a server looks for work (every tenant's). */
+export interface PendingImport {
+  readonly tenantId: number;
+  readonly importPk: number;
+  readonly status: 'scheduled' | 'started';
+  readonly launchAt: number;
+  readonly owner: string | null;
+  readonly heartbeatAt: number | null;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+/** The SQL of imports, for one tenant inside one write transaction of an engine. */
+export interface ImportSteps {
+  /** The tenant's data table `key` (its primary key and fields' JSON), if any. */
+  table(key: string): Awaitable<{ pk: number; fields: string } | undefined>;
+  /** The tenant's latest import that has not started, if any. */
+  scheduled(): Awaitable<{ pk: number; id: string } | undefined>;
+  create(id: string, createdAt: string, launchAt: number): Awaitable<number>;
+  setLaunchAt(importPk: number, launchAt: number): Awaitable<void>;
+  /** Adds `lines` lines to the import's table (made when missing, `all` when any push says so): the number of its lines before. */
+  addLines(importPk: number, table: string, all: boolean, lines: number): Awaitable<number>;
+  /** Stores one chunk of lines (a JSON array text), the first of them numbered `firstLine`. */
+  stage(importPk: number, table: string, firstLine: number, json: string): Awaitable<void>;
+  state(importPk: number): Awaitable<{ status: 'scheduled' | 'started' | 'finished'; launchAt: number; owner: string | null; heartbeatAt: number | null } | undefined>;
+  /** Marks the import started by `owner` (its launch time kept when it had one). */
+  claim(importPk: number, owner: string, at: number, launchedAt: string): Awaitable<void>;
+  /** The import's tables not finished, in the order of their first push, with whether each replaces its table. */
+  unfinished(importPk: number): Awaitable<{ key: string; all: boolean }[]>;
+  /** The table's stored chunks, in line order. */
+  staged(importPk: number, table: string): Awaitable<string[]>;
+  /** The table finished: its records imported (0 when it failed), its error's JSON; its chunks are dropped. */
+  finishTable(importPk: number, table: string, records: number, error: string | null): Awaitable<void>;
+  finish(importPk: number, finishedAt: string): Awaitable<void>;
+  /** Deletes the table's records (noted as removed for v2's walks); tokens of its sync before `stamp` call for a new sync. */
+  clearTable(tablePk: number, tableKey: string, stamp: number): Awaitable<void>;
+}
+
+/** What an import's steps need of the engine, inside the write transaction. */
+export interface ImportRunSteps {
+  readonly tenantId: number;
+  readonly imports: ImportSteps;
+  /** The write steps of the transaction (stamps, data version, the loader's steps). */
+  readonly writes: WriteSteps;
+  readonly textHoldsNul: boolean;
+}
+
+/** A new import's id: `imp_` and 24 hex digits. */
+const newImportId = () => `imp_${randomBytes(12).toString('hex')}`;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * A push: joins the tenant's import that has not started (which then starts `debounce` seconds
+ * from now), or makes one, and stores the lines after those already pushed into the table.
+ */
+export async function pushWith(steps: ImportSteps, push: PushItem, staged: readonly string[]): Promise<WriteOutcome<Pushed>> {
+  if (!(await steps.table(push.table))) {
+    return { broken: { detail: `No data table ${JSON.stringify(push.table)} exists: nothing was pushed.`, violations: [{ pointer: '/path/data_table_key', message: 'no such data table' }] } };
+  }
+  const launchAt = push.at + push.debounce * 1000;
+  const joined = await steps.scheduled();
+  let importPk: number;
+  let id: string;
+  if (joined) {
+    ({ pk: importPk, id } = joined);
+    await steps.setLaunchAt(importPk, launchAt);
+  } else {
+    id = newImportId();
+    importPk = await steps.create(id, iso(push.at), launchAt);
+  }
+  const before = await steps.addLines(importPk, push.table, push.all, push.lines);
+  for (const [index, json] of staged.entries()) await steps.stage(importPk, push.table, before + index * LINES_PER_CHUNK + 1, json);
+  return { written: { import_id: id } };
+}
+
+/**
+ * A server takes an import up: a scheduled one once due, a started one that is its own, or
+ * whose server is gone (`task.replaces`); then its tables left.
+ */
+export async function claimWith(steps: ImportSteps, task: ImportTask): Promise<WriteOutcome<ImportClaim>> {
+  const state = await steps.state(task.importPk);
+  if (!state || state.status === 'finished') return { written: 'finished' };
+  if (state.status === 'scheduled' && state.launchAt > task.at) return { written: 'notDue' };
+  const gone = task.replaces !== undefined && task.replaces.owner === state.owner && task.replaces.heartbeatAt === state.heartbeatAt;
+  if (state.status === 'started' && state.owner !== task.owner && !gone) return { written: 'notMine' };
+  await steps.claim(task.importPk, task.owner, task.at, iso(task.at));
+  return { written: { tables: (await steps.unfinished(task.importPk)).map((table) => table.key) } };
+}
+
+/**
+ * One table of an import, in one transaction: its lines checked (every line that does not fit
+ * is listed and nothing is written), then, for `all`, its records deleted, and its records
+ * upserted by the dataset loader with this transaction's stamp. `'notMine'`: another server
+ * took the import over meanwhile.
+ */
+export async function importTableWith(steps: ImportRunSteps, task: ImportTask & { table: string }): Promise<WriteOutcome<'imported' | 'notMine'>> {
+  const { imports, writes, tenantId } = steps;
+  const mine = await ownTable(imports, task);
+  if (mine !== 'mine') return { written: mine === 'done' ? 'imported' : 'notMine' };
+  const all = (await imports.unfinished(task.importPk)).find((table) => table.key === task.table)!.all;
+  const table = await imports.table(task.table);
+  if (!table) return finished(imports, task, 0, tableNotFound(task.table));
+  const lines = (await imports.staged(task.importPk, task.table)).flatMap((chunk) => JSON.parse(chunk) as unknown[]);
+  const fields = JSON.parse(table.fields) as TableField[];
+  const loadSteps = writes.loadSteps(tenantId);
+  const users = new Set((await loadSteps.usersById(userIdsNamed(fields, lines))).map((user) => user.id));
+  const idProblem = steps.textHoldsNul ? () => undefined : (id: string) => (id.includes('\u0000') ? 'must not contain the character U+0000' : undefined);
+  const checked = checkLines(fields, lines, { isUser: (id) => users.has(id), idProblem });
+  if ('failures' in checked) return finished(imports, task, 0, parsingError(task.table, checked.failures));
+
+  await writes.dataChanged(tenantId);
+  const stamp = await writes.nextStamp(tenantId, false);
+  if (all) await imports.clearTable(table.pk, task.table, stamp);
+  const loader = await TenantLoader.open(loadSteps, stamp, textCheckFor(steps.textHoldsNul));
+  for (let first = 0; first < checked.records.length; first += LOAD_BATCH) {
+    await loader.upsertTableRecords(task.table, checked.records.slice(first, first + LOAD_BATCH), { path: '$.data', first });
+  }
+  await loader.finish();
+  return finished(imports, task, checked.records.length, null);
+}
+
+/** A table whose transaction failed (`task.error`): its failure recorded, nothing of it written. */
+export async function failTableWith(imports: ImportSteps, task: ImportTask & { table: string; error: ImportError }): Promise<WriteOutcome<'imported' | 'notMine'>> {
+  const mine = await ownTable(imports, task);
+  if (mine !== 'mine') return { written: mine === 'done' ? 'imported' : 'notMine' };
+  return finished(imports, task, 0, task.error);
+}
+
+/** The import finished once its tables are (`false` while one is left, or it is another's). */
+export async function finishWith(imports: ImportSteps, task: ImportTask): Promise<WriteOutcome<boolean>> {
+  const state = await imports.state(task.importPk);
+  if (!state || state.owner !== task.owner || state.status !== 'started') return { written: false };
+  if ((await imports.unfinished(task.importPk)).length > 0) return { written: false };
+  await imports.finish(task.importPk, iso(task.at));
+  return { written: true };
+}
+
+/** The error recorded for a table whose transaction threw `error`. */
+export const errorOfFailedTable = (error: unknown, isFull: (error: unknown) => boolean): ImportError => (isFull(error) ? storageError() : importFailed());
+
+async function ownTable(imports: ImportSteps, task: ImportTask & { table: string }): Promise<'mine' | 'done' | 'notMine'> {
+  const state = await imports.state(task.importPk);
+  if (!state || state.status !== 'started' || state.owner !== task.owner) return 'notMine';
+  const left = await imports.unfinished(task.importPk);
+  return left.some((table) => table.key === task.table) ? 'mine' : 'done';
+}
+
+async function finished(imports: ImportSteps, task: ImportTask & { table: string }, records: number, error: ImportError | null): Promise<WriteOutcome<'imported'>> {
+  await imports.finishTable(task.importPk, task.table, records, error === null ? null : JSON.stringify(error));
+  return { written: 'imported' };
+}

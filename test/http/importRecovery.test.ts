@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { describe, test } from 'node:test';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { serveDatabase, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
+import { captureLogs } from '../support/logCapture.js';
+import { exchange } from '../support/harness.js';
+import { smallDiskSkip } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
+
+/**
+ * Imports of data tables kept in the database (docs/rules.md#table-imports): every server of it
+ * sees them, one whose server is gone is finished by another, and a full disk fails an import's
+ * table with its error in the import's state.
+ */
+const deal = (i: number) => ({ id: `push-${i}`, name: `Pushed ${i} ${'x'.repeat(150)}`, owner_id: 'u1', close_date: null, amount: i, amount_currency: 'EUR' });
+const records = (count: number, first = 0) => Array.from({ length: count }, (_, i) => deal(first + i));
+
+async function finishedImport(base: string, key: string, id: string) {
+  return until(`import ${id} is finished`, async () => {
+    const response = await exchange(base, 'GET', `/v1/imports/${id}`, { key });
+    assert.equal(response.status, 200, response.text);
+    return response.body.data_import.status === 'finished' && response.body.data_import;
+  });
+}
+
+const dealIds = async (server: TestServer, key: string) => (await server.call('GET', '/v1/tables/deals/records?limit=2000', { key })).body.data.length;
+
+test('another server of the database sees an import, and finishes one whose server is gone', async (t) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, {}, async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 2, deals: 2 })));
+  const pushed = await server.call('POST', '/v1/tables/deals/records/bulk?debounce=3600', { key: fixture.key, json: { data: records(5) } });
+  assert.equal(pushed.status, 202, pushed.text);
+  const id = pushed.body.import_id;
+  const other = await serveDatabase(server.database);
+  try {
+  const seen = await exchange(other.url, 'GET', `/v1/imports/${id}`, { key: fixture.key });
+  assert.equal(seen.body.data_import.status, 'scheduled');
+  assert.equal(seen.body.data_import.launched_at, null);
+
+  // As a server killed while it ran the import leaves it: started, by a process that is no more.
+  await server.sql.exec(`UPDATE imports SET status = 'started', owner = '${hostname()}/2147483646/gone', heartbeat_at = ${Date.now()}, launched_at = created_at`);
+  const done = await finishedImport(other.url, fixture.key, id);
+  assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number }) => table.number_of_records), [5]);
+  assert.equal(await dealIds(server, fixture.key), 7);
+  assert.deepEqual(await server.store.check(), []);
+  } finally {
+    await other.close();
+  }
+});
+
+const skip = await smallDiskSkip();
+
+describe('a full disk fails the table of an import, with its error in the import', { skip }, () => {
+  test('the import is finished with a StorageError, nothing of the table written; once space returns a push imports', async (t) => {
+    let fixture!: Fixture;
+    const logs = captureLogs('warn');
+    const server = await startTestServer(
+      t,
+      { logger: logs.logger },
+      async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 2, deals: 2 })),
+      { smallDiskMegabytes: TEST_ENGINE === 'sqlite' ? 16 : 48 },
+    );
+    const disk = server.disk!;
+    const big = records(6000);
+    const pushed = await server.call('POST', '/v1/tables/deals/records/bulk?debounce=3600', { key: fixture.key, json: { data: big } });
+    assert.equal(pushed.status, 202, pushed.text);
+    // SQLite: the WAL copied into the file, so that the next writes reuse the WAL's room rather
+    // than grow it: this test's update below, and the import's claim (a server's small writes on
+    // a full disk find room in pages already there).
+    if (TEST_ENGINE === 'sqlite') await server.sql.exec('PRAGMA wal_checkpoint(RESTART)');
+    assert.ok(disk.fill() > 0, 'the ballast took the room left');
+    await server.sql.exec('UPDATE imports SET launch_at = 0');
+    const done = await finishedImport(server.url, fixture.key, pushed.body.import_id);
+    const [table] = done.data_tables_details;
+    assert.equal(table.error?.title, 'StorageError', JSON.stringify(table));
+    assert.equal(table.number_of_records, 0);
+    assert.equal(await dealIds(server, fixture.key), 2, 'nothing of the table was written');
+
+    disk.free();
+    const again = await server.call('POST', '/v1/tables/deals/records/bulk', { key: fixture.key, json: { data: records(10) } });
+    assert.equal(again.status, 202, again.text);
+    const imported = await finishedImport(server.url, fixture.key, again.body.import_id);
+    assert.equal(imported.data_tables_details[0].error, null);
+    assert.equal(await dealIds(server, fixture.key), 12);
+    assert.deepEqual(await server.store.check(), []);
+  });
+});
+
+test('a push larger than the push limit is a 413 with the limit; other operations keep theirs', async (t) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, { pushBodyLimit: 4096, bodyLimit: 2048 }, async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 1, deals: 1 })));
+  const small = await server.call('POST', '/v1/tables/deals/records/bulk', { key: fixture.key, json: { data: records(10) } });
+  assert.equal(small.status, 202, `3 KiB fit the push limit: ${small.text}`);
+  for (const chunked of [false, true]) {
+    const large = await server.call('POST', '/v1/tables/deals/records/bulk', { key: fixture.key, json: { data: records(40) }, chunked });
+    assert.equal(large.status, 413, large.text);
+    assert.equal(large.body.detail, 'The request body exceeds 4096 bytes.');
+  }
+  const users = await server.call('PUT', '/v1/users/bulk', { key: fixture.key, json: { data: [{ email: 'user1@acme.example', name: 'x'.repeat(3000) }] } });
+  assert.equal(users.status, 413, users.text);
+});

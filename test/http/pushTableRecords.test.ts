@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
+import { until } from '../support/until.js';
+
+/**
+ * POST /v1/tables/{data_table_key}/records/bulk and GET /v1/imports/{import_id}
+ * (docs/rules.md#table-imports) on one server. Each test pushes into a table of its own
+ * (`t1`..`t6`, the fields of the fixture's deals table, each holding `rows` records
+ * `{table}-{i}`), so that the tests share the server.
+ */
+const FIELDS = [
+  { key: 'name', type: 'string' },
+  { key: 'owner_id', type: 'user' },
+  { key: 'seats', type: 'number' },
+  { key: 'amount', type: 'amount' },
+] as const;
+const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6'];
+const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
+
+const served = shared(async (scope) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(scope, {}, async (store) => {
+    fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 4 });
+    await buildFixture(store, { tenant: 'other', users: 3, records: 1 });
+    await store.loadTenant('acme', {}, async (writer) => {
+      for (const table of TABLES) {
+        await writer.defineDataTable(table, table.toUpperCase(), [...FIELDS]);
+        await writer.upsertTableRecords(table, [0, 1, 2].map((i) => row(table, i)));
+      }
+    });
+  });
+  return { server, key: fixture.key };
+});
+
+const push = (server: TestServer, key: string, table: string, data: unknown[], query = '', headers: Record<string, string> = {}) =>
+  server.call('POST', `/v1/tables/${table}/records/bulk${query}`, { key, json: { data }, headers });
+
+/** The import once finished, read over HTTP. */
+async function finished(server: TestServer, key: string, id: string) {
+  return until(`import ${id} is finished`, async () => {
+    const response = await server.call('GET', `/v1/imports/${id}`, { key });
+    assert.equal(response.status, 200, response.text);
+    return response.body.data_import.status === 'finished' && response.body.data_import;
+  });
+}
+
+const ids = async (server: TestServer, key: string, table: string) =>
+  (await server.call('GET', `/v1/tables/${table}/records?limit=100`, { key })).body.data.map((record: { id: string }) => record.id);
+
+test('a push is answered 202 with its import, which upserts the records by id in the background', async () => {
+  const { server, key } = await served();
+  const before = await server.call('GET', '/v1/tables/t1/records?changed_since=0', { key });
+  const response = await push(server, key, 't1', [row('t1', 1, 99), row('t1', 3)]);
+  assert.equal(response.status, 202, response.text);
+  assert.match(response.body.import_id, /^imp_[0-9a-f]{24}$/);
+  assert.equal(response.headers.get('location'), `${server.url}/v1/imports/${response.body.import_id}`);
+  const done = await finished(server, key, response.body.import_id);
+  assert.equal(done.progress, 100);
+  assert.ok(done.launched_at <= done.finished_at && done.created_at <= done.launched_at);
+  assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't1', progress: 100, number_of_records: 2, error: null }]);
+  assert.deepEqual(await ids(server, key, 't1'), ['t1-0', 't1-1', 't1-2', 't1-3'], 'updated in place, the new one appended');
+  const records = (await server.call('GET', '/v1/tables/t1/records', { key })).body.data;
+  assert.deepEqual(records[1], { id: 't1-1', name: 'Row 1', owner_id: 'u1', seats: 99, amount: 10, amount_currency: 'EUR' });
+  const changes = await server.call('GET', `/v1/tables/t1/records?changed_since=${encodeURIComponent(before.body.sync_token)}`, { key });
+  assert.deepEqual(changes.body.data.map((record: { id: string }) => record.id), ['t1-1', 't1-3'], 'a sync sees both');
+  assert.deepEqual(await server.store.check(), []);
+});
+
+test('all=true replaces the table: the records before are gone, earlier sync tokens of the table only are 410, v2 reads see the change', async () => {
+  const { server, key } = await served();
+  const tableToken = (await server.call('GET', '/v1/tables/t2/records?changed_since=0', { key })).body.sync_token;
+  const reportingToken = (await server.call('GET', '/v1/reporting?changed_since=0', { key })).body.sync_token;
+  const structures = (await server.call('GET', '/v2/data-structures', { key })).body.data;
+  const t2 = structures.find((structure: { name: string }) => structure.name === 'T2').id;
+  const since = new Date().toISOString();
+  const response = await push(server, key, 't2', [row('t2', 7), row('t2', 1, 42)], '?all=true');
+  assert.equal(response.status, 202, response.text);
+  await finished(server, key, response.body.import_id);
+  assert.deepEqual(await ids(server, key, 't2'), ['t2-7', 't2-1']);
+  assert.equal((await server.call('GET', `/v1/tables/t2/records?changed_since=${encodeURIComponent(tableToken)}`, { key })).status, 410);
+  assert.equal((await server.call('GET', `/v1/reporting?changed_since=${encodeURIComponent(reportingToken)}`, { key })).status, 200);
+  const v2 = await server.call('GET', `/v2/reporting/${t2}/records?last_modified_after=${encodeURIComponent(since)}`, { key });
+  assert.equal(v2.status, 200, v2.text);
+  assert.deepEqual(v2.body.data.map((record: Record<string, unknown>) => record['datatable.id']), ['t2-7', 't2-1']);
+  const removed = await server.sql.rows(`SELECT id FROM removed_records WHERE structure = 't2' ORDER BY id`);
+  assert.deepEqual(removed.map(([id]) => id), ['t2-0', 't2-1', 't2-2']);
+  assert.deepEqual(await server.store.check(), []);
+});
+
+test('a table with lines that do not fit imports nothing and lists each line, its row and why', async () => {
+  const { server, key } = await served();
+  const bad = [row('t3', 5), { ...row('t3', 6), seats: 'many' }, { id: 't3-7', color: 'red' }, { ...row('t3', 8), owner_id: 'nobody' }, { name: 'no id' }];
+  const response = await push(server, key, 't3', bad);
+  assert.equal(response.status, 202, response.text);
+  const done = await finished(server, key, response.body.import_id);
+  const [table] = done.data_tables_details;
+  assert.equal(table.number_of_records, 0);
+  assert.equal(table.error.title, 'ParsingError');
+  assert.match(table.error.description, /^4 lines of the import do not fit the table t3/);
+  assert.deepEqual(
+    table.error.parsing_error_details.map((line: { line_number: number; row: unknown; details: string }) => [line.line_number, line.row, line.details]),
+    [
+      [2, bad[1], 'seats: must be a number'],
+      [3, bad[2], 'color: is not a field of the table'],
+      [4, bad[3], 'owner_id: no user with id nobody'],
+      [5, bad[4], 'id: must be a non-empty string'],
+    ],
+  );
+  assert.deepEqual(await ids(server, key, 't3'), ['t3-0', 't3-1', 't3-2'], 'nothing imported, not even the good line');
+});
+
+test('pushes with a debounce join one import; an id pushed twice counts once, with its last record', async () => {
+  const { server, key } = await served();
+  const first = await push(server, key, 't4', [row('t4', 5), row('t4', 6)], '?debounce=30&all=true');
+  const second = await push(server, key, 't4', [row('t4', 6, 60)], '?debounce=30');
+  const third = await push(server, key, 't5', [row('t5', 9)], '?debounce=0');
+  assert.deepEqual([first.status, second.status, third.status], [202, 202, 202]);
+  assert.equal(second.body.import_id, first.body.import_id);
+  assert.equal(third.body.import_id, first.body.import_id, 'a push without debounce joins it and starts it');
+  const done = await finished(server, key, first.body.import_id);
+  assert.deepEqual(
+    done.data_tables_details.map((table: { data_table_key: string; number_of_records: number }) => [table.data_table_key, table.number_of_records]),
+    [['t4', 2], ['t5', 1]],
+  );
+  assert.deepEqual(await ids(server, key, 't4'), ['t4-5', 't4-6']);
+  assert.equal((await server.call('GET', '/v1/tables/t4/records', { key })).body.data[1].seats, 60);
+});
+
+test('the same push again with its Idempotency-Key answers the first import and imports nothing twice', async () => {
+  const { server, key } = await served();
+  const headers = { 'Idempotency-Key': 'push-t6-once' };
+  const first = await push(server, key, 't6', [row('t6', 3)], '', headers);
+  await finished(server, key, first.body.import_id);
+  const again = await push(server, key, 't6', [row('t6', 3)], '', headers);
+  assert.equal(again.status, 202, again.text);
+  assert.equal(again.body.import_id, first.body.import_id);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  const other = await push(server, key, 't6', [row('t6', 4)], '', headers);
+  assert.equal(other.status, 422, other.text);
+  assert.equal(Number(await server.sql.value(`SELECT count(*) FROM imports WHERE id = ?`, first.body.import_id)), 1);
+  assert.deepEqual(await ids(server, key, 't6'), ['t6-0', 't6-1', 't6-2', 't6-3']);
+});
+
+test('refusals: an unknown table, another tenant’s import, a body that is not a push', async () => {
+  const { server, key } = await served();
+  assert.equal((await push(server, key, 'nope', [row('nope', 1)])).status, 404);
+  const other = (await server.store.createKey('other')).key;
+  const accepted = await push(server, key, 't5', [], '?debounce=3600');
+  assert.equal(accepted.status, 202, accepted.text);
+  assert.equal((await server.call('GET', `/v1/imports/${accepted.body.import_id}`, { key: other })).status, 404);
+  assert.equal((await server.call('GET', '/v1/imports/imp_000000000000000000000000', { key })).status, 404);
+  const cases: [string, string, string][] = [
+    ['[]', '', 'must be an object'],
+    ['{"data": {}}', '/data', 'must be array'],
+    ['{"data": [1]}', '/data/0', 'must be object'],
+    ['{"data": [], "more": 1}', '/more', 'is not allowed'],
+    ['{"data": [{"id": "x",', '/data/0', 'not valid JSON'],
+    ['{}', '', "required property 'data'"],
+  ];
+  for (const [raw, pointer, message] of cases) {
+    const response = await server.call('POST', '/v1/tables/t5/records/bulk', { key, raw, headers: { 'Content-Type': 'application/json' } });
+    assert.equal(response.status, 400, `${raw}: ${response.text}`);
+    assert.equal(response.body.errors[0].pointer, pointer, raw);
+    assert.match(response.body.errors[0].message, new RegExp(message), raw);
+  }
+  const query = await push(server, key, 't5', [], '?debounce=-1');
+  assert.equal(query.status, 400, query.text);
+});

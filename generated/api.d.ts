@@ -904,7 +904,9 @@ export interface components {
          *     records' fields are checked by the import (see `GET /v1/imports/{import_id}`).
          */
         TableRecordsPushBody: {
-            data: Record<string, never>[];
+            data: {
+                [key: string]: unknown;
+            }[];
         };
         ImportAccepted: {
             import_id: string;

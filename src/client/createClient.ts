@@ -6,6 +6,7 @@ import { eitherSignal, walkPages, walkRecords, type PageOptions, type PageReques
 import type { CustomFields, GroupAttribution, ManagerAttribution, Page, ReportingRecord, TableFields, TableRecord } from './records.js';
 import { retryingFetch, retryPolicy, type RetryOptions, type Send } from './retry.js';
 import { v2Reads, type V2Reads, type Walk } from './v2.js';
+import { tableIngest, type IngestOptions, type Ingestion } from './tableIngest.js';
 import { userWrites, type ManagerWrites, type UserWrites } from './userWrites.js';
 
 export interface ClientOptions {
@@ -42,8 +43,13 @@ export interface CompdataClient {
     pages<F extends CustomFields | undefined = undefined>(options?: PageOptions): AsyncGenerator<Page<ReportingRecord<F>>, void, undefined>;
     records<F extends CustomFields | undefined = undefined>(options?: PageOptions): AsyncGenerator<ReportingRecord<F>, void, undefined>;
   };
-  /** `GET /v1/tables/{key}/records`. Name the fields you read to type them: `records<{ amount: number | null }>('deals')`. */
+  /**
+   * `GET /v1/tables/{key}/records`. Name the fields you read to type them: `records<{ amount: number | null }>('deals')`.
+   * `ingest(key, records, { all, debounce, idempotencyKey })`: `POST /v1/tables/{key}/records/bulk`,
+   * resolved once the push is stored, with its import: `await (await ingest(...)).finished()`.
+   */
   tables: {
+    ingest(table: string, records: readonly Record<string, unknown>[], options?: IngestOptions): Promise<Ingestion>;
     pages<T extends TableFields | undefined = undefined>(table: string, options?: PageOptions): AsyncGenerator<Page<TableRecord<T>>, void, undefined>;
     records<T extends TableFields | undefined = undefined>(table: string, options?: PageOptions): AsyncGenerator<TableRecord<T>, void, undefined>;
   };
@@ -101,6 +107,7 @@ export function createClient(options: ClientOptions): CompdataClient {
   };
 
   const tables: CompdataClient['tables'] = {
+    ingest: tableIngest(api, sends, clientSignal),
     pages: (table, { offset, limit, signal } = {}) =>
       walk(
         (init) => api.GET('/v1/tables/{data_table_key}/records', { params: { path: { data_table_key: table }, query: { offset, limit } }, ...init }),

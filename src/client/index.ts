@@ -17,6 +17,7 @@ export {
   type WriteOptions,
 } from './userWrites.js';
 export type { PageOptions } from './paging.js';
+export { ImportWaitTimeout, type DataImport, type IngestOptions, type Ingestion, type WaitOptions } from './tableIngest.js';
 export { ProblemError, type ProblemFieldError } from './problemError.js';
 export type { V2CallOptions, V2PageOptions, V2Reads, V2StatementReads, V2TableReads } from './v2.js';
 export type { RetryOptions } from './retry.js';

@@ -44,25 +44,31 @@ export interface ManagerWrites {
   bulkUpsert(items: readonly ManagerItem[], options?: WriteOptions): Promise<ManagersResult>;
 }
 
-type Sends = { default: Send; retried: Send; once: Send };
+export type Sends = { default: Send; retried: Send; once: Send };
+
+/**
+ * The options for openapi-fetch of a write of `count` items (a `RangeError` past `limit`): its
+ * signal, its retries (on with an `Idempotency-Key`), and the header.
+ */
+export function writeInit(sends: Sends, clientSignal: AbortSignal | undefined, name: string, count: number, limit: number, options: WriteOptions) {
+  if (count > limit) throw new RangeError(`${name} sends at most ${limit} items in one request (got ${count})`);
+  const retry = options.retry ?? (options.idempotencyKey !== undefined ? true : undefined);
+  return {
+    signal: eitherSignal(options.signal, clientSignal),
+    fetch: retry === undefined ? sends.default : retry ? sends.retried : sends.once,
+    params: { header: options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey } },
+  };
+}
+
+/** The answer's data, or its problem thrown. */
+export function answered<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
+  if (data === undefined) throw ProblemError.fromAnswer(error, response);
+  return data;
+}
 
 /** The writes of users and managers over the client's openapi-fetch client and its sends. */
 export function userWrites(api: Client<paths>, sends: Sends, clientSignal: AbortSignal | undefined): { users: UserWrites; managers: ManagerWrites } {
-  /** The request's options for openapi-fetch, once the items are within `limit`. */
-  const init = (name: string, count: number, limit: number, options: WriteOptions) => {
-    if (count > limit) throw new RangeError(`${name} sends at most ${limit} items in one request (got ${count})`);
-    const retry = options.retry ?? (options.idempotencyKey !== undefined ? true : undefined);
-    return {
-      signal: eitherSignal(options.signal, clientSignal),
-      fetch: retry === undefined ? sends.default : retry ? sends.retried : sends.once,
-      params: { header: options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey } },
-    };
-  };
-  /** The answer's data, or its problem thrown. */
-  const answered = <T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T => {
-    if (data === undefined) throw ProblemError.fromAnswer(error, response);
-    return data;
-  };
+  const init = (name: string, count: number, limit: number, options: WriteOptions) => writeInit(sends, clientSignal, name, count, limit, options);
   return {
     users: {
       bulkUpsert: async (users, options = {}) =>

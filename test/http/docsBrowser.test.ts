@@ -57,13 +57,15 @@ test('the API reference in Chromium: every operation listed, and "try it" with a
   for (const operationId of operationIds) {
     assert.equal(await page.locator(`[id$="-${operationId}"].opblock`).count(), 1, `${operationId} is listed`);
   }
-  // Both versions: the v2 reads under their tag, beside the v1 read they replace.
+  // Both versions: the v2 reads under their tag, beside the v1 read they replace; the table push and its import under tables.
   for (const [tag, operationId, path] of [
     ['reporting', 'getReportingRecords', '/v1/reporting'],
     ['v2', 'getDataStructures', '/v2/data-structures'],
     ['v2', 'getDataStructureFields', '/v2/data-structures/{table_id}/fields'],
     ['v2', 'getV2Statements', '/v2/reporting/{table_id}/statements'],
     ['v2', 'getV2Records', '/v2/reporting/{table_id}/records'],
+    ['tables', 'pushTableRecords', '/v1/tables/{data_table_key}/records/bulk'],
+    ['tables', 'getImport', '/v1/imports/{import_id}'],
   ]) {
     const block = page.locator(`#operations-${tag}-${operationId}`);
     assert.equal(await block.count(), 1, `${operationId} is listed under ${tag}`);

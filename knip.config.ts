@@ -22,6 +22,7 @@ const config: KnipConfig = {
     'test/support/runTests.ts',
     'test/support/withPostgres.ts',
     'test/support/withPgBouncer.ts',
+    'test/support/withCitus.ts',
     // The client's type tests, compiled by test/client/types.test.ts.
     'test/client/types/*.ts',
     // `node --import tsx bench/X.ts`, and bench/peakRss.mjs preloaded into measured commands.

@@ -14,12 +14,13 @@ Checks, from one snapshot (servers may go on writing): SQLite's integrity check 
 keys; then, tenant by tenant: no user in two groups of one dimension in a month, no user with
 two managers in a month, no cycle of managers, the dimension fields stored for the records
 agreeing with the group attributions, the records' positions dense.
-Exit 0 when everything holds; 1 with one line on stdout per kind of violation found, naming
+On a Citus coordinator, a line first says how the tables are distributed. Exit 0 when everything holds; 1 with one line on stdout per kind of violation found, naming
 its first example (and a count on stderr), e.g.
   manager-cycle: tenant "acme": managers go round in a cycle in 2026-03: a@x is managed by b@x is managed by a@x`,
     )
     .action(async (options: { db: string }) => {
-      const violations = await withStore(options.db, 'mustExist', (store) => store.check());
+      const [violations, distribution] = await withStore(options.db, 'mustExist', async (store) => [await store.check(), await store.distribution()] as const);
+      if (distribution) process.stdout.write(`distribution: ${distribution}\n`);
       for (const { kind, example } of violations) process.stdout.write(`${kind}: ${example}\n`);
       if (violations.length > 0) throw new CommandFailure(`${options.db}: ${violations.length} kind(s) of violation found`);
       process.stdout.write(`ok: ${options.db} holds every invariant\n`);

@@ -62,6 +62,8 @@ export interface Engine {
   health(): Promise<void>;
   /** Bytes the database takes on disk. */
   databaseBytes(): Promise<number>;
+  /** See `Store.distribution`; absent on an engine of one server. */
+  distribution?(): Promise<string | undefined>;
   /** See `Store.backup`. */
   backup(target: string): Promise<void>;
   close(): Promise<void>;

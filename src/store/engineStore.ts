@@ -315,6 +315,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
         return tenant && work(datasetReads(steps, tenant));
       }),
     check: () => engine.inSnapshot((steps) => checkInvariants(steps.invariants)),
+    distribution: async () => engine.distribution?.(),
     backup: (target) => engine.backup(target),
     close: () => {
       router?.close();

@@ -106,6 +106,8 @@ export interface Store {
    * violation found, with its first example; none when all hold. Reads one snapshot.
    */
   check(): Promise<Violation[]>;
+  /** How the database spreads the tables over servers (`compdata check` says it), or `undefined` when it is one server's. */
+  distribution(): Promise<string | undefined>;
   /**
    * A consistent copy of the whole database into a new file at `target` (`compdata backup`),
    * taken while servers go on reading and writing. `target` appears only once complete: a

@@ -52,14 +52,16 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
       await admin.query(`CREATE TABLESPACE ${name} LOCATION '${disk.directory}'`);
       placement = ` TABLESPACE ${name}`;
     }
-    // A copy of the run's migrated template (withPostgres.ts), which costs less than migrating anew.
+    // A copy of the run's migrated template (withPostgres.ts), which costs less than migrating anew;
+    // on a Citus cluster (withCitus.ts), on every node.
     const template = process.env.COMPDATA_TEST_PG_TEMPLATE;
-    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}${placement}`);
+    const create = `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`;
+    await Promise.all([admin.query(`${create}${placement}`), ...citusWorkers().map((worker) => worker.query(create))]);
     const url = new URL(admin.url);
     url.pathname = `/${name}`;
     location = url.toString();
     remove = async () => {
-      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await Promise.all([admin, ...citusWorkers()].map((server) => server.query(`DROP DATABASE ${name} WITH (FORCE)`)));
       if (disk) {
         await admin.query(`DROP TABLESPACE ${name}`);
         disk.unmount();
@@ -97,8 +99,20 @@ async function postgresServerOwner(): Promise<{ uid: number; gid: number }> {
   return { uid, gid };
 }
 
-/** A connection to the test run's PostgreSQL server (`COMPDATA_TEST_PG`). */
-let admin: { url: string; query(sql: string): Promise<unknown> } | undefined;
+interface AdminConnection {
+  url: string;
+  query(sql: string): Promise<unknown>;
+}
+
+/** Connections to the test run's PostgreSQL server (`COMPDATA_TEST_PG`) and to the workers of its Citus cluster, if any. */
+let admin: AdminConnection | undefined;
+let workers: AdminConnection[] | undefined;
+
+function adminConnection(url: string): AdminConnection {
+  // Idle connections do not keep the test process alive.
+  const pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
+  return { url, query: (sql: string) => pool.query(sql) };
+}
 
 function postgresAdmin() {
   const url = process.env.COMPDATA_TEST_PG;
@@ -107,13 +121,16 @@ function postgresAdmin() {
       'COMPDATA_TEST_ENGINE=postgres needs a server: run the tests through test/support/withPostgres.ts (make test-postgres), or set COMPDATA_TEST_PG=postgres://...',
     );
   }
-  if (!admin) {
-    // Idle connections do not keep the test process alive.
-    const pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
-    admin = { url, query: (sql: string) => pool.query(sql) };
-  }
-  return admin;
+  return (admin ??= adminConnection(url));
 }
+
+/** The workers of the Citus cluster whose coordinator is the run's server (`COMPDATA_TEST_PG_WORKERS`, set by withCitus.ts): none elsewhere. */
+function citusWorkers(): AdminConnection[] {
+  return (workers ??= (process.env.COMPDATA_TEST_PG_WORKERS ?? '').split(',').filter(Boolean).map(adminConnection));
+}
+
+/** Whether the run's server is the coordinator of a Citus cluster (withCitus.ts). */
+export const ON_CITUS = TEST_ENGINE === 'postgres' && Boolean(process.env.COMPDATA_TEST_PG_WORKERS);
 
 /**
  * A new database for one test, as `--db` names it (see `newDatabase`), made as `seed` and

@@ -1,4 +1,20 @@
+import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
+
+/**
+ * SQL that takes a PostgreSQL database of this build back to before the tenants' write state had
+ * a table of its own (migration 10): the columns back in `tenants`, with their values.
+ */
+const BEFORE_TENANT_STATE = `
+    ALTER TABLE tenants ADD COLUMN empty_fragment text NOT NULL DEFAULT '}',
+      ADD COLUMN data_version bigint NOT NULL DEFAULT (random() * 9007199254740991)::bigint,
+      ADD COLUMN sync_seq bigint NOT NULL DEFAULT 0, ADD COLUMN resync_from bigint NOT NULL DEFAULT 0;
+    UPDATE tenants t SET empty_fragment = s.empty_fragment, data_version = s.data_version, sync_seq = s.sync_seq, resync_from = s.resync_from
+      FROM tenant_state s WHERE s.tenant_id = t.id;
+    ALTER TABLE tenants ADD COLUMN empty_fragment_v2 text GENERATED ALWAYS AS (${fragmentV2('empty_fragment')}) STORED;
+    DROP TABLE tenant_state;
+    UPDATE schema_version SET version = 9;
+  `;
 
 /**
  * SQL that takes a database of this build back to before imports of data tables (SQLite
@@ -13,7 +29,7 @@ const BEFORE_IMPORTS: Record<TestEngine, string> = {
     ALTER TABLE data_tables DROP COLUMN resync_from;
     PRAGMA user_version = 11;
   `,
-  postgres: `
+  postgres: `${BEFORE_TENANT_STATE}
     DROP TABLE import_lines;
     DROP TABLE import_tables;
     DROP TABLE imports;

@@ -10,9 +10,8 @@
  * connection open, and PgBouncer keeps its server connections). Without the servers installed,
  * it says so and exits 0 without running the command (the tests it runs also run without it).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { debianServersMissing, startPgBouncer, startPostgres, type PoolMode } from './debianServers.js';
+import { runCommand } from './runCommand.js';
 import { migratedTemplate } from './templateDatabase.js';
 
 let args = process.argv.slice(2);
@@ -42,15 +41,7 @@ try {
   const template = await migratedTemplate(server.url());
   const through = new URL(bouncer.url());
   if (mode === 'transaction') through.searchParams.set('prepared', 'off');
-  const child = spawn(command, commandArgs, {
-    stdio: 'inherit',
-    env: { ...process.env, COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: through.toString(), COMPDATA_TEST_PG_TEMPLATE: template },
-  });
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  const [exitCode, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  code = exitCode ?? (signal ? 1 : 0);
+  code = await runCommand(command, commandArgs, { COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: through.toString(), COMPDATA_TEST_PG_TEMPLATE: template });
 } finally {
   await bouncer.remove();
   await server.remove();

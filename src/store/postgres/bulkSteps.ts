@@ -125,7 +125,7 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     async updateFragments(changed) {
       await run(db, updateFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment));
     },
-    dataChanged: async () => void (await run(db, bumpDataVersion, tenantId)),
+    dataChanged: () => bumpDataVersion(db, tenantId),
   };
 }
 

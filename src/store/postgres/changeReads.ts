@@ -21,7 +21,7 @@ const reporting = statement<[...Bounds, string], Row>(
      FROM dimension_values d
      CROSS JOIN LATERAL (
        SELECT r.pos, r.body FROM reporting_records r
-       WHERE r.tenant_id = d.tenant_id AND r.user_pk = d.user_pk AND r.month = d.month AND r.stamp < d.stamp
+       WHERE r.tenant_id = $1 AND r.user_pk = d.user_pk AND r.month = d.month AND r.stamp < d.stamp
          AND (d.stamp, d.user_pk, d.month, r.pos) > ($2::bigint, $3::bigint, $4::bigint, $5::bigint)
        ORDER BY r.pos) AS r
      WHERE d.tenant_id = $1 AND (d.stamp, d.user_pk, d.month) >= ($2::bigint, $3::bigint, $4::bigint)
@@ -42,10 +42,10 @@ const tableRecords = statement<[number, number, number, number, number], Row>(
    WHERE tenant_id = $1 AND table_pk = $2 AND (stamp, pos) > ($3::bigint, $4::bigint)
    ORDER BY stamp, pos LIMIT $5`,
 );
-const state = statement<[number], { seq: number; resyncFrom: number }>('SELECT sync_seq AS seq, resync_from AS "resyncFrom" FROM tenants WHERE id = $1');
+const state = statement<[number], { seq: number; resyncFrom: number }>('SELECT sync_seq AS seq, resync_from AS "resyncFrom" FROM tenant_state WHERE tenant_id = $1');
 /** A table's records replaced by an import (migration 9) call for a new sync of that table only. */
 const tableState = statement<[number, number], { seq: number; resyncFrom: number }>(
-  `SELECT t.sync_seq AS seq, greatest(t.resync_from, d.resync_from) AS "resyncFrom" FROM data_tables d JOIN tenants t ON t.id = d.tenant_id
+  `SELECT t.sync_seq AS seq, greatest(t.resync_from, d.resync_from) AS "resyncFrom" FROM data_tables d JOIN tenant_state t ON t.tenant_id = d.tenant_id
    WHERE d.tenant_id = $1 AND d.pk = $2`,
 );
 

@@ -19,8 +19,8 @@ const DATED = `stamp_time AS (
 
 const next = statement<[number, boolean], { stamp: number }>(
   `WITH next_stamp AS (
-     UPDATE tenants SET sync_seq = sync_seq + 1, resync_from = CASE WHEN $2 THEN sync_seq + 1 ELSE resync_from END
-     WHERE id = $1 RETURNING sync_seq),
+     UPDATE tenant_state SET sync_seq = sync_seq + 1, resync_from = CASE WHEN $2 THEN sync_seq + 1 ELSE resync_from END
+     WHERE tenant_id = $1 RETURNING sync_seq),
    ${DATED}
    SELECT sync_seq AS stamp FROM next_stamp`,
 );
@@ -32,7 +32,7 @@ const next = statement<[number, boolean], { stamp: number }>(
 export const stampTime = (tenant: string, stamp: string) => `(SELECT at FROM stamp_times WHERE tenant_id = ${tenant} AND stamp = ${stamp})`;
 
 /** The next stamp, dated, as CTEs a statement that writes changes begins with (`$1`: the tenant; `next_stamp` holds `sync_seq`, `stamp_time` its `at`). */
-export const NEXT_STAMP_CTE = `next_stamp AS (UPDATE tenants SET sync_seq = sync_seq + 1 WHERE id = $1 RETURNING sync_seq), ${DATED}`;
+export const NEXT_STAMP_CTE = `next_stamp AS (UPDATE tenant_state SET sync_seq = sync_seq + 1 WHERE tenant_id = $1 RETURNING sync_seq), ${DATED}`;
 
 export function changeStamps(db: Queryable) {
   return {

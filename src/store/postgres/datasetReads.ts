@@ -7,7 +7,7 @@ const usersAfter = statement<[number, string, number], ExportedUser>(
   'SELECT email_key AS key, json, attributes, archived_after AS "archivedAfter" FROM users WHERE tenant_id = $1 AND email_key > $2 ORDER BY email_key LIMIT $3',
 );
 const tables = statement<[number], TableRow>('SELECT key, name, fields AS "fieldsJson" FROM data_tables WHERE tenant_id = $1 ORDER BY key');
-const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenants WHERE id = $1');
+const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenant_state WHERE tenant_id = $1');
 
 /** What `compdata export` reads besides the paged listings (../datasetReading.ts), on the snapshot's connection. */
 export function datasetSteps(db: Queryable): DatasetSteps {

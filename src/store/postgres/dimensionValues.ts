@@ -28,7 +28,7 @@ const setFields = statement<[number, number[], number[], string[], number]>(
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );
 const usersAfter = statement<[number, number, number], { pk: number }>('SELECT pk FROM users WHERE tenant_id = $1 AND pk > $2 ORDER BY pk LIMIT $3');
-const setEmptyFragment = statement<[string, number]>('UPDATE tenants SET empty_fragment = $1 WHERE id = $2');
+const setEmptyFragment = statement<[string, number]>('UPDATE tenant_state SET empty_fragment = $1 WHERE tenant_id = $2');
 const stampRecords = statement<[number, number]>(`UPDATE reporting_records SET stamp = $2, changed_at = ${stampTime('$1', '$2')} WHERE tenant_id = $1`);
 
 /** The stored fields of these users in every month, and their group periods. */

@@ -4,14 +4,14 @@ import { firstRow, rowsOf, statement, storable, type Queryable } from './connect
 
 const tables = statement<[number, string | null], TableRow>(
   `SELECT t.key, t.name, t.fields AS "fieldsJson",
-          (SELECT coalesce(max(r.pos) + 1, 0) FROM table_records r WHERE r.tenant_id = t.tenant_id AND r.table_pk = t.pk) AS "recordCount"
+          (SELECT coalesce(max(r.pos) + 1, 0) FROM table_records r WHERE r.tenant_id = $1 AND r.table_pk = t.pk) AS "recordCount"
    FROM data_tables t WHERE t.tenant_id = $1 AND ($2::text IS NULL OR t.key = $2) ORDER BY t.key`,
 );
 // One statement, one snapshot: the metric keys and each dimension with its group names.
 const reportingSchema = statement<[number], ReportingSchema>(
   `SELECT (SELECT coalesce(json_agg(m.key ORDER BY m.position), '[]') FROM metrics m WHERE m.tenant_id = $1) AS "metricKeys",
           (SELECT coalesce(json_agg(json_build_object('key', d.key, 'groups',
-                    (SELECT coalesce(json_agg(g.name ORDER BY g.name), '[]') FROM groups g WHERE g.tenant_id = d.tenant_id AND g.dimension_pk = d.pk))
+                    (SELECT coalesce(json_agg(g.name ORDER BY g.name), '[]') FROM groups g WHERE g.tenant_id = $1 AND g.dimension_pk = d.pk))
                   ORDER BY d.position), '[]')
            FROM dimensions d WHERE d.tenant_id = $1) AS dimensions`,
 );

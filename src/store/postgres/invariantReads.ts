@@ -56,7 +56,7 @@ const archivedManager = statement<[number], ArchivedManager>(
 );
 const email = statement<[number, number], { email: string }>('SELECT email FROM users WHERE tenant_id = $1 AND pk = $2');
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
-const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenants WHERE id = $1');
+const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenant_state WHERE tenant_id = $1');
 const usersWithFields = statement<[number, number, number], { pk: number; email: string }>(
   `SELECT pk, email FROM users u WHERE tenant_id = $1 AND pk > $2
      AND EXISTS (SELECT 1 FROM dimension_values v WHERE v.tenant_id = $1 AND v.user_pk = u.pk)

@@ -11,16 +11,24 @@ const list = statement<[string | null], KeyInfo>(
    WHERE $1::text IS NULL OR t.name = $1
    ORDER BY k.created_at, k.id`,
 );
-const lookup = statement<[string], StoredKey>(
-  `SELECT k.secret_hash AS "secretHash", k.revoked_at IS NOT NULL AS revoked, t.id AS "tenantId",
-          t.empty_fragment AS "emptyFragment", t.data_version::text AS "dataVersion", k.scope
-   FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = $1`,
+const lookup = statement<[string], Omit<StoredKey, 'emptyFragment' | 'dataVersion'>>(
+  `SELECT secret_hash AS "secretHash", revoked_at IS NOT NULL AS revoked, tenant_id AS "tenantId", scope FROM api_keys WHERE id = $1`,
 );
+/** Read after the key, by its tenant: on Citus the key is in the directory and the state on the tenant's node (migrations.ts). */
+const tenantState = statement<[number], Pick<StoredKey, 'emptyFragment' | 'dataVersion'>>(
+  `SELECT empty_fragment AS "emptyFragment", data_version::text AS "dataVersion" FROM tenant_state WHERE tenant_id = $1`,
+);
+
+/** The key `id` and what a read of its tenant needs at once, in two statements: the key's, then its tenant's. */
+async function lookUp(db: Queryable, id: string): Promise<StoredKey | undefined> {
+  const key = await firstRow(db, lookup, id);
+  return key && { ...key, ...(await firstRow(db, tenantState, key.tenantId))! };
+}
 
 /** The statements of the API keys (the rules: ../apiKeys.ts, ../engineStore.ts); `api_keys` is part of the directory (see migrations.ts). */
 export function keySteps(db: Queryable): KeySteps {
   return {
-    lookup: (id) => firstRow(db, lookup, id),
+    lookup: (id) => lookUp(db, id),
     revoke: async (id, revokedAt) => (await run(db, revoke, revokedAt, id)) === 1,
     list: (tenantName) => rowsOf(db, list, tenantName ?? null),
   };

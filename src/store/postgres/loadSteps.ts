@@ -27,9 +27,11 @@ const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics
 const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const insertMetric = statement<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES ($1, $2, $3)');
 const insertDimension = statement<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES ($1, $2, $3)');
+/** The payment currency as the body holds it, written again for a new metric (immutable functions only: Citus refuses others with a column in an UPDATE). */
+const PAYMENT_CURRENCY = `((body || '}')::json -> 'payment_currency')::text`;
 const addMetricToBodies = statement<[number, string, string, number]>(
-  `UPDATE reporting_records SET body = body || $2 || to_json((body || '}')::json ->> 'payment_currency')::text,
-     body_v2 = body_v2 || $3 || to_json((body || '}')::json ->> 'payment_currency')::text || '}', stamp = $4, changed_at = ${stampTime('$1', '$4')}
+  `UPDATE reporting_records SET body = body || $2 || ${PAYMENT_CURRENCY},
+     body_v2 = body_v2 || $3 || ${PAYMENT_CURRENCY} || '}', stamp = $4, changed_at = ${stampTime('$1', '$4')}
    WHERE tenant_id = $1`,
 );
 
@@ -51,10 +53,18 @@ const managerEdges = statement<[number], ManagerEdge>(
 
 const recordCount = statement<[number], { count: number }>('SELECT coalesce(max(pos) + 1, 0) AS count FROM reporting_records WHERE tenant_id = $1');
 const recordPositions = statement<[number, string[]], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = $1 AND id = ANY ($2)');
+/**
+ * The rows of an INSERT ... SELECT from arrays (`rows`), each beside its tenant's row of
+ * `tenant_state` (`s`) and the time of stamp `stamp` (`t.at`): on Citus, a SELECT from a table
+ * co-located with the one written, by its tenant, goes to the tenant's node as one task (from the
+ * arrays alone, the rows would be gathered on the coordinator first).
+ */
+const stampedRows = (rows: string, stamp: string) =>
+  `tenant_state s CROSS JOIN ${rows} LEFT JOIN stamp_times t ON t.tenant_id = s.tenant_id AND t.stamp = ${stamp} WHERE s.tenant_id = $1`;
 /** An id already stored (given twice) is skipped, and missing from the ids returned. */
 const insertRecords = statement<[number, number[], string[], number[], number[], string[], string[], number], { id: string }>(
   `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp, changed_at)
-   SELECT $1, *, $8, ${stampTime('$1', '$8')} FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[])
+   SELECT s.tenant_id, r.*, $8, t.at FROM ${stampedRows('unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[]) AS r', '$8')}
    ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
 );
 /** Updates the records whose content changed (an unchanged one keeps its stamp). */
@@ -66,7 +76,8 @@ const updateRecords = statement<[number, number[], number[], number[], string[],
 /** A new dimension fields row holds minus the stamp of the load that made it (see ../sqlite/migrations.ts, 5). */
 const ensureFieldRows = statement<[number, number[], number[], number]>(
   `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp)
-   SELECT $1, user_pk, month, '}', -$4::bigint FROM unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)
+   SELECT s.tenant_id, w.user_pk, w.month, '}', -$4::bigint FROM tenant_state s CROSS JOIN unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)
+   WHERE s.tenant_id = $1
    ON CONFLICT DO NOTHING`,
 );
 
@@ -81,7 +92,7 @@ const tableRecordPositions = statement<[number, number, string[]], { id: string;
 );
 const insertTableRecords = statement<[number, number, number[], string[], string[], string[], number], { id: string }>(
   `INSERT INTO table_records (tenant_id, table_pk, pos, id, body, body_v2, stamp, changed_at)
-   SELECT $1, $2, *, $7, ${stampTime('$1', '$7')} FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[])
+   SELECT s.tenant_id, $2, r.*, $7, t.at FROM ${stampedRows('unnest($3::bigint[], $4::text[], $5::text[], $6::text[]) AS r', '$7')}
    ON CONFLICT (tenant_id, table_pk, id) DO NOTHING RETURNING id`,
 );
 const updateTableRecords = statement<[number, number, number[], string[], string[], number]>(

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SchemaTooNew } from '../store.js';
+import { distributeTables } from './citus.js';
 import { firstRow, inTransaction, run, statement } from './connection.js';
 
 /**
@@ -16,8 +17,8 @@ import { firstRow, inTransaction, run, statement } from './connection.js';
  *   touches one tenant's shard. `tenants`, `api_keys` and `schema_version` are the directory
  *   (reference tables there): a key is looked up before its tenant is known.
  *   test/store/postgres/distribution.test.ts reads the catalog and holds every table to this.
- * - `tenants.data_version` changes in every transaction that writes the tenant's data, as on
- *   SQLite (see ../engineStore.ts): paged reads carry it in their ETag.
+ * - `tenant_state.data_version` changes in every transaction that writes the tenant's data, as
+ *   on SQLite (see ../engineStore.ts): paged reads carry it in their ETag.
  * - Keys, names and e-mails are `COLLATE "C"`: they sort and compare by code point, as SQLite's
  *   BINARY does, whatever the database's locale. `users.email_key` is the e-mail with ASCII
  *   letters lowered: SQLite's NOCASE, by which e-mails are matched and listed.
@@ -288,10 +289,28 @@ export const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE data_tables ADD COLUMN resync_from bigint NOT NULL DEFAULT 0;
   `,
+  // 10: what every write of a tenant changes (its data version, change counter, the fields of a
+  // user in no group) moves out of the directory into a table of its own keyed by tenant: on
+  // Citus (citus.ts) the directory is copied to every node, and a write of one tenant then
+  // touches only the node that holds the tenant's rows.
+  `
+  CREATE TABLE tenant_state (
+    tenant_id integer PRIMARY KEY REFERENCES tenants (id) ON DELETE CASCADE,
+    data_version bigint NOT NULL,
+    sync_seq bigint NOT NULL DEFAULT 0,
+    resync_from bigint NOT NULL DEFAULT 0,
+    empty_fragment text NOT NULL DEFAULT '}',
+    empty_fragment_v2 text GENERATED ALWAYS AS (${fragmentV2('empty_fragment')}) STORED
+  );
+  INSERT INTO tenant_state (tenant_id, data_version, sync_seq, resync_from, empty_fragment)
+    SELECT id, data_version, sync_seq, resync_from, empty_fragment FROM tenants;
+  ALTER TABLE tenants DROP COLUMN data_version, DROP COLUMN sync_seq, DROP COLUMN resync_from, DROP COLUMN empty_fragment_v2,
+    DROP COLUMN empty_fragment;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */
-function fragmentV2(column: string): string {
+export function fragmentV2(column: string): string {
   return `CASE WHEN ${column} = '}' THEN '' ELSE ',"custom.' || substr(replace(left(${column}, -1), '],"', '],"custom.'), 3) END`;
 }
 
@@ -308,7 +327,7 @@ const firstVersion = statement<[]>('INSERT INTO schema_version (version) VALUES 
 
 /**
  * Brings the schema up to date, in one transaction under a lock of its own, so that processes
- * starting together migrate once.
+ * starting together migrate once; on a Citus coordinator, with every table distributed (citus.ts).
  */
 export async function migrate(pool: pg.Pool): Promise<void> {
   await inTransaction(pool, async (client) => {
@@ -324,5 +343,6 @@ export async function migrate(pool: pg.Pool): Promise<void> {
       await client.query(MIGRATIONS[version]!);
       await run(client, setVersion, version + 1);
     }
+    await distributeTables(client);
   });
 }

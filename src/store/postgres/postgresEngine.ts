@@ -12,6 +12,7 @@ import {
   type StoreLog,
 } from '../store.js';
 import { tenantWrite } from './bulkUpsert.js';
+import { distributionOf } from './citus.js';
 import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
@@ -104,6 +105,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
       const { rows } = await opened.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes');
       return Number(rows[0]!.bytes);
     },
+    distribution: () => distributionOf(opened),
     async backup() {
       throw new BackupUnsupported(
         "a PostgreSQL database is copied with PostgreSQL's own tools, consistent while servers write: " +

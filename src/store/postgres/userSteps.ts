@@ -36,6 +36,6 @@ export function userSteps(db: Queryable, tenantId: number): UserSteps {
     rerenderUsersInRecords: async (changes, stamp) =>
       void (await run(db, rerenderUsersInRecords, tenantId, ...rerenderColumns(changes), stamp)),
     nextStamp: () => changeStamps(db).next(tenantId),
-    dataChanged: async () => void (await run(db, bumpDataVersion, tenantId)),
+    dataChanged: () => bumpDataVersion(db, tenantId),
   };
 }

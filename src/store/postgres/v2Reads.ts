@@ -13,7 +13,7 @@ const withTime = (body: string, time: string, tail?: string) =>
   `${body} || (${tail ? `${tail} || ` : ''}',"standard.last_modified_at":"' || ${time} || '"}')`;
 
 const STATEMENT_TIME = 'greatest(r.changed_at, d.changed_at)';
-const STATEMENT = withTime('r.body_v2', STATEMENT_TIME, 'coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = $1))');
+const STATEMENT = withTime('r.body_v2', STATEMENT_TIME, 'coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenant_state WHERE tenant_id = $1))');
 const STATEMENTS_FROM = `reporting_records r
   LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
   WHERE r.tenant_id = $1`;

@@ -1,3 +1,4 @@
+import { getRandomValues } from 'node:crypto';
 import type { WriteSteps } from '../engine.js';
 import type { Tenant } from '../store.js';
 import { changeStamps } from './changeStamps.js';
@@ -13,8 +14,16 @@ const hasData = statement<[number], { found: boolean }>(
        OR EXISTS (SELECT 1 FROM data_tables WHERE tenant_id = $1) AS found`,
 );
 const lockTenant = statement<[number, number]>('SELECT pg_advisory_xact_lock($1, $2)');
-/** The version of the tenant's data: a new random value in each transaction that writes it. */
-export const bumpDataVersion = statement<[number]>('UPDATE tenants SET data_version = (random() * 9007199254740991)::bigint WHERE id = $1');
+/**
+ * The version of the tenant's data: a new random value in each transaction that writes it,
+ * drawn here (Citus refuses a volatile function in an UPDATE of a distributed table).
+ */
+const setDataVersion = statement<[number, number]>('UPDATE tenant_state SET data_version = $2 WHERE tenant_id = $1');
+const insertState = statement<[number, number]>('INSERT INTO tenant_state (tenant_id, data_version) VALUES ($1, $2) ON CONFLICT DO NOTHING');
+/** A random integer of 0..2^53 - 1, as a data version. */
+const newDataVersion = (): number => Number(getRandomValues(new BigUint64Array(1))[0]! >> 11n);
+/** Gives the tenant's data a new version (see migrations.ts). */
+export const bumpDataVersion = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, setDataVersion, tenantId, newDataVersion()));
 // Records go first: they reference users without a cascade. Where each stood is kept for v2's
 // walks (see ../sqlite/migrations.ts, 8).
 const deletions = [
@@ -29,7 +38,7 @@ const deletions = [
   'DELETE FROM users WHERE tenant_id = $1',
   'DELETE FROM dimensions WHERE tenant_id = $1',
   'DELETE FROM metrics WHERE tenant_id = $1',
-  `UPDATE tenants SET empty_fragment = '}' WHERE id = $1`,
+  `UPDATE tenant_state SET empty_fragment = '}' WHERE tenant_id = $1`,
 ].map((sql) => statement<[number]>(sql));
 
 /**
@@ -43,14 +52,16 @@ export function writeSteps(db: Queryable): WriteSteps {
   return {
     async ensureTenant(name) {
       await run(db, insert, name, new Date().toISOString());
-      return (await firstRow(db, find, name))!;
+      const tenant = (await firstRow(db, find, name))!;
+      await run(db, insertState, tenant.id, newDataVersion());
+      return tenant;
     },
     lockTenant: (tenantId) => lockForWriting(db, tenantId),
     hasData: async (tenantId) => (await firstRow(db, hasData, tenantId))!.found,
     async deleteData(tenantId) {
       for (const deletion of deletions) await run(db, deletion, tenantId);
     },
-    dataChanged: async (tenantId) => void (await run(db, bumpDataVersion, tenantId)),
+    dataChanged: (tenantId) => bumpDataVersion(db, tenantId),
     nextStamp: (tenantId, replace) => changeStamps(db).next(tenantId, replace),
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => loadSteps(db, tenantId),

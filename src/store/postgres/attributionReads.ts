@@ -128,7 +128,7 @@ function listingStatements<Row>(shape: Listing<Row>, filters: readonly string[])
   const order = shape.key.join(', ');
   const select = `SELECT ${shape.columns} FROM users u JOIN ${shape.table} a ON a.tenant_id = u.tenant_id AND a.user_pk = u.pk ${shape.joins}`;
   const lastKey = shape.key.map((_, i) => `$${page + 1 + i}`).join(', ');
-  const rowsOfUser = `SELECT count(*) FROM ${shape.table} a WHERE a.tenant_id = u.tenant_id AND a.user_pk = u.pk${rowWhere}`;
+  const rowsOfUser = `SELECT count(*) FROM ${shape.table} a WHERE a.tenant_id = $1 AND a.user_pk = u.pk${rowWhere}`;
   return {
     at: statement<unknown[], Row>(`${select} WHERE ${where} ORDER BY ${order} LIMIT $${page} OFFSET $${page + 1}`),
     fromUser: statement<unknown[], Row>(`${select} WHERE ${where} AND u.email_key >= $${page + 2} ORDER BY ${order} LIMIT $${page} OFFSET $${page + 1}`),

@@ -12,9 +12,12 @@ const create = statement<[number, string, string, number], { pk: number }>(
   `INSERT INTO imports (tenant_id, id, status, created_at, launch_at) VALUES ($1, $2, 'scheduled', $3, $4) RETURNING pk`,
 );
 const setLaunchAt = statement<[number, number, number]>('UPDATE imports SET launch_at = $3 WHERE tenant_id = $1 AND pk = $2');
+// From the import's row rather than VALUES: Citus refuses a subquery in INSERT ... VALUES, and
+// routes an INSERT ... SELECT from a co-located table, by its tenant, to the tenant's node.
 const addLines = statement<[number, number, string, boolean, number], { before: number }>(
   `INSERT INTO import_tables (tenant_id, import_pk, data_table_key, position, replace_all, lines, status)
-   VALUES ($1, $2, $3, (SELECT count(*) FROM import_tables WHERE tenant_id = $1 AND import_pk = $2), $4, $5, 'scheduled')
+   SELECT i.tenant_id, i.pk, $3, (SELECT count(*) FROM import_tables WHERE tenant_id = $1 AND import_pk = $2), $4, $5, 'scheduled'
+   FROM imports i WHERE i.tenant_id = $1 AND i.pk = $2
    ON CONFLICT (tenant_id, import_pk, data_table_key)
    DO UPDATE SET replace_all = import_tables.replace_all OR excluded.replace_all, lines = import_tables.lines + excluded.lines
    RETURNING lines - $5 AS before`,

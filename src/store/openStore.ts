@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { storeOver } from './engineStore.js';
 import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './readRouting.js';
-import { openPostgresEngine } from './postgres/postgresEngine.js';
-import { openSqliteEngine } from './sqlite/sqliteEngine.js';
 import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, StoreUnusable, type Store, type StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
@@ -63,10 +61,13 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     const replicaLocations = options.replicas ?? [];
     const refused = replicaLocations.find((replica) => !isPostgres(replica));
     if (refused !== undefined) throw new StoreUnusable(`a read replica must be a postgres:// URL: ${refused}`);
+    // Each engine's code (and its driver) loads only when a database of its kind is opened.
+    const { openPostgresEngine } = await import('./postgres/postgresEngine.js');
     const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations });
     return storeOver(engine, storeOptions);
   }
   if (options.replicas?.length) throw new StoreUnusable('read replicas are for PostgreSQL: --db must then be a postgres:// URL');
   if (options.mustExist) assertStoreExists(location);
+  const { openSqliteEngine } = await import('./sqlite/sqliteEngine.js');
   return storeOver(openSqliteEngine(sqlitePath(location), { role: options.role, busyTimeoutMs, log }), storeOptions);
 }

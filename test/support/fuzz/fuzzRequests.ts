@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { jsonText, plainText } from './jsonText.js';
-import { mutatedValue, validValue, type Dictionary, type Schema } from './schemaValues.js';
+import { mutatedValue, shared, validValue, type Dictionary, type Schema } from './schemaValues.js';
 
 /**
  * Requests derived from the contract: each operation of `openapi/openapi.yaml` (its method,
@@ -163,7 +163,7 @@ function strayQueryParameter(): fc.Arbitrary<string> {
 }
 
 function otherMethod(): fc.Arbitrary<string> {
-  return fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: fc.stringMatching(/^[A-Z]{1,10}$/) });
+  return fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: shared('method', () => fc.stringMatching(/^[A-Z]{1,10}$/)) });
 }
 
 /** A change to the shape of a path: case, slashes, dot segments, an encoded letter, more segments. */
@@ -189,8 +189,10 @@ function pathOddity(): fc.Arbitrary<(path: string) => string> {
 
 /** Header values node's client will send: tab, visible ASCII and Latin-1. */
 function headerText(maxLength: number): fc.Arbitrary<string> {
-  const unit = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((code) => String.fromCharCode(code));
-  return fc.string({ unit, maxLength });
+  return shared(`header text 0-${maxLength}`, () => {
+    const unit = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((code) => String.fromCharCode(code));
+    return fc.string({ unit, maxLength });
+  });
 }
 
 function headersFor(secured: boolean, dictionary: FuzzDictionary): fc.Arbitrary<Record<string, string>> {
@@ -201,7 +203,7 @@ function headersFor(secured: boolean, dictionary: FuzzDictionary): fc.Arbitrary<
     { weight: 1, arbitrary: badKey },
   );
   const requestId = oneIn(8, fc.oneof(fc.uuid(), headerText(200)));
-  const extra = oneIn(8, fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), headerText(100)));
+  const extra = oneIn(8, fc.tuple(shared('header name', () => fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/)), headerText(100)));
   return fc.record({ key, requestId, extra }).map(({ key, requestId, extra }) => ({
     ...(key !== undefined && { 'X-API-Key': key }),
     ...(requestId !== null && { 'X-Request-Id': requestId }),

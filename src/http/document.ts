@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
@@ -23,13 +23,32 @@ export interface LoadedDocument {
 /** What the served document says of its one server. */
 const SERVED_SERVER_DESCRIPTION = 'This server, as it was reached (its public URL when one is configured)';
 
+/** Where the build writes the contract as JSON (`npm run build`: {@link contractJsonText}). */
+const BUILT_CONTRACT = 'dist/openapi/openapi.json';
+
 /**
- * Loads `openapi/openapi.yaml` once. Integers are read as bigints so that the served JSON keeps
- * the offset bound exact; openapi-backend gets ordinary numbers.
+ * The contract's file: `openapi/openapi.yaml`, or when this code runs from the build, the JSON
+ * the build wrote of it (parsing the YAML took a third of a second of each server's start).
  */
-export function loadDocument(path = repositoryPath('openapi/openapi.yaml')): LoadedDocument {
+function contractPath(): string {
+  const built = repositoryPath(BUILT_CONTRACT);
+  return import.meta.url.includes('/dist/') && existsSync(built) ? built : repositoryPath('openapi/openapi.yaml');
+}
+
+/**
+ * The contract as JSON text, integers exact: what the build writes to {@link BUILT_CONTRACT}
+ * (scripts/contractJson.mjs).
+ */
+export const contractJsonText = (yamlText: string): string => exactJson(parse(yamlText, { intAsBigInt: true }));
+
+/**
+ * Loads the contract (YAML, or the JSON the build made of it) once. Integers beyond JavaScript's
+ * safe range are read as bigints so that the served JSON keeps the offset bound exact;
+ * openapi-backend gets ordinary numbers.
+ */
+export function loadDocument(path = contractPath()): LoadedDocument {
   const text = readFileSync(path, 'utf8');
-  const exact = parse(text, { intAsBigInt: true }) as Record<string, unknown>;
+  const exact = (path.endsWith('.json') ? JSON.parse(text, exactIntegers) : parse(text, { intAsBigInt: true })) as Record<string, unknown>;
   // The served text is the same but for `servers`, spliced in per request around a marker.
   const marker = '\u0000servers\u0000';
   const [before, after] = exactJson({ ...exact, servers: marker }).split(JSON.stringify(marker)) as [string, string];
@@ -37,6 +56,11 @@ export function loadDocument(path = repositoryPath('openapi/openapi.yaml')): Loa
   // openapi-backend's copy: the same document with every integer a JS number.
   const definition = JSON.parse(JSON.stringify(exact, (_key, item: unknown) => (typeof item === 'bigint' ? Number(item) : item))) as Record<string, unknown>;
   return { definition, servedJson };
+}
+
+/** A JSON.parse reviver that reads an integer past 2^53 from its source text, as a bigint. */
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source) ? BigInt(context.source) : value;
 }
 
 function exactJson(value: unknown): string {

@@ -1,4 +1,8 @@
-import { SingleBar } from 'cli-progress';
+import { createRequire } from 'node:module';
+import type { SingleBar } from 'cli-progress';
+
+// cli-progress is loaded when a bar is shown (a terminal), not by every start of the command.
+const load = createRequire(import.meta.url);
 
 /**
  * A progress bar on `stream` when it is a terminal, else none. `format` may use cli-progress's
@@ -6,7 +10,8 @@ import { SingleBar } from 'cli-progress';
  */
 export function progressBar(stream: NodeJS.WriteStream, format: string, total: number): SingleBar | undefined {
   if (!stream.isTTY) return undefined;
-  const bar = new SingleBar({
+  const { SingleBar: Bar } = load('cli-progress') as typeof import('cli-progress');
+  const bar = new Bar({
     stream,
     format,
     clearOnComplete: true,

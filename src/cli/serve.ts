@@ -1,44 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
-import type { FaultSpec } from '../http/faultSpec.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
-import type { RatePolicy } from '../http/rateLimit.js';
-import { createLogger, LOG_LEVELS, endLog, type LogLevel } from '../http/logging.js';
-import type { RunningServer, ServerOptions } from '../http/server.js';
-import { DEFAULT_POOL_SIZE, openStore } from '../store/openStore.js';
+import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
+import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
+import { DEFAULT_POOL_SIZE } from '../store/openStore.js';
 import { DEFAULT_READ_ROUTING } from '../store/readRouting.js';
-import type { Store } from '../store/store.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseReplica, parseText } from './arguments.js';
-import { commandFailureOf, DB_HELP, requireDatabase } from './database.js';
+import { DB_HELP } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
-import { CommandFailure } from './errors.js';
-import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
-import { parseRateLimit, rateLimiterFor, rateLimitService } from './serveRateLimit.js';
-import { metricsOption, metricsService } from './serveMetrics.js';
-
-/**
- * Resolves on the first SIGTERM or SIGINT (a second one then ends the process at once). A worker
- * of `--workers` stops when its primary says so (or is gone), and ignores the terminal's SIGINT,
- * which its primary also receives and passes on.
- */
-function stopRequested(): Promise<string> {
-  if (isServeWorker()) {
-    process.on('SIGINT', () => {});
-    return new Promise((resolve) => {
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      process.once('disconnect', () => resolve('primary gone'));
-    });
-  }
-  return new Promise((resolve) => {
-    const once = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', once);
-      process.off('SIGINT', once);
-      resolve(signal);
-    };
-    process.on('SIGTERM', once);
-    process.on('SIGINT', once);
-  });
-}
+import type { CliServeOptions } from './serveRun.js';
 
 /** `--workers`: a count, or `auto` for one per core. */
 function parseWorkers(text: string): number {
@@ -47,6 +17,13 @@ function parseWorkers(text: string): number {
 
 const bytes = (max: number) => integerIn(1, max);
 const milliseconds = integerIn(1, 24 * 3600 * 1000);
+
+/** `--rate-limit N[/BURST]`. */
+function parseRateLimit(text: string): RatePolicy {
+  const policy = parseRatePolicy(text);
+  if (!policy) throw new InvalidArgumentError('must be N or N/BURST: whole numbers from 1 to 9999999 (requests a second, requests at once).');
+  return policy;
+}
 
 function parseLogLevel(text: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new InvalidArgumentError(`must be one of ${LOG_LEVELS.join(', ')}.`);
@@ -104,108 +81,8 @@ export function serveCommand(): Command {
         'workers together); a worker that dies is replaced.',
     )
     .action(async (options: CliServeOptions, command: Command) => {
-      if (options.headersTimeout > options.requestTimeout) {
-        command.error('error: --headers-timeout must not exceed --request-timeout');
-      }
-      requireDatabase(options.db);
-      const serverOptions = toServerOptions(options);
-      if (options.workers > 1 && !isServeWorker()) {
-        const services: PrimaryService[] = [...rateLimitService(options.rateLimit), ...metricsService(options.metrics)];
-        process.exitCode = await runServeWorkers(options.workers, serverOptions.logger, services);
-        return;
-      }
-      await serve(options, serverOptions);
+      // Loaded by the command that serves: every other command starts without the server's modules.
+      const { runServe } = await import('./serveRun.js');
+      await runServe(options, command);
     });
-}
-
-interface CliServeOptions {
-  db: string;
-  port: number;
-  host: string;
-  publicUrl?: string;
-  trustProxy?: boolean;
-  corsOrigin?: string[];
-  faults?: FaultSpec;
-  maxConcurrent: number;
-  bodyLimit: number;
-  pushBodyLimit: number;
-  maxUrlLength: number;
-  maxHeaderSize: number;
-  headersTimeout: number;
-  requestTimeout: number;
-  keepAliveTimeout: number;
-  idleTimeout: number;
-  shutdownTimeout: number;
-  logLevel: LogLevel;
-  workers: number;
-  dbPool: number;
-  dbReplica?: string[];
-  replicaWait: number;
-  replicaMaxLag: number;
-  rateLimit?: RatePolicy;
-  metrics?: boolean;
-}
-
-type ServeOptions = Omit<ServerOptions, 'store'> & Required<Pick<ServerOptions, 'logger'>>;
-
-function toServerOptions(options: CliServeOptions): ServeOptions {
-  return {
-    port: options.port,
-    host: options.host,
-    ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
-    trustProxy: options.trustProxy === true,
-    corsOrigins: options.corsOrigin ?? [],
-    ...(options.faults !== undefined && { faults: options.faults }),
-    maxConcurrent: options.maxConcurrent,
-    bodyLimit: options.bodyLimit,
-    pushBodyLimit: options.pushBodyLimit,
-    maxUrlLength: options.maxUrlLength,
-    maxHeaderSize: options.maxHeaderSize,
-    headersTimeoutMs: options.headersTimeout,
-    requestTimeoutMs: options.requestTimeout,
-    keepAliveTimeoutMs: options.keepAliveTimeout,
-    idleTimeoutMs: options.idleTimeout,
-    shutdownTimeoutMs: options.shutdownTimeout,
-    ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
-    ...(options.metrics && { metrics: metricsOption(options.metrics) }),
-    logger: createLogger(options.logLevel),
-  };
-}
-
-/**
- * Opens the database, starts the server, prints where it listens (the first line of stdout; log
- * lines follow), and on the first stop signal closes the server, then the database.
- */
-async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
-  let store: Store;
-  try {
-    store = await openStore(cli.db, {
-      role: 'server',
-      mustExist: true,
-      poolSize: cli.dbPool,
-      replicas: cli.dbReplica ?? [],
-      routing: { waitMs: cli.replicaWait, maxLagMs: cli.replicaMaxLag },
-      log: options.logger,
-    });
-  } catch (error) {
-    throw commandFailureOf(error);
-  }
-  let server: RunningServer;
-  try {
-    // Loaded by the command that serves: every other command starts without the HTTP stack.
-    const { startServer } = await import('../http/server.js');
-    server = await startServer({ ...options, store });
-  } catch (error) {
-    await store.close();
-    throw new CommandFailure(`cannot serve ${cli.db} on ${options.host}:${options.port}: ${(error as Error).message}`);
-  }
-  if (isServeWorker()) reportListening(server.url);
-  else process.stdout.write(`listening on ${server.url}\n`);
-  const signal = await stopRequested();
-  options.logger.info({ signal }, 'stopping: finishing the requests in flight');
-  await server.close();
-  await store.close();
-  options.logger.info('stopped');
-  await endLog(options.logger);
-  process.exit(0);
 }

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Context, Middleware } from 'koa';
-import { pino, type DestinationStream, type LevelWithSilent, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { KEY_TEXT } from '../store/apiKeys.js';
 
 export type { DestinationStream, Logger };
-export type LogLevel = LevelWithSilent;
-export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+import type { LogLevel } from './logLevels.js';
+
+export type { LogLevel };
 
 /**
  * Request headers that never reach a log line, whatever the level: the key itself. At

@@ -307,6 +307,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tenants DROP COLUMN data_version, DROP COLUMN sync_seq, DROP COLUMN resync_from, DROP COLUMN empty_fragment_v2,
     DROP COLUMN empty_fragment;
   `,
+  // 11: the schema version's one row identified by all of it, as logical replication needs: on
+  // Citus, a new worker gets its copy of every reference table so (citus_rebalance_start), and
+  // refuses a table without a primary key or replica identity.
+  `
+  ALTER TABLE schema_version REPLICA IDENTITY FULL;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -64,6 +64,13 @@ test('every table of tenant data has tenant_id first in each primary and unique 
     if (!DIRECTORY.has(table) && first !== 'tenant_id') broken.push(`${table}.${index}: an index not led by tenant_id`);
   }
   assert.ok(indexes.some(([, index]) => index === 'reporting_records_by_plan'), 'indexes were read');
+  // Citus moves shards and copies reference tables to a new worker by logical replication, which
+  // needs each table's rows identified: a primary key, or the whole row (REPLICA IDENTITY FULL).
+  const unidentified = await sql.rows(
+    `SELECT c.relname::text FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND c.relreplident <> 'f'
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'p')`,
+  );
+  for (const [table] of unidentified) broken.push(`${String(table)}: no primary key or replica identity, so Citus cannot move it`);
   assert.deepEqual(broken, []);
   assert.ok(constraints.some((c) => c.kind === 'f' && c.table === 'group_attributions'), 'foreign keys were read');
 });

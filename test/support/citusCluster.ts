@@ -40,9 +40,16 @@ const NODE_SETTINGS = {
   'citus.enable_repartition_joins': 'on',
 };
 
+/** A node of the cluster: its port, its postmaster's process id (whose children are its backends), its URL. */
+interface CitusNode {
+  port: number;
+  pid(): number | undefined;
+  url(database?: string): string;
+}
+
 export interface CitusCluster {
-  coordinator: { port: number; url(database?: string): string };
-  workers: { port: number; url(database?: string): string }[];
+  coordinator: CitusNode;
+  workers: CitusNode[];
   /** A new database of the cluster: a copy of `template` (see {@link CitusCluster.makeTemplate}), or an empty one with the workers registered. */
   createDatabase(name: string, template?: string): Promise<void>;
   /** Makes `name` a template on every node (no connection is then let in, and those open are ended). */

@@ -7,10 +7,16 @@
  * on a kept-alive connection of its own and, beside it, on a new connection each time. Shows the pages' status mix, errors and timeouts, the server's
  * peak RSS and anonymous RSS, the probes' statuses and p50/p99/max, and whether a normal page
  * answers 200 right after. Writes bench/results/overload-<time>.md.
+ *
+ * Also the server's accept queue (connections the kernel has set up that the server has not
+ * accepted yet, sampled every 50 ms): Node accepts one connection per turn of its event loop,
+ * and a turn is long when hundreds of requests are answered in it, so a probe on a new
+ * connection waits behind every connection queued before it. Shown as its largest length and
+ * the time it held more than 10.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { benchConfig } from './config.js';
 import { timedRun } from './load.js';
@@ -35,6 +41,7 @@ interface Outcome {
   peakRssMiB: number;
   peakAnonMiB: number;
   rssBeforeMiB: number;
+  acceptQueue: { max: number; secondsOver10: number };
   probes: Record<'keep' | 'new', { statuses: Record<string, number>; p50: number; p99: number; max: number }>;
   after: number;
 }
@@ -107,7 +114,14 @@ async function overload(build: string, dbPath: string, key: string): Promise<Out
     server.resetPeak();
     const before = server.memory();
     let peakAnonMiB = before.anonRssMiB;
-    const sampler = setInterval(() => (peakAnonMiB = Math.max(peakAnonMiB, server.memory().anonRssMiB)), 50);
+    const acceptQueue = { max: 0, secondsOver10: 0 };
+    const port = Number(new URL(server.url).port);
+    const sampler = setInterval(() => {
+      peakAnonMiB = Math.max(peakAnonMiB, server.memory().anonRssMiB);
+      const waiting = acceptQueueOf(port);
+      acceptQueue.max = Math.max(acceptQueue.max, waiting);
+      if (waiting > 10) acceptQueue.secondsOver10 += 0.05;
+    }, 50);
     const probes = { keep: probeHealth(server.url, 'keep'), new: probeHealth(server.url, 'new') };
     let run: Awaited<ReturnType<typeof timedRun>>;
     try {
@@ -132,12 +146,26 @@ async function overload(build: string, dbPath: string, key: string): Promise<Out
       peakRssMiB: server.memory().peakRssMiB,
       peakAnonMiB,
       rssBeforeMiB: before.rssMiB,
+      acceptQueue,
       probes: { keep: summary(probed.keep), new: summary(probed.new) },
       after: after.status,
     };
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * Connections waiting to be accepted on the listening socket of `port` on 127.0.0.1: the
+ * receive queue of a socket in state LISTEN (0A) of /proc/net/tcp is its accept queue.
+ */
+function acceptQueueOf(port: number): number {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n')) {
+    const [, address, , state, queues] = line.trim().split(/\s+/);
+    if (address === local && state === '0A') return parseInt(queues!.split(':')[1]!, 16);
+  }
+  return 0;
 }
 
 async function main(): Promise<void> {
@@ -148,13 +176,13 @@ async function main(): Promise<void> {
   const lines = [
     `${connections} connections reading limit=${config.limit} pages for ${seconds} s, ${config.records} records, serve's default --max-concurrent; GET /healthz every ${PROBE_EVERY_MS} ms beside them`,
     '',
-    '| build | pages: statuses | errors / timeouts | RSS before → peak MiB | peak anon MiB | /healthz, one kept-alive connection: statuses | p50 / p99 / max ms | /healthz, a new connection each: statuses | p50 / p99 / max ms | a page right after |',
-    '|---|---|---:|---:|---:|---|---:|---|---:|---:|',
+    '| build | pages: statuses | errors / timeouts | RSS before → peak MiB | peak anon MiB | /healthz, one kept-alive connection: statuses | p50 / p99 / max ms | /healthz, a new connection each: statuses | p50 / p99 / max ms | accept queue: max / seconds over 10 | a page right after |',
+    '|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|',
     ...outcomes.map(
       (o) =>
         `| ${o.build} | ${mix(o.statuses)} | ${o.errors} / ${o.timeouts} | ${o.rssBeforeMiB.toFixed(0)} → ${o.peakRssMiB.toFixed(0)} | ${o.peakAnonMiB.toFixed(0)} | ` +
         `${mix(o.probes.keep.statuses)} | ${o.probes.keep.p50} / ${o.probes.keep.p99} / ${o.probes.keep.max} | ` +
-        `${mix(o.probes.new.statuses)} | ${o.probes.new.p50} / ${o.probes.new.p99} / ${o.probes.new.max} | ${o.after} |`,
+        `${mix(o.probes.new.statuses)} | ${o.probes.new.p50} / ${o.probes.new.p99} / ${o.probes.new.max} | ${o.acceptQueue.max} / ${o.acceptQueue.secondsOver10.toFixed(1)} | ${o.after} |`,
     ),
     '',
     `load average at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,

@@ -6,7 +6,8 @@
  * read `limit=2000` pages for SECONDS (default 20), while `GET /healthz` is probed every 100 ms
  * on a kept-alive connection of its own and, beside it, on a new connection each time. Shows the pages' status mix, errors and timeouts, the server's
  * peak RSS and anonymous RSS, the probes' statuses and p50/p99/max, and whether a normal page
- * answers 200 right after. Writes bench/results/overload-<time>.md.
+ * answers 200 right after. Writes bench/results/overload-<time>.md. HEALTH_PORT=1 gives each
+ * server `--health-port` (a free port) and probes there.
  *
  * Also the server's accept queue (connections the kernel has set up that the server has not
  * accepted yet, sampled every 50 ms): Node accepts one connection per turn of its event loop,
@@ -17,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { benchConfig } from './config.js';
 import { timedRun } from './load.js';
@@ -31,6 +33,8 @@ process.env.BENCH_RECORDS ??= '100000';
 const config = benchConfig();
 const seconds = Number(process.env.SECONDS ?? 20);
 const connections = Number(process.env.CONNECTIONS ?? 500);
+/** HEALTH_PORT=1: each server also gets `--health-port` (a free port), and the probes go there. */
+const healthPort = process.env.HEALTH_PORT === '1';
 const PROBE_EVERY_MS = 100;
 
 interface Outcome {
@@ -107,7 +111,12 @@ const probe = () =>
 `;
 
 async function overload(build: string, dbPath: string, key: string): Promise<Outcome> {
-  const server: ServerProcess = await startServerProcess(dbPath, { bin: `${build}/bin/compdata.js` });
+  const port = healthPort ? await freePort() : undefined;
+  const server: ServerProcess = await startServerProcess(dbPath, {
+    bin: `${build}/bin/compdata.js`,
+    ...(port !== undefined && { serveArgs: ['--health-port', String(port)] }),
+  });
+  const probeUrl = port === undefined ? server.url : `http://127.0.0.1:${port}`;
   try {
     const page = `${server.url}${READ_PATH}?limit=${config.limit}&offset=0`;
     await fetch(page, { headers: { 'X-API-Key': key } }).then((response) => response.arrayBuffer());
@@ -122,7 +131,7 @@ async function overload(build: string, dbPath: string, key: string): Promise<Out
       acceptQueue.max = Math.max(acceptQueue.max, waiting);
       if (waiting > 10) acceptQueue.secondsOver10 += 0.05;
     }, 50);
-    const probes = { keep: probeHealth(server.url, 'keep'), new: probeHealth(server.url, 'new') };
+    const probes = { keep: probeHealth(probeUrl, 'keep'), new: probeHealth(probeUrl, 'new') };
     let run: Awaited<ReturnType<typeof timedRun>>;
     try {
       run = await timedRun({ url: page, connections, duration: seconds, timeout: 30, headers: { 'X-API-Key': key } });
@@ -168,13 +177,24 @@ function acceptQueueOf(port: number): number {
   return 0;
 }
 
+/** A TCP port of 127.0.0.1 that nothing listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
 async function main(): Promise<void> {
   const store = prepareReadStore(config);
   const outcomes: Outcome[] = [];
   for (const build of builds) outcomes.push(await overload(build, store.dbPath, store.key));
   const mix = (statuses: Record<string, number>) => Object.entries(statuses).map(([status, count]) => `${count} × ${status}`).join(', ');
   const lines = [
-    `${connections} connections reading limit=${config.limit} pages for ${seconds} s, ${config.records} records, serve's default --max-concurrent; GET /healthz every ${PROBE_EVERY_MS} ms beside them`,
+    `${connections} connections reading limit=${config.limit} pages for ${seconds} s, ${config.records} records, serve's default --max-concurrent; GET /healthz every ${PROBE_EVERY_MS} ms beside them${healthPort ? ', on the health port (--health-port)' : ''}`,
     '',
     '| build | pages: statuses | errors / timeouts | RSS before → peak MiB | peak anon MiB | /healthz, one kept-alive connection: statuses | p50 / p99 / max ms | /healthz, a new connection each: statuses | p50 / p99 / max ms | accept queue: max / seconds over 10 | a page right after |',
     '|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|',

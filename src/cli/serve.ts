@@ -37,6 +37,7 @@ export function serveCommand(): Command {
     .requiredOption('--db <path>', `${DB_HELP} (must exist: seed or import create one)`, parseText)
     .option('--port <n>', 'TCP port; 0 picks a free one', parsePort, 8080)
     .option('--host <host>', 'interface to listen on', parseText, '127.0.0.1')
+    .option('--health-port <n>', 'also answer /healthz and /metrics (only) on this TCP port, accepted apart from the API\'s connections; 0 picks a free one', parsePort)
     .option(
       '--public-url <url>',
       'absolute http(s) URL that "next" links are built on (default: from the Host header)',

@@ -55,6 +55,7 @@ export interface CliServeOptions {
   db: string;
   port: number;
   host: string;
+  healthPort?: number;
   publicUrl?: string;
   trustProxy?: boolean;
   corsOrigin?: string[];
@@ -85,6 +86,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
   return {
     port: options.port,
     host: options.host,
+    ...(options.healthPort !== undefined && { healthPort: options.healthPort }),
     ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
     trustProxy: options.trustProxy === true,
     corsOrigins: options.corsOrigin ?? [],
@@ -134,6 +136,7 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   }
   if (isServeWorker()) reportListening(server.url);
   else process.stdout.write(`listening on ${server.url}\n`);
+  if (server.healthUrl) options.logger.info({ url: server.healthUrl }, 'health port: /healthz and /metrics');
   const signal = await stopRequested();
   options.logger.info({ signal }, 'stopping: finishing the requests in flight');
   await server.close();

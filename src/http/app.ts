@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { StoreFull, StoreUnavailable } from '../store/store.js';
 import type { Admission } from './admission.js';
@@ -26,18 +27,21 @@ export interface AppSettings {
   metrics?: Pick<Metrics, 'middleware'>;
   /** The concurrency limit, which the server also asks how many requests are in progress. */
   admitted: Admission;
+  /** `--health-port`: requests marked by {@link markHealthPort} are the probes' only. */
+  healthPort?: boolean;
 }
 
 /**
  * The request flow, in order: request id and log line -> a lingering close for an answer sent
  * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
- * -> request target length (414) -> `GET /` redirected to `/docs` -> admission (one request at
+ * -> request target length (414) -> on the health port, anything but the probes 404 -> `GET /`
+ * redirected to `/docs` -> admission (one request at
  * a time per connection, 503 past the concurrency limit; `/healthz` and `/metrics` never
  * refused) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
-export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted }: AppSettings): Koa {
+export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted, healthPort }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(requestLog(logger));
@@ -69,6 +73,13 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
     await next();
   });
 
+  if (healthPort) {
+    app.use(async (ctx, next) => {
+      // The health port (server.ts) serves the probes and nothing else.
+      if (onHealthPort.has(ctx.req) && !answeredAheadOfAdmission(ctx)) throw problems.notFound(`No resource at ${ctx.path} on the health port.`);
+      await next();
+    });
+  }
   app.use(redirectRootToDocs(publicBase));
   app.use(admitted.middleware);
 
@@ -87,6 +98,10 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
   });
   return app;
 }
+
+/** Requests that arrived on the health port (`--health-port`). */
+const onHealthPort = new WeakSet<IncomingMessage>();
+export const markHealthPort = (request: IncomingMessage): void => void onHealthPort.add(request);
 
 /** `GET /healthz` and `GET /metrics` (and their HEADs): cheap, and never waiting behind pages (admission.ts). */
 const AHEAD_OF_ADMISSION = new Set(['/healthz', '/metrics']);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { createApi } from './api.js';
 import { admission } from './admission.js';
-import { answeredAheadOfAdmission, createApp } from './app.js';
+import { answeredAheadOfAdmission, createApp, markHealthPort } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
 import { gracefulShutdown } from './shutdown.js';
 import { docsAssets } from './docsAssets.js';
@@ -23,6 +23,14 @@ export interface ServerOptions extends Partial<Limits> {
   store: Store;
   port: number;
   host: string;
+  /**
+   * `--health-port`: `/healthz` and `/metrics` also answered on a listening socket of their own
+   * (on `host`; 0 picks a free port), where nothing else is served. Under overload the API's port
+   * may hold hundreds of connections waiting to be accepted, and Node accepts one per listening
+   * socket and turn of its event loop: a probe on a new connection to the API's port waits
+   * behind them all, one on this port is accepted at the next turn.
+   */
+  healthPort?: number;
   /** Base of every `next` URL; without it, the request's Host header is used. */
   publicUrl?: string;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host when building `next`. */
@@ -42,6 +50,8 @@ export interface ServerOptions extends Partial<Limits> {
 export interface RunningServer {
   /** `http://host:port` it listens on. */
   url: string;
+  /** `http://host:port` of the health port, when there is one. */
+  healthUrl?: string;
   /** Stops accepting and lets in-flight requests finish (cut after the shutdown timeout); the store stays open. */
   close(): Promise<void>;
   /** Requests admitted and not yet answered (what `--max-concurrent` bounds). */
@@ -74,20 +84,35 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimiter: options.rateLimiter,
   });
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission });
-  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted });
+  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined });
   const handle = app.callback();
-  const server = createServer(httpServerOptions(limits), (request, response) => void handle(request, response));
-  const shutDown = gracefulShutdown(server);
-  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
-  answerClientErrors(server, logger, limits.maxHeaderSize);
-  server.listen(options.port, options.host);
-  await once(server, 'listening');
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+  const listen = async (port: number, healthOnly: boolean) => {
+    const server = createServer(httpServerOptions(limits), (request, response) => {
+      if (healthOnly) markHealthPort(request);
+      void handle(request, response);
+    });
+    const shutDown = gracefulShutdown(server);
+    server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+    answerClientErrors(server, logger, limits.maxHeaderSize);
+    server.listen(port, options.host);
+    await once(server, 'listening');
+    const { address, port: bound } = server.address() as AddressInfo;
+    return { url: `http://${address.includes(':') ? `[${address}]` : address}:${bound}`, shutDown };
+  };
+  const served = await listen(options.port, false);
+  let health: Awaited<ReturnType<typeof listen>> | undefined;
+  try {
+    health = options.healthPort === undefined ? undefined : await listen(options.healthPort, true);
+  } catch (error) {
+    // The health port is taken (or not allowed): no half-started server stays behind.
+    await served.shutDown(0);
+    await imports.stop();
+    throw error;
+  }
   const close = async () => {
-    await shutDown(limits.shutdownTimeoutMs);
+    await Promise.all([served.shutDown(limits.shutdownTimeoutMs), health?.shutDown(limits.shutdownTimeoutMs)]);
     await imports.stop();
   };
-  return { url: `http://${host}:${port}`, close, requestsInProgress: admitted.inProgress };
+  return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress };
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { exchange, startTestServer, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
 
 async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
@@ -121,11 +121,33 @@ describe('errors are problem+json with documented statuses', () => {
 
   test('past the concurrency limit, /healthz and /metrics still answer, and take no slot', async (t) => {
     const { server, key } = await serve(t, { maxConcurrent: 1, metrics: true });
-    await holdSlot(t, server, key);
+    const socket = await holdSlot(t, server, key);
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 503);
     assert.equal((await server.call('GET', '/healthz')).status, 200);
     assert.equal((await server.call('GET', '/metrics')).status, 200);
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 503, 'the probes gave back no slot they did not take');
+    socket.destroy(); // else the server's close waits for it until the shutdown timeout
+    await slotGivenBack(server);
+  });
+
+  test('with a health port, the probes answer there while the API port refuses pages, and nothing else is served there', async (t) => {
+    const { server, key } = await serve(t, { maxConcurrent: 1, metrics: true, healthPort: 0 });
+    const socket = await holdSlot(t, server, key);
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 503);
+    const health = server.healthUrl!;
+    assert.notEqual(health, server.url);
+    assert.equal((await exchange(health, 'GET', '/healthz')).status, 200);
+    assert.equal((await exchange(health, 'GET', '/metrics')).status, 200);
+    assert.equal((await exchange(health, 'HEAD', '/healthz')).status, 200);
+    assert.equal((await exchange(health, 'GET', '/no/such/path')).status, 404);
+    // The API's operations are not served on the health port (the contract describes the API's
+    // port): a 404 problem, not a page.
+    const page = await fetch(`${health}/v1/reporting?limit=1`, { headers: { 'X-API-Key': key } });
+    assert.equal(page.status, 404);
+    assert.equal(((await page.json()) as { type: string }).type, 'urn:compdata:problem:not-found');
+    assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key })).status, 503, 'the probes took no slot');
+    socket.destroy();
+    await slotGivenBack(server);
   });
 
   test('a request cut off mid-body gives back its one slot, not two', async (t) => {

@@ -68,6 +68,8 @@ interface TestSql {
 
 export interface TestServer {
   url: string;
+  /** The health port's URL, when the server was given one (`healthPort`). */
+  healthUrl?: string;
   /** The database as `--db` names it (a file path or a postgres:// URL). */
   database: string;
   /** The store over the same database, as the CLI opens it: for setting up data. */
@@ -158,6 +160,7 @@ export async function startTestServer(
   beforeRemoval(close);
   return {
     url: server.url,
+    ...(server.healthUrl !== undefined && { healthUrl: server.healthUrl }),
     database,
     store,
     sql,
@@ -181,6 +184,7 @@ export async function serveDatabase(database: string, options: TestServerOptions
     const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions });
     return {
       url: server.url,
+      ...(server.healthUrl !== undefined && { healthUrl: server.healthUrl }),
       requestsInProgress: server.requestsInProgress,
       async close() {
         await server.close();

@@ -16,9 +16,10 @@ import { until } from '../support/until.js';
  * no user holds two groups of one dimension in one month.
  * Each PUT gives its own group, in a month of its own, to users u1..u100, so that PUTs never
  * override one another and each can be found whole or not at all.
- * Replay the kill moments with `CRASH_SEED=<seed>`.
+ * Replay the kill moments with `CRASH_SEED=<seed>`; `CRASH_ROUNDS=<n>` for another number of
+ * rounds (the Citus pass runs two: each round there restarts a server over a cluster).
  */
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5);
 const PUTS_PER_ROUND = 36; // 5 x 36 months fit in the window the overlap check covers
 const USERS_PER_PUT = 100;
 const CLIENTS = 4;

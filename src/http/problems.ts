@@ -7,15 +7,33 @@ import type { ParamProblem } from '../domain/paging.js';
  * say what is wrong; 5xx details say nothing about the inside.
  */
 export class HttpProblem extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors?: readonly ParamProblem[];
+  readonly headers: Readonly<Record<string, string>>;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly title: string,
-    readonly detail: string,
-    readonly errors?: readonly ParamProblem[],
-    readonly headers: Readonly<Record<string, string>> = {},
+    status: number,
+    code: string,
+    title: string,
+    detail: string,
+    errors?: readonly ParamProblem[],
+    headers: Readonly<Record<string, string>> = {},
   ) {
+    // An answer to the client, not a fault: no stack is collected. Collecting one (the frames of
+    // every middleware and awaited call below) was the largest single cost of a 401 or a 503.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = stackTraceLimit;
+    this.status = status;
+    this.code = code;
+    this.title = title;
+    this.detail = detail;
+    this.errors = errors;
+    this.headers = headers;
   }
 
   /** The `application/problem+json` body (RFC 9457). */

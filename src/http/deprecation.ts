@@ -10,9 +10,16 @@ import { STATEMENTS_ID } from './v2Structures.js';
  */
 const END_OF_2026 = Date.UTC(2026, 11, 31, 23, 59, 59);
 
+/** The two headers' values, the same on every answer: made once. */
+const DEPRECATION = `@${END_OF_2026 / 1000}`;
+const SUNSET = new Date(END_OF_2026).toUTCString();
+const SUCCESSORS = {
+  statements: `/v2/reporting/${STATEMENTS_ID}/statements`,
+  fields: `/v2/data-structures/${STATEMENTS_ID}/fields`,
+};
+
 export function markDeprecated(ctx: Context, config: HandlerDeps['publicBase'], successor: 'statements' | 'fields'): void {
-  const path = successor === 'statements' ? `/v2/reporting/${STATEMENTS_ID}/statements` : `/v2/data-structures/${STATEMENTS_ID}/fields`;
-  ctx.set('Deprecation', `@${END_OF_2026 / 1000}`);
-  ctx.set('Sunset', new Date(END_OF_2026).toUTCString());
-  ctx.set('Link', `<${publicBase(ctx, config)}${path}>; rel="successor-version"`);
+  ctx.set('Deprecation', DEPRECATION);
+  ctx.set('Sunset', SUNSET);
+  ctx.set('Link', `<${publicBase(ctx, config)}${SUCCESSORS[successor]}>; rel="successor-version"`);
 }

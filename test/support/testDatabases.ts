@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { emptyDatabaseFile } from './fixture.js';
+import { until } from './until.js';
 import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from './smallDisk.js';
 
 /**
@@ -63,7 +64,7 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
     url.pathname = `/${name}`;
     location = url.toString();
     remove = async () => {
-      await Promise.all([admin, ...citusWorkers()].map((server) => server.query(`DROP DATABASE ${name} WITH (FORCE)`)));
+      await Promise.all([admin, ...citusWorkers()].map((server) => dropDatabase(server, name)));
       if (disk) {
         await admin.query(`DROP TABLESPACE ${name}`);
         disk.unmount();
@@ -142,4 +143,22 @@ export async function databaseFor(t: { after(fn: () => Promise<void> | void): vo
   const { location } = await newDatabase(t);
   await emptyDatabaseFile(location);
   return location;
+}
+
+/**
+ * Drops a test's database, ending its sessions. FORCE ends the sessions there when it starts, but
+ * one may connect in the moment before the database goes (PgBouncer opening a server connection
+ * for a client the test left): the drop is then refused ("being accessed by other users") and is
+ * tried again until no session comes back.
+ */
+async function dropDatabase(server: { query(sql: string): Promise<unknown> }, name: string): Promise<void> {
+  await until(`database ${name} is dropped`, async () => {
+    try {
+      await server.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === '55006') return false;
+      throw error;
+    }
+  });
 }

@@ -53,7 +53,7 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
     try {
       await next();
     } catch (error) {
-      const problem = asProblem(error);
+      const problem = asProblem(error, ctx.method);
       if (error instanceof StoreFull) {
         logger.error({ reqId: requestIdOf(ctx) }, 'a write was refused: the disk that holds the database is full');
       } else if (!(error instanceof HttpProblem) && !(error instanceof StoreUnavailable)) {
@@ -125,15 +125,23 @@ function isClientGone(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('HPE_') || clientCodes.includes(code));
 }
 
+/** When a read stopped by a full disk is worth trying again. */
+const READ_RETRY_SECONDS = 5;
+
 /**
  * What the client is told: a problem thrown on purpose as it is; a store that cannot do the work
  * now (a database locked by another process past the busy timeout, a writer that stopped) is a
- * 503 to retry, not a fault; a write refused for a full disk is a 507 (rolled back whole);
- * anything else is a 500 that says nothing of the inside.
+ * 503 to retry, not a fault; a write refused for a full disk is a 507 (rolled back whole); a
+ * read that a full disk stopped (on PostgreSQL, a new connection writes a file before it serves)
+ * is a 503 to retry, as the read operations document; anything else is a 500 that says nothing
+ * of the inside.
  */
-function asProblem(error: unknown): HttpProblem {
+function asProblem(error: unknown, method: string): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StoreUnavailable) return problems.serviceUnavailable(error.retryAfterSeconds, error.message);
+  if (error instanceof StoreFull && (method === 'GET' || method === 'HEAD')) {
+    return problems.serviceUnavailable(READ_RETRY_SECONDS, 'The disk that holds the database is full: the read could not be served.');
+  }
   if (error instanceof StoreFull) return problems.insufficientStorage();
   return problems.internal();
 }

@@ -24,9 +24,11 @@ describe('storedTimeOf: a filter time as the stored times are written', () => {
       fc.property(fc.integer({ min: 0, max: 4e12 }), fc.integer({ min: 0, max: 4e12 }), fc.nat(999_999), (stored, filter, micro) => {
         const storedText = new Date(stored).toISOString();
         const given = `${new Date(filter).toISOString().slice(0, 19)}.${String(filter % 1000).padStart(3, '0')}${String(micro).padStart(6, '0')}Z`;
-        const exact = stored * 1e6 > filter * 1e6 + micro; // after the given instant, in nanoseconds
+        // In nanoseconds, exactly (bigints: a double holds 4e18 only to within 512).
+        const [storedNs, givenNs] = [BigInt(stored) * 1_000_000n, BigInt(filter) * 1_000_000n + BigInt(micro)];
+        const exact = storedNs > givenNs; // after the given instant
         assert.equal(storedText > storedTimeOf(given, 'down')!, exact);
-        const before = stored * 1e6 < filter * 1e6 + micro;
+        const before = storedNs < givenNs;
         assert.equal(storedText < storedTimeOf(given, 'up')!, before);
       }),
     );

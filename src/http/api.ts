@@ -29,6 +29,7 @@ import { upsertUsersBulk } from './handlers/upsertUsersBulk.js';
 import { problems } from './problems.js';
 import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
 import { problemsFromAjv, type JsonSchema } from './validationErrors.js';
+import { isReadMethod } from './readMethods.js';
 
 type KoaCtx = KoaContext & { state: RequestState };
 
@@ -93,7 +94,7 @@ const HANDLERS: { [OperationId in keyof OperationHandlers]: (deps: HandlerDeps) 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
 /** A request that only reads: a replica may serve it. */
-const isRead = (ctx: KoaCtx): boolean => ctx.method === 'GET' || ctx.method === 'HEAD';
+const isRead = (ctx: KoaCtx): boolean => isReadMethod(ctx.method);
 
 /**
  * openapi-backend routes, checks the key, and validates the request against the contract

@@ -14,6 +14,7 @@ import type { Metrics } from './metrics.js';
 import { HttpProblem, problems, respondWithProblem } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
+import { isReadMethod } from './readMethods.js';
 
 export interface AppSettings {
   limits: Pick<Limits, 'maxUrlLength'>;
@@ -106,7 +107,7 @@ export const markHealthPort = (request: IncomingMessage): void => void onHealthP
 /** `GET /healthz` and `GET /metrics` (and their HEADs): cheap, and never waiting behind pages (admission.ts). */
 const AHEAD_OF_ADMISSION = new Set(['/healthz', '/metrics']);
 /** `/healthz` and `/metrics`: never refused for load (see admission.ts). */
-export const answeredAheadOfAdmission = (ctx: Koa.Context): boolean => (ctx.method === 'GET' || ctx.method === 'HEAD') && AHEAD_OF_ADMISSION.has(ctx.path);
+export const answeredAheadOfAdmission = (ctx: Koa.Context): boolean => isReadMethod(ctx.method) && AHEAD_OF_ADMISSION.has(ctx.path);
 
 function decodable(path: string): boolean {
   if (!path.includes('%')) return true;
@@ -139,7 +140,7 @@ const READ_RETRY_SECONDS = 5;
 function asProblem(error: unknown, method: string): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StoreUnavailable) return problems.serviceUnavailable(error.retryAfterSeconds, error.message);
-  if (error instanceof StoreFull && (method === 'GET' || method === 'HEAD')) {
+  if (error instanceof StoreFull && isReadMethod(method)) {
     return problems.serviceUnavailable(READ_RETRY_SECONDS, 'The disk that holds the database is full: the read could not be served.');
   }
   if (error instanceof StoreFull) return problems.insufficientStorage();

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { StoreBusy, StoreFull, type ReplicaState, type Store } from '../store/store.js';
+import { isReadMethod } from './readMethods.js';
 
 /**
  * `serve --metrics`: `GET /metrics` in the Prometheus text format (prom-client), one registry
@@ -123,7 +124,8 @@ export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'
       await next();
     } catch (error) {
       if (error instanceof StoreBusy) lockTimeouts.inc();
-      if (error instanceof StoreFull) diskFull.inc();
+      // A read stopped by a full disk is a 503 (app.ts), not a write refused.
+      if (error instanceof StoreFull && !isReadMethod(ctx.method)) diskFull.inc();
       throw error;
     }
   };

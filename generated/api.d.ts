@@ -673,7 +673,8 @@ export interface paths {
          *       held the write lock past the busy timeout;
          *     - `compdata_writes_refused_disk_full_total`: writes answered `507` because the disk
          *       that holds the database was full;
-         *     - `compdata_database_size_bytes`: the database's size at the scrape;
+         *     - `compdata_database_size_bytes`: the database's size at the scrape (the size read last
+         *       when the database cannot be reached then: the scrape still answers);
          *     - the process's and Node.js's own (`process_resident_memory_bytes`,
          *       `process_open_fds`, `nodejs_eventloop_lag_seconds`, heap and GC figures).
          *

@@ -104,8 +104,14 @@ export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'
     registers: [registry],
     // Every worker of --workers sees the same database: the aggregate is one of them, not a sum.
     aggregator: 'max',
+    // A database that cannot be reached (a full disk refusing a new connection, a server down)
+    // leaves the size read last: the scrape still answers, with the figures that say why.
     async collect() {
-      this.set(await store.databaseBytes());
+      try {
+        this.set(await store.databaseBytes());
+      } catch {
+        return;
+      }
     },
   });
 

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { readdirSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { monthText, readAll } from '../support/attributions.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 import { samplesOf } from '../support/prometheusText.js';
-import { smallDiskSkip } from '../support/testDatabases.js';
+import { onlyOn, smallDiskSkip } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
 
 /**
  * A full disk (issue 15, part 3): the database lives on a small file system of its own (the
@@ -97,5 +100,58 @@ describe('a full disk: writes refused whole with 507, reads served, writes again
     assert.ok(written.every((row) => row.start_date === month(refusedRound!)));
     assert.equal((await put(refusedRound! + 1)).status, 200, 'and writes go on');
     assert.deepEqual(await server.store.check(), [], 'the data model holds its invariants');
+  });
+});
+
+/** Every `pg_internal.init` under `directory`: PostgreSQL's relation-cache file of the database there. */
+function relationCacheFiles(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, encoding: 'utf8' })
+    .filter((path) => basename(path) === 'pg_internal.init')
+    .map((path) => join(directory, path));
+}
+
+describe('a read stopped by a full disk is a 503 to retry, and is served once space returns', { skip: skip || onlyOn('postgres') }, () => {
+  // On PostgreSQL a new connection may have to write the database's relation-cache file before it
+  // serves anything (after a change to the catalog removed it); with no room, the server refuses
+  // the connection. SQLite reads write nothing: there a full disk stops writes only.
+  test('a page asked for over a new connection on the full disk', async (t) => {
+    let fixture!: Fixture;
+    const logs = captureLogs('warn');
+    const server = await startTestServer(
+      t,
+      { logger: logs.logger, metrics: true },
+      async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 10, records: 20 })),
+      { smallDiskMegabytes: DISK_MEGABYTES },
+    );
+    const page = () => server.call('GET', '/v1/reporting?limit=5', { key: fixture.key });
+    const before = await page();
+    assert.equal(before.status, 200, before.text);
+
+    const cacheFiles = relationCacheFiles(server.disk!.directory);
+    assert.ok(cacheFiles.length > 0, 'the database has a relation-cache file on its disk');
+    // The test's own connection opens now: it must outlive the full disk.
+    const servers = `FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'compdata'`;
+    assert.ok(Number(await server.sql.value(`SELECT count(*) ${servers}`)) > 0, "the server's connections are open");
+    for (const file of cacheFiles) rmSync(file);
+    server.disk!.fill(); // after the removal: the room the files took is taken too
+    // The sessions of compdata on the database end: the server's next read needs a new connection.
+    await server.sql.exec(`SELECT pg_terminate_backend(pid) ${servers}`);
+    await until("the server's sessions have ended", async () => Number(await server.sql.value(`SELECT count(*) ${servers}`)) === 0);
+
+    const refused = await page();
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.body.type, 'urn:compdata:problem:service-unavailable');
+    assert.match(String(refused.body.detail), /disk that holds the database is full/);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0, 'a read refused for a full disk says when to retry');
+    const scraped = await server.call('GET', '/metrics');
+    assert.equal(scraped.status, 200, 'the figures are scraped on a full disk too');
+    assert.equal(samplesOf(scraped.text).get('compdata_writes_refused_disk_full_total') ?? 0, 0, 'a read is not counted as a refused write');
+    const lost = logs.entries().filter((entry) => /connection was lost/.test(entry.msg));
+    assert.ok(lost.length > 0 && lost.every((entry) => entry.code === '57P01' && !('err' in entry)), 'each lost connection is one short line with its reason');
+
+    server.disk!.free();
+    const after = await page();
+    assert.equal(after.status, 200, after.text);
+    assert.deepEqual(after.body, before.body, 'the same page once space returns');
   });
 });

@@ -73,7 +73,10 @@ export async function openPostgresEngine(connectionString: string, options: Post
     return openPool(url, {
       size: options.poolSize,
       namedStatements,
-      onIdleError: (error) => options.log.warn({ err: error }, 'a database connection was lost; the pool opens another when needed'),
+      // What the server said, not the error's fields: pg-pool hangs the whole client on it (its
+      // settings and every statement it prepared), tens of kilobytes in one log line.
+      onIdleError: (error) =>
+        options.log.warn({ reason: error.message, code: (error as { code?: string }).code }, 'a database connection was lost; the pool opens another when needed'),
     });
   };
   const replicas = (options.replicaLocations ?? []).map((location, i) => replicaServer(`replica-${i + 1}`, poolOf(location)));

@@ -9,30 +9,38 @@
  *   against its p99 idle.
  * Prints a Markdown report (the load average with it: the machine may be shared).
  *
+ * With `BENCH_POSTGRES` set to a PostgreSQL server's URL (its `postgres` database, as a user who
+ * may create databases), the same runs go to a fresh database on that server, and the server CPU
+ * counts the PostgreSQL server's too: the postmaster of `BENCH_POSTGRES_DATA` (default
+ * `bench/.work/postgres/data`) with its children, so run nothing else on it.
+ *
  *   node --import tsx bench/ingest.ts [ROWS] [SECONDS]
+ *   BENCH_POSTGRES=postgres://postgres@127.0.0.1:54330/postgres node --import tsx bench/ingest.ts [ROWS] [SECONDS]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { runScenario, type Sample, type Target } from './load.js';
 import type { Scenario } from './scenarios.js';
-import { startServerProcess } from './serverProcess.js';
+import { postmasterPid, startServerProcess } from './serverProcess.js';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const seconds = Number(process.argv[3] ?? 10);
+const POSTGRES = process.env.BENCH_POSTGRES;
 const directory = mkdtempSync(join(tmpdir(), 'compdata-bench-ingest-'));
-const dbPath = join(directory, 'bench.db');
+const database = POSTGRES ? await newPostgresDatabase(POSTGRES) : { url: join(directory, 'bench.db'), drop: async () => {} };
 const cli = (...args: string[]) => execFileSync(process.execPath, ['bin/compdata.js', ...args], { encoding: 'utf8' });
-cli('seed', '--db', dbPath, '--tenant', 'demo', '--records', '50000');
-const key = cli('keys', 'create', '--db', dbPath, '--tenant', 'demo').trimEnd().split('\n').at(-1)!;
-const db = new Database(dbPath, { readonly: true });
-const emails = db.prepare<[], string>('SELECT email FROM users ORDER BY pk LIMIT 200').pluck().all();
-const owners = db.prepare<[], string>('SELECT id FROM users ORDER BY pk LIMIT 50').pluck().all();
-db.close();
+cli('seed', '--db', database.url, '--tenant', 'demo', '--records', '50000');
+const key = cli('keys', 'create', '--db', database.url, '--tenant', 'demo').trimEnd().split('\n').at(-1)!;
+const [emails, owners] = await firstUsers(database.url);
 
-const server = await startServerProcess(dbPath, { serveArgs: ['--log-level', 'warn', '--idle-timeout', '120000', '--request-timeout', '120000'] });
+const server = await startServerProcess(database.url, {
+  serveArgs: ['--log-level', 'warn', '--idle-timeout', '120000', '--request-timeout', '120000'],
+  ...(POSTGRES && { databasePid: postmasterPid(process.env.BENCH_POSTGRES_DATA ?? 'bench/.work/postgres/data') }),
+});
 const target: Target = { server, key };
 const scenario = (title: string, connections: number, request: () => Record<string, unknown>): Scenario =>
   ({ kind: 'read', title, connections, server: 'read', recordsPerRequest: 0, requests: request }) as unknown as Scenario;
@@ -58,23 +66,70 @@ const usersBulk = (rename: boolean) =>
  * A write sent now is answered after them (the writer takes writes in order).
  */
 async function drained(): Promise<void> {
-  const answer = await fetch(`${server.url}/v1/users/bulk`, {
-    method: 'PUT',
-    headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ data: [{ email: emails[0] }] }),
-  });
-  if (answer.status !== 200) throw new Error(`the drain write answered ${answer.status}: ${await answer.text()}`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const answer = await fetch(`${server.url}/v1/users/bulk`, {
+      method: 'PUT',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ data: [{ email: emails[0] }] }),
+    });
+    const text = await answer.text();
+    if (answer.status === 200) return;
+    // On PostgreSQL a write that waited past the busy timeout for the tenant's lock is a 503: try again.
+    if (answer.status !== 503 || Date.now() > deadline) throw new Error(`the drain write answered ${answer.status}: ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(answer.headers.get('retry-after') ?? 1)));
+  }
 }
 const reporting = scenario('GET /v1/reporting?limit=100', 4, () => ({
   requests: [{ method: 'GET', path: '/v1/reporting?limit=100', headers: { 'X-API-Key': key } }],
 }));
+
+/** A database of its own on the PostgreSQL server at `url`, dropped at the end. */
+async function newPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `compdata_bench_ingest_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return { url: own.toString(), drop: () => admin(`DROP DATABASE ${name} WITH (FORCE)`) };
+}
+
+/** The e-mails of the first 200 users and the ids of the first 50 (the records' owners), in key order. */
+async function firstUsers(location: string): Promise<[string[], string[]]> {
+  const emails = 'SELECT email FROM users ORDER BY pk LIMIT 200';
+  const ids = 'SELECT id FROM users ORDER BY pk LIMIT 50';
+  if (!POSTGRES) {
+    const db = new Database(location, { readonly: true });
+    try {
+      return [db.prepare<[], string>(emails).pluck().all(), db.prepare<[], string>(ids).pluck().all()];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: location });
+  await client.connect();
+  try {
+    const column = async (sql: string) => (await client.query<Record<string, string>>(sql)).rows.map((row) => Object.values(row)[0]!);
+    return [await column(emails), await column(ids)];
+  } finally {
+    await client.end();
+  }
+}
 
 const line = (name: string, sample: Sample) =>
   `| ${name} | ${sample.requestsPerSecond.toFixed(0)} | ${sample.p50} | ${sample.p99} | ${sample.serverCpuMsPerRequest.toFixed(2)} | ${sample.non2xx + sample.errors} |`;
 const report: string[] = [];
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 try {
-  report.push(`# Writes of the hosted v1 API (SQLite), ${new Date().toISOString()}`, '', `Load average before: ${load()}`, '');
+  report.push(`# Writes of the hosted v1 API (${POSTGRES ? 'PostgreSQL' : 'SQLite'}), ${new Date().toISOString()}`, '', `Load average before: ${load()}`, '');
   report.push('| run | req/s | p50 ms | p99 ms | server CPU ms/req | non-2xx |', '| --- | --- | --- | --- | --- | --- |');
   report.push(line('PUT /v1/users/bulk, 200 users as stored', await runScenario(usersBulk(false), target, seconds)));
   await drained();
@@ -127,10 +182,11 @@ try {
     '',
     `Load average after: ${load()}`,
     '',
-    `Command: node --import tsx bench/ingest.ts ${rows} ${seconds}`,
+    `Command: ${POSTGRES ? 'BENCH_POSTGRES=… ' : ''}node --import tsx bench/ingest.ts ${rows} ${seconds}`,
   );
   console.log(report.join('\n'));
 } finally {
   await server.stop();
+  await database.drop();
   rmSync(directory, { recursive: true, force: true });
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../domain/importJson.js';
 import type { TableField } from '../domain/tableJson.js';
-import { checkLines, userIdsNamed } from '../domain/tableLines.js';
+import { setImmediate as turn } from 'node:timers/promises';
+import { LineCheck, userIdsNamed } from '../domain/tableLines.js';
 import type { WriteSteps } from './engine.js';
 import { textCheckFor } from './loadChecks.js';
 import { TenantLoader } from './loading/tenantLoader.js';
@@ -18,8 +19,13 @@ import type { WriteOutcome } from './tenantWrites.js';
 
 /** Lines per stored chunk of a push. */
 export const LINES_PER_CHUNK = 1000;
-/** Records handed to the loader at a time. */
-const LOAD_BATCH = 1000;
+/**
+ * Lines checked, and records handed to the loader, at a time. Between two batches the import
+ * gives the event loop a turn: on an engine that runs it in the server's own thread
+ * (PostgreSQL), the requests the server is answering meanwhile wait for one batch at most,
+ * never for the whole table.
+ */
+const BATCH = 1000;
 /**
  * How long an import started by a server that no longer says it is working on it stays its
  * own: after that, another server takes it over (a table's transaction is never run twice:
@@ -164,20 +170,30 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   const all = (await imports.unfinished(task.importPk)).find((table) => table.key === task.table)!.all;
   const table = await imports.table(task.table);
   if (!table) return finished(imports, task, 0, tableNotFound(task.table));
-  const lines = (await imports.staged(task.importPk, task.table)).flatMap((chunk) => JSON.parse(chunk) as unknown[]);
+  const lines: unknown[] = [];
+  for (const chunk of await imports.staged(task.importPk, task.table)) {
+    for (const line of JSON.parse(chunk) as unknown[]) lines.push(line);
+    await turn();
+  }
   const fields = JSON.parse(table.fields) as TableField[];
   const loadSteps = writes.loadSteps(tenantId);
   const users = new Set((await loadSteps.usersById(userIdsNamed(fields, lines))).map((user) => user.id));
   const idProblem = steps.textHoldsNul ? () => undefined : (id: string) => (id.includes('\u0000') ? 'must not contain the character U+0000' : undefined);
-  const checked = checkLines(fields, lines, { isUser: (id) => users.has(id), idProblem });
+  const check = new LineCheck(fields, { isUser: (id) => users.has(id), idProblem });
+  for (let first = 0; first < lines.length; first += BATCH) {
+    check.add(lines.slice(first, first + BATCH));
+    await turn();
+  }
+  const checked = check.result();
   if ('failures' in checked) return finished(imports, task, 0, parsingError(task.table, checked.failures));
 
   await writes.dataChanged(tenantId);
   const stamp = await writes.nextStamp(tenantId, false);
   if (all) await imports.clearTable(table.pk, task.table, stamp);
   const loader = await TenantLoader.open(loadSteps, stamp, textCheckFor(steps.textHoldsNul));
-  for (let first = 0; first < checked.records.length; first += LOAD_BATCH) {
-    await loader.upsertTableRecords(task.table, checked.records.slice(first, first + LOAD_BATCH), { path: '$.data', first });
+  for (let first = 0; first < checked.records.length; first += BATCH) {
+    await loader.upsertTableRecords(task.table, checked.records.slice(first, first + BATCH), { path: '$.data', first });
+    await turn();
   }
   await loader.finish();
   return finished(imports, task, checked.records.length, null);

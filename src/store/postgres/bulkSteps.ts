@@ -5,6 +5,7 @@ import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { AttributionSteps, BulkSteps, Columns } from '../bulkUpsert.js';
 import { NEXT_STAMP_CTE } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
+import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion } from './writeSteps.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */
@@ -42,7 +43,9 @@ const groupsByName = statement<[number, number[], string[]], { pk: number; dimen
    JOIN groups g ON g.tenant_id = $1 AND g.dimension_pk = w.dimension_pk AND g.name = w.name`,
 );
 const insertGroups = statement<[number, number[], string[]]>(
-  `INSERT INTO groups (tenant_id, dimension_pk, name) SELECT $1, * FROM unnest($2::bigint[], $3::text[]) ON CONFLICT DO NOTHING`,
+  `INSERT INTO groups (tenant_id, pk, dimension_pk, name)
+   SELECT s.tenant_id, ${newKey('groups', 'g.n')}, g.dimension_pk, g.name FROM ${tenantRows('unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS g (dimension_pk, name, n)')}
+   ON CONFLICT DO NOTHING`,
 );
 const monthsOf = (table: string) => ({
   remove: statement<[number, number[]]>(`DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2)`),
@@ -55,15 +58,17 @@ const monthsOf = (table: string) => ({
 const groupRows = {
   ...monthsOf('group_attributions'),
   insert: statement<[number, ...unknown[][]]>(
-    `INSERT INTO group_attributions (tenant_id, user_pk, dimension_pk, group_pk, start_month, end_month)
-     SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::integer[])`,
+    `INSERT INTO group_attributions (tenant_id, pk, user_pk, dimension_pk, group_pk, start_month, end_month)
+     SELECT s.tenant_id, ${newKey('group_attributions', 'a.n')}, a.user_pk, a.dimension_pk, a.group_pk, a.start_month, a.end_month
+     FROM ${tenantRows('unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::integer[]) WITH ORDINALITY AS a (user_pk, dimension_pk, group_pk, start_month, end_month, n)')}`,
   ),
 };
 const managerRows = {
   ...monthsOf('manager_attributions'),
   insert: statement<[number, ...unknown[][]]>(
-    `INSERT INTO manager_attributions (tenant_id, user_pk, manager_pk, start_month, end_month)
-     SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[])`,
+    `INSERT INTO manager_attributions (tenant_id, pk, user_pk, manager_pk, start_month, end_month)
+     SELECT s.tenant_id, ${newKey('manager_attributions', 'a.n')}, a.user_pk, a.manager_pk, a.start_month, a.end_month
+     FROM ${tenantRows('unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[]) WITH ORDINALITY AS a (user_pk, manager_pk, start_month, end_month, n)')}`,
   ),
 };
 

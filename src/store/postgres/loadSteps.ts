@@ -5,6 +5,7 @@ import { attributionSteps } from './bulkSteps.js';
 import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { stampTime } from './changeStamps.js';
 import { fieldSteps } from './dimensionValues.js';
+import { newKey, tenantRows } from './tenantKeys.js';
 import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
 /** Each user's custom attributes and last month, where given (`null`: as stored). */
@@ -42,8 +43,9 @@ const usersById = statement<[number, string[]], UserRow>(`SELECT ${USER_COLUMNS}
 const userIdByEmailKey = statement<[number, string], { id: string }>('SELECT id FROM users WHERE tenant_id = $1 AND email_key = $2');
 /** Upserts users in the order given (so an e-mail freed by an earlier one may be taken by a later one). */
 const upsertUsers = statement<[number, string[], string[], string[]], { id: string; pk: number }>(
-  `INSERT INTO users (tenant_id, id, email, json)
-   SELECT $1, id, email, json FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS u (id, email, json, n) ORDER BY n
+  `INSERT INTO users (tenant_id, pk, id, email, json)
+   SELECT s.tenant_id, ${newKey('users', 'u.n')}, u.id, u.email, u.json
+   FROM ${tenantRows('unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS u (id, email, json, n)')} ORDER BY u.n
    ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json
    RETURNING id, pk`,
 );
@@ -76,8 +78,7 @@ const updateRecords = statement<[number, number[], number[], number[], string[],
 /** A new dimension fields row holds minus the stamp of the load that made it (see ../sqlite/migrations.ts, 5). */
 const ensureFieldRows = statement<[number, number[], number[], number]>(
   `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp)
-   SELECT s.tenant_id, w.user_pk, w.month, '}', -$4::bigint FROM tenant_state s CROSS JOIN unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)
-   WHERE s.tenant_id = $1
+   SELECT s.tenant_id, w.user_pk, w.month, '}', -$4::bigint FROM ${tenantRows('unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)')}
    ON CONFLICT DO NOTHING`,
 );
 

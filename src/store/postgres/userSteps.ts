@@ -2,6 +2,7 @@ import type { UserRerender } from '../loading/loadSteps.js';
 import type { StoredUserRow, UserSteps } from '../userUpsert.js';
 import { changeStamps, stampTime } from './changeStamps.js';
 import { rowsOf, run, statement, type Queryable } from './connection.js';
+import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion } from './writeSteps.js';
 
 const users = statement<[number, string[], string[]], StoredUserRow>(
@@ -9,8 +10,9 @@ const users = statement<[number, string[], string[]], StoredUserRow>(
 );
 /** Upserts users in the order given. */
 const upsertUsers = statement<[number, string[], string[], string[], string[]], { id: string; pk: number }>(
-  `INSERT INTO users (tenant_id, id, email, json, attributes)
-   SELECT $1, id, email, json, attributes FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u (id, email, json, attributes, n) ORDER BY n
+  `INSERT INTO users (tenant_id, pk, id, email, json, attributes)
+   SELECT s.tenant_id, ${newKey('users', 'u.n')}, u.id, u.email, u.json, u.attributes
+   FROM ${tenantRows('unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u (id, email, json, attributes, n)')} ORDER BY u.n
    ON CONFLICT (tenant_id, id) DO UPDATE SET email = excluded.email, json = excluded.json, attributes = excluded.attributes,
      archived_after = NULL
    RETURNING id, pk`,

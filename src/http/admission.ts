@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
 import { problems } from './problems.js';
+import { onResponseClose } from './responseClose.js';
 
 /**
  * Admission: at most `maxConcurrent` requests in progress at once (a streamed page counts
@@ -62,12 +63,12 @@ export function admission(maxConcurrent: number, { exempt }: { exempt: (ctx: Con
 function whenEnded(response: ServerResponse, socket: Socket, ended: () => void): void {
   let done = false;
   const once = () => {
-    response.off('close', once);
+    dropResponseClose();
     socket.off('close', once);
     if (done) return;
     done = true;
     ended();
   };
-  response.once('close', once);
+  const dropResponseClose = onResponseClose(response, once);
   socket.once('close', once);
 }

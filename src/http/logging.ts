@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Context, Middleware } from 'koa';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { KEY_TEXT } from '../store/apiKeys.js';
+import { onResponseClose } from './responseClose.js';
 
 export type { DestinationStream, Logger };
 import type { LogLevel } from './logLevels.js';
@@ -74,7 +75,7 @@ export function requestLog(logger: Logger): Middleware {
     const requestId = requestIdFrom(ctx.get('X-Request-Id') || undefined);
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
-    ctx.res.once('close', () => {
+    onResponseClose(ctx.res, () => {
       if (!logger.isLevelEnabled('info')) return;
       const line: Record<string, unknown> = {
         reqId: requestId,

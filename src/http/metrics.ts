@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { StoreBusy, StoreFull, type ReplicaState, type Store } from '../store/store.js';
 import { isReadMethod } from './readMethods.js';
+import { onResponseClose } from './responseClose.js';
 
 /**
  * `serve --metrics`: `GET /metrics` in the Prometheus text format (prom-client), one registry
@@ -119,7 +120,7 @@ export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'
 
   const middleware: Middleware = async (ctx, next) => {
     const stopTimer = duration.startTimer();
-    ctx.res.once('close', () => {
+    onResponseClose(ctx.res, () => {
       const { operationId = 'none', recordsServed, lockWaitMs } = ctx.state as MeteredState;
       stopTimer({ operation: operationId });
       requests.inc({ operation: operationId, status: String(ctx.res.statusCode) });

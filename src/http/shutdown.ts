@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { onResponseClose } from './responseClose.js';
 
 /**
  * Graceful shutdown of an HTTP server: stop accepting, let every request already received be
@@ -32,7 +33,7 @@ export function gracefulShutdown(server: Server): Shutdown {
     const socket = request.socket;
     if (!busy.has(socket)) return;
     busy.set(socket, busy.get(socket)! + 1);
-    response.once('close', () => {
+    onResponseClose(response, () => {
       if (!busy.has(socket)) return;
       busy.set(socket, busy.get(socket)! - 1);
       settle(socket);

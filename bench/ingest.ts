@@ -7,7 +7,8 @@
  * - a push of ROWS table records (`POST /v1/tables/deals/records/bulk`): time from the POST to
  *   the import's `finished`, and the p99 of `GET /v1/reporting?limit=100` while the import runs
  *   against its p99 idle.
- * Prints a Markdown report (the load average with it: the machine may be shared).
+ * Prints a Markdown report (the load average with it: the machine may be shared) and writes it
+ * to bench/results/ingest-<engine>-<time>.md.
  *
  * With `BENCH_POSTGRES` set to a PostgreSQL server's URL (its `postgres` database, as a user who
  * may create databases), the same runs go to a fresh database on that server, and the server CPU
@@ -18,7 +19,7 @@
  *   BENCH_POSTGRES=postgres://postgres@127.0.0.1:54330/postgres node --import tsx bench/ingest.ts [ROWS] [SECONDS]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -185,6 +186,10 @@ try {
     `Command: ${POSTGRES ? 'BENCH_POSTGRES=… ' : ''}node --import tsx bench/ingest.ts ${rows} ${seconds}`,
   );
   console.log(report.join('\n'));
+  mkdirSync('bench/results', { recursive: true });
+  const file = `bench/results/ingest-${POSTGRES ? 'postgres' : 'sqlite'}-${new Date().toISOString().replace(/[:.]/g, '-')}.md`;
+  writeFileSync(file, `${report.join('\n')}\n`);
+  console.log(`written to ${file}`);
 } finally {
   await server.stop();
   await database.drop();

@@ -156,9 +156,11 @@ describe('errors are problem+json with documented statuses', () => {
       (await holdSlot(t, server, key)).destroy();
       await slotGivenBack(server);
     }
-    await holdSlot(t, server, key);
+    const held = await holdSlot(t, server, key);
     const refused = await server.call('GET', '/v1/reporting?limit=1', { key });
     assert.equal(refused.status, 503, 'the limit still holds after slots were given back');
+    held.destroy(); // else the server's close waits for it until the shutdown timeout
+    await slotGivenBack(server);
   });
 });
 

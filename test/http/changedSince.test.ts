@@ -1,29 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildFixture, fixtureLine, fixtureUser, type Fixture } from '../support/fixture.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
-
-type Page = { count: number; data: { id: string }[]; next?: string; sync_token?: string };
-
-/** Follows `next` from `path` to the last page: the records in order and the last page's `sync_token`. */
-async function walk(server: TestServer, key: string, path: string): Promise<{ records: Record<string, unknown>[]; token: string; pages: number }> {
-  const records: Record<string, unknown>[] = [];
-  let page: Page;
-  let pages = 0;
-  for (let at = path; ; at = page.next.slice(server.url.length)) {
-    const response = await server.call('GET', at, { key });
-    assert.equal(response.status, 200, response.text);
-    page = response.body as Page;
-    pages += 1;
-    records.push(...(page.data as Record<string, unknown>[]));
-    if (page.next === undefined) break;
-    assert.equal(page.sync_token, undefined, 'sync_token only on the last page');
-    assert.match(page.next, /[?&]changed_since=[A-Za-z0-9_-]+/);
-    assert.doesNotMatch(page.next, /offset=/);
-  }
-  assert.equal(typeof page.sync_token, 'string', 'the last page carries sync_token');
-  return { records, token: page.sync_token!, pages };
-}
+import { startTestServer } from '../support/harness.js';
+import { walk } from '../support/syncWalk.js';
 
 const ids = (records: Record<string, unknown>[]) => records.map((record) => record.id);
 const sorted = (values: unknown[]) => [...values].sort();

@@ -116,13 +116,13 @@ test-sqlite: build
 test-postgres: build
 	$(WITH_POSTGRES) $(TEST_RUN) $(or $(FILES),$(ENGINE_TESTS) $(POSTGRES_TESTS))
 
-## Line and branch coverage of src/ over the whole suite, both engines (c8: every process the
-## tests start counts, the CLI's over dist/ mapped back to src/ by its source maps).
+## Line and branch coverage of src/ over the whole suite, every pass of `make test` (c8: every
+## process the tests start counts, the CLI's over dist/ mapped back to src/ by its source maps).
 coverage: build
 	@rm -rf .coverage
 	npx c8 --temp-directory .coverage/tmp --report-dir .coverage --reporter=text-summary --reporter=html \
 	  --include 'src/**' --include 'dist/src/**' \
-	  $(MAKE) --no-print-directory -j3 --output-sync=target test-once test-sqlite test-postgres
+	  $(MAKE) --no-print-directory -j3 --output-sync=target test-once test-sqlite test-postgres test-pgbouncer test-citus
 
 ## The paging, bulk and sync tests through PgBouncer in transaction pooling (`--mode session` in withPgBouncer.ts for the other).
 test-pgbouncer: build

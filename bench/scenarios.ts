@@ -24,7 +24,11 @@ export type ScenarioKind =
   | 'reporting-user-first'
   | 'reporting-user-deep-next'
   | 'v2-first'
-  | 'v2-deep';
+  | 'v2-deep'
+  | 'reporting-first-small'
+  | 'reporting-deep-small'
+  | 'v2-first-small'
+  | 'v2-deep-small';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
 export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
@@ -107,6 +111,8 @@ function scenarioKinds({ config, deepNextPath, bulkBodies, tenantBulkBodies = []
       title: `v2 statements, deep page by start_id (${deep})`,
       requests: () => fixedPath(`${V2_PATH}?limit=${limit}&start_id=stl_${String(deep).padStart(7, '0')}`),
     }),
+    // The same four at limit=100 (v1's deep page by offset: a v1 page of that size costs the same by next).
+    ...v2Pairs(config.smallLimit, records - config.smallLimit),
     (connections) => ({
       kind: 'reporting-walk',
       title: 'reporting, walk of all pages by next (a walker per connection)',
@@ -185,6 +191,22 @@ function filteredKinds(filtered: FilteredPaths, limit: number): ScenarioMaker[] 
       kind: 'reporting-user-deep-next',
       title: `reporting, one user's records, page at ${filtered.deepOffset} by next`,
       requests: () => fixedPath(filtered.deepNextPath),
+    }),
+  ];
+}
+
+/** v1's first and deep page of `limit` records beside v2's of the same records, for the issue's v2/v1 cost target. */
+function v2Pairs(limit: number, deep: number): ScenarioMaker[] {
+  const v2Deep = `${V2_PATH}?limit=${limit}&start_id=stl_${String(deep).padStart(7, '0')}`;
+  return [
+    (connections) => ({ ...readPage(connections, 0, limit), kind: 'reporting-first-small', title: `reporting, first page of ${limit}` }),
+    (connections) => ({ ...readPage(connections, deep, limit), kind: 'reporting-deep-small', title: `reporting, deep page of ${limit} by offset (${deep})` }),
+    (connections) => ({ ...readPage(connections, 0, limit), kind: 'v2-first-small', title: `v2 statements, first page of ${limit}`, requests: () => fixedPath(`${V2_PATH}?limit=${limit}`) }),
+    (connections) => ({
+      ...readPage(connections, deep, limit),
+      kind: 'v2-deep-small',
+      title: `v2 statements, deep page of ${limit} by start_id (${deep})`,
+      requests: () => fixedPath(v2Deep),
     }),
   ];
 }

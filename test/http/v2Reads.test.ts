@@ -270,4 +270,24 @@ describe('v2 reads after writes', () => {
     const never = await server.call('GET', `${statementsPath}?start_id=acme-r9`, { key: acme.key });
     assert.equal(never.status, 400);
   });
+
+  test('a new metric and a new dimension reach the v2 texts of the records already stored, and their times move', async (t) => {
+    let acme!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      acme = await buildFixture(store, { tenant: 'acme', records: 4, users: 2, deals: 0 });
+    });
+    const before = (await walkV2(server, acme.key, statementsPath)).records.map(withoutTime);
+    await server.store.loadTenant('acme', {}, async (writer) => {
+      await writer.defineMetricsAndDimensions(['new_arr', 'bonus'], ['region', 'segment', 'team']);
+      await writer.finish();
+    });
+    const v1 = await v1Records(server, acme.key, '/v1/reporting?limit=2000');
+    const after = (await walkV2(server, acme.key, statementsPath)).records.map(withoutTime);
+    assert.equal(after.length, 4);
+    assert.deepEqual(
+      after.map((record) => record.fields),
+      v1.map((record) => v2OfV1Statement(record, ['new_arr', 'bonus'], ['region', 'segment', 'team'])),
+    );
+    after.forEach((record, i) => assert.ok(record.time > before[i]!.time, `${record.time} after ${before[i]!.time}`));
+  });
 });

@@ -17,12 +17,25 @@ const BEFORE_TENANT_STATE = `
   `;
 
 /**
+ * SQL that takes a SQLite database of this build back to before the statements' v2 texts had
+ * a table of their own (migration 13): the columns back in `reporting_records`, with their values.
+ */
+const BEFORE_V2_TEXT_TABLE = `
+    ALTER TABLE reporting_records ADD COLUMN body_v2 TEXT;
+    ALTER TABLE reporting_records ADD COLUMN changed_at TEXT;
+    UPDATE reporting_records SET (body_v2, changed_at) =
+      (SELECT body, changed_at FROM reporting_records_v2 v WHERE v.tenant_id = reporting_records.tenant_id AND v.pos = reporting_records.pos);
+    DROP TABLE reporting_records_v2;
+    PRAGMA user_version = 12;
+  `;
+
+/**
  * SQL that takes a database of this build back to before imports of data tables (SQLite
  * migration 12, PostgreSQL migration 9), for tests of the migrations. The version is set back
  * too, so the next open migrates again.
  */
 const BEFORE_IMPORTS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_V2_TEXT_TABLE}
     DROP TABLE import_lines;
     DROP TABLE import_tables;
     DROP TABLE imports;

@@ -4,6 +4,7 @@ import type { GroupPeriod } from '../../domain/reportingJson.js';
 import type { FieldSteps, UserGroupPeriod } from '../loading/loadSteps.js';
 import { stampTime } from './changeStamps.js';
 import type { Db } from './db.js';
+import { stampAllRecords } from './recordTexts.js';
 
 /** Every month. */
 const ALL_MONTHS: Period = { start: null, end: null };
@@ -43,9 +44,7 @@ export function fieldSteps(db: Db, tenantId: number): FieldSteps {
   const fragments = fragmentStatements(db);
   const usersAfter = db.prepare<[number, number, number], number>('SELECT pk FROM users WHERE tenant_id = ? AND pk > ? ORDER BY pk LIMIT ?').pluck();
   const setEmptyFragment = db.prepare<[string, number]>('UPDATE tenants SET empty_fragment = ? WHERE id = ?');
-  const stampRecords = db.prepare<{ stamp: number; tenantId: number }>(
-    `UPDATE reporting_records SET stamp = @stamp, changed_at = ${stampTime('@tenantId', '@stamp')} WHERE tenant_id = @tenantId`,
-  );
+  const stampRecords = stampAllRecords(db);
   return {
     dimensionKeys: () => fragments.dimensionKeys(tenantId),
     fieldsOfUsers(userPks) {
@@ -64,7 +63,7 @@ export function fieldSteps(db: Db, tenantId: number): FieldSteps {
     },
     usersAfter: (afterPk, n) => usersAfter.all(tenantId, afterPk, n),
     setEmptyFragment: (fragment) => void setEmptyFragment.run(fragment, tenantId),
-    stampRecords: (stamp) => void stampRecords.run({ stamp, tenantId }),
+    stampRecords: (stamp) => stampRecords({ stamp, tenantId }),
   };
 }
 

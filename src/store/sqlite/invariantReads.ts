@@ -71,14 +71,16 @@ export function invariantReads(db: Db): InvariantReads {
     `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
      FROM reporting_records WHERE tenant_id = ? HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
   );
-  // Migration 8: each record's v2 text, and beside each stamp (but a fields row's minus one) its time.
+  // Migrations 8 and 13: each record's v2 text (a statement's in its own row, of the same user
+  // and month), and beside each stamp (but a fields row's minus one) its time.
   const v2Records = db
     .prepare<{ tenant: number }, string>(
       `SELECT ifnull(
          (SELECT 'reporting record ' || r.id FROM reporting_records r
+          LEFT JOIN reporting_records_v2 v ON v.tenant_id = r.tenant_id AND v.pos = r.pos
           LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-          WHERE r.tenant_id = @tenant AND (r.body_v2 IS NULL OR r.changed_at IS NOT (${TIME_OF('r.stamp')})
-            OR (d.stamp > 0 AND d.changed_at IS NOT (${TIME_OF('d.stamp')})))
+          WHERE r.tenant_id = @tenant AND (v.body IS NULL OR (v.user_pk, v.month) IS NOT (r.user_pk, r.month)
+            OR v.changed_at IS NOT (${TIME_OF('r.stamp')}) OR (d.stamp > 0 AND d.changed_at IS NOT (${TIME_OF('d.stamp')})))
           ORDER BY r.pos LIMIT 1),
          (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.table_pk = t.pk
           WHERE t.tenant_id = @tenant AND (r.body_v2 IS NULL OR r.changed_at IS NOT (${TIME_OF('r.stamp')}))

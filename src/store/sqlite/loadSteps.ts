@@ -5,7 +5,7 @@ import { attributionSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
 import { stampTime } from './changeStamps.js';
-import { RERENDER_USER_IN_RECORDS, type RerenderParams } from './userSteps.js';
+import { bothTexts, userRerender } from './recordTexts.js';
 import { directLookups } from './writerCache.js';
 
 /**
@@ -27,7 +27,7 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
     metricKeys: () => s.metricKeys.all(tenantId),
     dimensions: () => s.dimensions.all(tenantId),
     insertMetric: (key, position) => void s.insertMetric.run(tenantId, key, position),
-    addMetricToBodies: (fragment, fragmentV2, stamp) => void s.addMetricToBodies.run({ fragment, fragmentV2, stamp, tenantId }),
+    addMetricToBodies: (fragment, fragmentV2, stamp) => s.addMetricToBodies({ fragment, fragmentV2, stamp, tenantId }),
     insertDimension: (key, position) => void s.insertDimension.run(tenantId, key, position),
 
     usersByIdOrEmail(ids, emailKeys) {
@@ -43,15 +43,15 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
       for (const { pk, attributes, archivedAfter } of rows) s.setUserExtras.run(attributes, archivedAfter, pk);
     },
     rerenderUsersInRecords(changes, stamp) {
-      for (const change of changes) s.rerenderUserInRecords.run({ ...change, stamp });
+      for (const change of changes) s.rerenderUserInRecords({ ...change, stamp });
     },
     managerEdges: () => s.managerEdges.all(tenantId),
 
     recordCount: () => s.recordCount.get(tenantId)!,
     recordPositions: (ids) => ids.flatMap((id) => s.recordPosition.all(tenantId, id)),
-    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord.run({ ...row, tenantId, stamp })),
+    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord({ ...row, tenantId, stamp })),
     updateRecords(rows, stamp) {
-      for (const row of rows) s.updateRecord.run({ ...row, stamp, tenantId });
+      for (const row of rows) s.updateRecord({ ...row, stamp, tenantId });
     },
     ensureFieldRows(pairs, stamp) {
       for (const { userPk, month } of pairs) s.ensureFieldRow.run(tenantId, userPk, month, stamp);
@@ -100,10 +100,11 @@ function statements(db: Db) {
     dimensions: db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ? ORDER BY position').raw(),
     insertMetric: db.prepare<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES (?, ?, ?)'),
     insertDimension: db.prepare<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES (?, ?, ?)'),
-    addMetricToBodies: db.prepare<{ fragment: string; fragmentV2: string; stamp: number; tenantId: number }>(
-      `UPDATE reporting_records SET body = body || @fragment || ((body || '}') -> '$.payment_currency'),
-         body_v2 = body_v2 || @fragmentV2 || ((body || '}') -> '$.payment_currency') || '}',
-         stamp = @stamp, changed_at = ${stampTime('@tenantId', '@stamp')}
+    addMetricToBodies: bothTexts<{ fragment: string; fragmentV2: string; stamp: number; tenantId: number }>(
+      db,
+      `UPDATE reporting_records SET body = body || @fragment || ((body || '}') -> '$.payment_currency'), stamp = @stamp WHERE tenant_id = @tenantId`,
+      `UPDATE reporting_records_v2 SET body = body || @fragmentV2 || ((body || '}') -> '$."standard.payment".currency') || '}',
+         changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId`,
     ),
     userById: db.prepare<[number, string], UserColumns>('SELECT pk, id, email, json FROM users WHERE tenant_id = ? AND id = ?'),
@@ -118,22 +119,26 @@ function statements(db: Db) {
     setUserExtras: db.prepare<[string | null, number | null, number]>(
       'UPDATE users SET attributes = coalesce(?, attributes), archived_after = coalesce(?, archived_after) WHERE pk = ?',
     ),
-    rerenderUserInRecords: db.prepare<RerenderParams>(RERENDER_USER_IN_RECORDS),
+    rerenderUserInRecords: userRerender(db),
     managerEdges: db.prepare<[number], ManagerEdge>(
       `SELECT a.user_pk AS user, a.manager_pk AS manager, a.start_month AS start, a.end_month AS "end"
        FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = ?`,
     ),
     recordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck(),
     recordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = ? AND id = ?'),
-    insertRecord: db.prepare<{ tenantId: number; pos: number; id: string; userPk: number; month: number; body: string; bodyV2: string; stamp: number }>(
-      `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp, changed_at)
-       VALUES (@tenantId, @pos, @id, @userPk, @month, @body, @bodyV2, @stamp, ${stampTime('@tenantId', '@stamp')})`,
+    insertRecord: bothTexts<{ tenantId: number; pos: number; id: string; userPk: number; month: number; body: string; bodyV2: string; stamp: number }>(
+      db,
+      `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, stamp) VALUES (@tenantId, @pos, @id, @userPk, @month, @body, @stamp)`,
+      `INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, body, changed_at)
+       VALUES (@tenantId, @pos, @userPk, @month, @bodyV2, ${stampTime('@tenantId', '@stamp')})`,
     ),
     /** Updates a record whose content changed (an unchanged one keeps its stamp). */
-    updateRecord: db.prepare<{ userPk: number; month: number; body: string; bodyV2: string; stamp: number; tenantId: number; pos: number }>(
-      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, body_v2 = @bodyV2, stamp = @stamp,
-         changed_at = ${stampTime('@tenantId', '@stamp')}
+    updateRecord: bothTexts<{ userPk: number; month: number; body: string; bodyV2: string; stamp: number; tenantId: number; pos: number }>(
+      db,
+      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, stamp = @stamp
        WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, body) IS NOT (@userPk, @month, @body)`,
+      `UPDATE reporting_records_v2 SET user_pk = @userPk, month = @month, body = @bodyV2, changed_at = ${stampTime('@tenantId', '@stamp')}
+       WHERE tenant_id = @tenantId AND pos = @pos`,
     ),
     /** A new dimension fields row holds minus the stamp of the load that made it (migration 5). */
     ensureFieldRow: db.prepare<[number, number, number, number]>(

@@ -322,6 +322,30 @@ export const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE data_tables ADD COLUMN resync_from INTEGER NOT NULL DEFAULT 0;
   `,
+  // 13: the v2 texts of the statement reporting records in a table of their own
+  // (`reporting_records_v2`, by the same key), with what a v2 page reads beside them: the
+  // record's user and month (to join its dimension fields) and the time of its last change,
+  // also stored as the field v2 writes (`time_field`, ready to join). A record's v1 and v2
+  // texts in one row made it larger than a WITHOUT ROWID row keeps in its page (about 1000
+  // bytes of 4096): every record spilled into an overflow page of its own, read by every
+  // page of either version. Each half fits in the page again.
+  `
+  CREATE TABLE reporting_records_v2 (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    pos INTEGER NOT NULL,
+    user_pk INTEGER NOT NULL,
+    month INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    changed_at TEXT NOT NULL,
+    time_field TEXT GENERATED ALWAYS AS (',"standard.last_modified_at":"' || changed_at || '"}') STORED,
+    PRIMARY KEY (tenant_id, pos)
+  ) WITHOUT ROWID;
+  INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, body, changed_at)
+    SELECT tenant_id, pos, user_pk, month, body_v2, changed_at FROM reporting_records
+    WHERE body_v2 IS NOT NULL AND changed_at IS NOT NULL ORDER BY tenant_id, pos;
+  ALTER TABLE reporting_records DROP COLUMN body_v2;
+  ALTER TABLE reporting_records DROP COLUMN changed_at;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

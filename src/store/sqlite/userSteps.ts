@@ -1,14 +1,7 @@
-import type { UserRerender } from '../loading/loadSteps.js';
 import type { StoredUserRow, UserSteps } from '../userUpsert.js';
-import { changeStamps, stampTime } from './changeStamps.js';
+import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
-
-/** Rewrites the user object inside a user's record bodies (`before` to `after`), stamping them. */
-export const RERENDER_USER_IN_RECORDS = `UPDATE reporting_records SET body = replace(body, @before, @after), body_v2 = replace(body_v2, @beforeV2, @afterV2),
-  stamp = @stamp, changed_at = ${stampTime('reporting_records.tenant_id', '@stamp')} WHERE user_pk = @userPk`;
-
-/** The named parameters of {@link RERENDER_USER_IN_RECORDS}. */
-export type RerenderParams = UserRerender & { stamp: number };
+import { userRerender } from './recordTexts.js';
 
 /**
  * The steps of `PUT /v1/users/bulk` (../userUpsert.ts) on SQLite, prepared once per connection:
@@ -24,7 +17,7 @@ export function userSteps(db: Db): (tenantId: number) => UserSteps {
        RETURNING pk`,
     )
     .pluck();
-  const rerender = db.prepare<RerenderParams>(RERENDER_USER_IN_RECORDS);
+  const rerender = userRerender(db);
   const bumpDataVersion = db.prepare<[number]>('UPDATE tenants SET data_version = random() WHERE id = ?');
   const stamps = changeStamps(db);
   return (tenantId) => ({
@@ -36,7 +29,7 @@ export function userSteps(db: Db): (tenantId: number) => UserSteps {
     },
     upsertUsers: (rows) => rows.map((row) => ({ id: row.id, pk: upsert.get(tenantId, row.id, row.email, row.json, row.attributes)! })),
     rerenderUsersInRecords(changes, stamp) {
-      for (const change of changes) rerender.run({ ...change, stamp });
+      for (const change of changes) rerender({ ...change, stamp });
     },
     nextStamp: () => stamps.next(tenantId),
     dataChanged: () => void bumpDataVersion.run(tenantId),

@@ -5,34 +5,34 @@ import { prepareJoinedPage } from './pagedReads.js';
 /** The parameters of a v2 read: the tenant, the table (the tenant for the statements), positions, time bounds, rows wanted. */
 type V2Params = { tenant: number; owner: number; from: number; n: number; after?: string; before?: string };
 
-/**
- * A record's v2 text: its stored body, then its `tail` (the dimension fields, if any) and the
- * time of its last change (`time`). The small parts are joined first: each `||` copies both
- * sides, so the body, most of the text, is copied once.
- */
-const withTime = (body: string, time: string, tail?: string) =>
-  `${body} || (${tail ? `${tail} || ` : ''}',"standard.last_modified_at":"' || ${time} || '"}')`;
+/** The field v2 writes for a record's time of last change (`time`), closing the record. */
+const timeField = (time: string) => `',"standard.last_modified_at":"' || ${time} || '"}'`;
 
 /**
- * The v2 reads on SQLite (migration 8), prepared once per connection: the stored v2 texts joined
- * with their dimension fields and the time of their last change (the later of the record's and
- * its dimension fields', both stored beside their stamps), a page read in one statement by
- * position.
+ * The v2 reads on SQLite (migrations 8 and 13), prepared once per connection: the stored v2
+ * texts joined with their dimension fields and the time of their last change (the later of the
+ * record's and its dimension fields', both stored beside their stamps), a page read in one
+ * statement by position.
  */
 export function v2Reads(db: Db) {
   // A CASE costs less per record than max() (a function call); a fields row without a time is older.
   const statementTime = 'CASE WHEN d.changed_at > r.changed_at THEN d.changed_at ELSE r.changed_at END';
-  const statement = withTime('r.body_v2', statementTime, 'ifnull(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = @tenant))');
-  const statementsFrom = `reporting_records r
+  // Each `||` copies both sides: the small parts are joined first, so the body, most of the
+  // text, is copied once, and the record's own time is its stored field (one copy fewer per
+  // record than joining it here; the fields' time, when later, is joined here).
+  const statement = `r.body || (ifnull(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenants WHERE id = @tenant))
+    || CASE WHEN d.changed_at > r.changed_at THEN ${timeField('d.changed_at')} ELSE r.time_field END)`;
+  const statementsFrom = `reporting_records_v2 r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
        WHERE r.tenant_id = @owner AND r.pos >= @from`;
-  const tableRecord = withTime('r.body_v2', 'r.changed_at');
+  const tableRecord = `r.body_v2 || (${timeField('r.changed_at')})`;
   const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
-  const joinedStatements = prepareJoinedPage<V2Params, JoinedRow>(db, joined(statement, statementsFrom, 'reporting_records', 'tenant_id'), 'tenant_id');
+  const joinedStatements = prepareJoinedPage<V2Params, JoinedRow>(db, joined(statement, statementsFrom, 'reporting_records_v2', 'tenant_id'), 'tenant_id');
   const joinedTable = prepareJoinedPage<V2Params, JoinedRow>(db, joined(tableRecord, tableFrom, 'table_records', 'table_pk'), 'table_pk');
   const changedStatements = db
     .prepare<V2Params, [string, string]>(
-      `SELECT ${statement}, r.id FROM ${statementsFrom} AND ${statementTime} > @after AND ${statementTime} < @before ORDER BY r.pos LIMIT @n`,
+      `SELECT ${statement}, (SELECT id FROM reporting_records WHERE tenant_id = r.tenant_id AND pos = r.pos)
+       FROM ${statementsFrom} AND ${statementTime} > @after AND ${statementTime} < @before ORDER BY r.pos LIMIT @n`,
     )
     .raw();
   const changedTable = db

@@ -29,6 +29,7 @@ export function writeSteps(db: Db): WriteSteps {
      SELECT t.tenant_id, t.key, r.id, r.pos FROM table_records r JOIN data_tables t ON t.pk = r.table_pk WHERE t.tenant_id = ?
      ON CONFLICT DO UPDATE SET pos = excluded.pos`,
     'DELETE FROM reporting_records WHERE tenant_id = ?',
+    'DELETE FROM reporting_records_v2 WHERE tenant_id = ?',
     'DELETE FROM data_tables WHERE tenant_id = ?',
     'DELETE FROM users WHERE tenant_id = ?',
     'DELETE FROM dimensions WHERE tenant_id = ?',

@@ -36,19 +36,46 @@ test('another server of the database sees an import, and finishes one whose serv
   const id = pushed.body.import_id;
   const other = await serveDatabase(server.database);
   try {
-  const seen = await exchange(other.url, 'GET', `/v1/imports/${id}`, { key: fixture.key });
-  assert.equal(seen.body.data_import.status, 'scheduled');
-  assert.equal(seen.body.data_import.launched_at, null);
+    const seen = await exchange(other.url, 'GET', `/v1/imports/${id}`, { key: fixture.key });
+    assert.equal(seen.body.data_import.status, 'scheduled');
+    assert.equal(seen.body.data_import.launched_at, null);
 
-  // As a server killed while it ran the import leaves it: started, by a process that is no more.
-  await server.sql.exec(`UPDATE imports SET status = 'started', owner = '${hostname()}/2147483646/gone', heartbeat_at = ${Date.now()}, launched_at = created_at`);
-  const done = await finishedImport(other.url, fixture.key, id);
-  assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number }) => table.number_of_records), [5]);
-  assert.equal(await dealIds(server, fixture.key), 7);
-  assert.deepEqual(await server.store.check(), []);
+    // As a server killed while it ran the import leaves it: started, by a process that is no more.
+    await server.sql.exec(`UPDATE imports SET status = 'started', owner = '${hostname()}/2147483646/gone', heartbeat_at = ${Date.now()}, launched_at = created_at`);
+    const done = await finishedImport(other.url, fixture.key, id);
+    assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number }) => table.number_of_records), [5]);
+    assert.equal(await dealIds(server, fixture.key), 7);
+    assert.deepEqual(await server.store.check(), []);
   } finally {
     await other.close();
   }
+});
+
+test('an import started by a server of another machine is left to it while it speaks, and taken over once it is silent past the lease', async (t) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, {}, async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 2, deals: 2 })));
+  const push = async (first: number) => {
+    const pushed = await server.call('POST', '/v1/tables/deals/records/bulk?debounce=3600', { key: fixture.key, json: { data: records(5, first) } });
+    assert.equal(pushed.status, 202, pushed.text);
+    return pushed.body.import_id as string;
+  };
+  const abroad = await push(0);
+  const started = async (heartbeatAt: number) =>
+    server.sql.exec(`UPDATE imports SET status = 'started', owner = 'elsewhere.example/4242/abcd', heartbeat_at = ${heartbeatAt}, launched_at = created_at WHERE id = '${abroad}'`);
+  await started(Date.now());
+  // A later import, due at once: the server's next look runs it, past the one of the other machine.
+  const later = await push(100);
+  await server.sql.exec(`UPDATE imports SET launch_at = 0 WHERE id = '${later}'`);
+  await finishedImport(server.url, fixture.key, later);
+  const left = await server.call('GET', `/v1/imports/${abroad}`, { key: fixture.key });
+  assert.equal(left.body.data_import.status, 'started', 'a server of another machine that spoke within the lease keeps its import');
+  assert.equal(await dealIds(server, fixture.key), 7);
+
+  await started(Date.now() - 2 * 60_000);
+  const done = await finishedImport(server.url, fixture.key, abroad);
+  assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number }) => table.number_of_records), [5]);
+  assert.equal(await dealIds(server, fixture.key), 12);
+  assert.deepEqual(await server.store.check(), []);
 });
 
 const skip = await smallDiskSkip();

@@ -158,12 +158,26 @@ test('refusals: an unknown table, another tenant’s import, a body that is not 
     ['{"data": [], "more": 1}', '/more', 'is not allowed'],
     ['{"data": [{"id": "x",', '/data/0', 'not valid JSON'],
     ['{}', '', "required property 'data'"],
+    ['{"data": []', '', 'not valid JSON'],
+    [' ', '', 'not valid JSON'],
+    ['{"data": [], "data": []}', '/data', 'is given twice'],
+    ['{"data": [{"id": "x", "id": "y"}]}', '/data/0', 'is given twice'],
+    ['{"data": [{"id": "x", "seats": 1e999}]}', '/data/0', 'number out of range'],
   ];
-  for (const [raw, pointer, message] of cases) {
+  const utf8 = (text: string) => Buffer.from(text, 'utf8');
+  const notUtf8: [string, Buffer][] = [
+    ['a byte that is no UTF-8', Buffer.concat([utf8('{"data": [{"id": "'), Buffer.from([0xff]), utf8('"}]}')])],
+    ['a character cut at the end', utf8('{"data": []}é').subarray(0, -1)],
+  ];
+  const sent: [string, string | Buffer, string, string][] = [
+    ...cases.map(([raw, pointer, message]): [string, string, string, string] => [raw, raw, pointer, message]),
+    ...notUtf8.map(([what, raw]): [string, Buffer, string, string] => [what, raw, '', 'is not valid UTF-8']),
+  ];
+  for (const [what, raw, pointer, message] of sent) {
     const response = await server.call('POST', '/v1/tables/t5/records/bulk', { key, raw, headers: { 'Content-Type': 'application/json' } });
-    assert.equal(response.status, 400, `${raw}: ${response.text}`);
-    assert.equal(response.body.errors[0].pointer, pointer, raw);
-    assert.match(response.body.errors[0].message, new RegExp(message), raw);
+    assert.equal(response.status, 400, `${what}: ${response.text}`);
+    assert.equal(response.body.errors[0].pointer, pointer, what);
+    assert.match(response.body.errors[0].message, new RegExp(message), what);
   }
   const query = await push(server, key, 't5', [], '?debounce=-1');
   assert.equal(query.status, 400, query.text);

@@ -145,6 +145,9 @@ describe('the v2 reads', () => {
       [`${statementsPath}?start_id=never-a-record`, 400, '/query/start_id'],
       [`${statementsPath}?start_id=acme-d1`, 400, '/query/start_id'],
       [`/v2/reporting/${DEALS}/records?start_id=acme-r1`, 400, '/query/start_id'],
+      // U+0000, which PostgreSQL cannot hold in text: no record has it, on either engine.
+      [`${statementsPath}?start_id=acme-r1%00`, 400, '/query/start_id'],
+      [`/v2/reporting/${DEALS}/records?start_id=%00`, 400, '/query/start_id'],
       [`${statementsPath}?last_modified_after=yesterday`, 400, '/query/last_modified_after'],
       [`${statementsPath}?last_modified_before=2026-13-01T00:00:00Z`, 400, '/query/last_modified_before'],
       [`/v2/reporting/${STATEMENTS}/records`, 404],

@@ -5,8 +5,11 @@
  * start-up and warm-up. BENCH_SECONDS (default 10) sets the length; the stores and other
  * settings are the suite's (config.ts). Prints the summary and writes it to bench/results/.
  * BENCH_PROFILE_BARE=statement (or memory, sqlite) profiles that ruler of bareServer.ts instead
- * of `serve`, for a side-by-side reading of the two profiles.
+ * of `serve`, for a side-by-side reading of the two profiles. BENCH_PROFILE_DB=URL serves that
+ * database instead of the read store (the same records, seeded as bench/versus.ts says), to see
+ * where the event loop's time goes on PostgreSQL (the database's own time is not in the profile).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { bulkBodies } from './bulkStore.js';
 import { benchConfig } from './config.js';
@@ -22,7 +25,8 @@ const connections = Number(connectionsArgument);
 
 async function main(): Promise<void> {
   const isBulk = kind === 'bulk-put';
-  const store = isBulk ? await prepareBulkRunStore(config) : prepareReadStore(config);
+  const database = process.env.BENCH_PROFILE_DB;
+  const store = database ? { dbPath: database, key: keyIn(database) } : isBulk ? await prepareBulkRunStore(config) : prepareReadStore(config);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const profileDir = `${config.workDir}/profiles/${stamp}`;
   const spawnedAt = Date.now();
@@ -52,11 +56,16 @@ async function main(): Promise<void> {
   const file = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile')).sort()[0];
   if (!file) throw new Error(`no profile written to ${profileDir}`);
   const profile = JSON.parse(readFileSync(`${profileDir}/${file}`, 'utf8')) as CpuProfile;
-  const size = isBulk ? `${config.attributions} attributions` : `${config.records} reporting records`;
+  const size = database ? database : isBulk ? `${config.attributions} attributions` : `${config.records} reporting records`;
   const summary = `${kind} @ ${connections} connections, ${size}, ${config.seconds} s\n\n${formatSummary(summarizeProfile(profile, 30, skipMs))}`;
   console.log(`\n${summary}\n\nprofile: ${profileDir}/${file}`);
   mkdirSync(config.resultsDir, { recursive: true });
   writeFileSync(`${config.resultsDir}/profile-${bare ? `bare-${bare}-` : ''}${kind}-${connections}-${stamp}.md`, `${summary}\n`);
+}
+
+/** A new key of the tenant `bench` in `database`. */
+function keyIn(database: string): string {
+  return execFileSync(process.execPath, [config.serverBin, 'keys', 'create', '--db', database, '--tenant', 'bench'], { encoding: 'utf8' }).trim().split('\n').at(-1)!;
 }
 
 await main();

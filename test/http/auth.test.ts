@@ -59,6 +59,20 @@ describe('tenants and API keys', () => {
     assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: fixture.key })).status, 200);
   });
 
+  test('a key used before whose stored row now names another tenant reads that tenant on the next request', async (t) => {
+    let acme!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      acme = await buildFixture(store, { tenant: 'acme', records: 3 });
+      await buildFixture(store, { tenant: 'globex', records: 2 });
+    });
+    const ids = async () => ((await server.call('GET', '/v1/reporting', { key: acme.key })).body.data as { id: string }[]).map((record) => record.id);
+    assert.deepEqual(await ids(), ['acme-r0', 'acme-r1', 'acme-r2']);
+    // As if the key had been deleted and an id made again, the same, for the other tenant.
+    const id = /^cdk_([0-9a-f]+)_/.exec(acme.key)![1]!;
+    await server.sql.rows(`UPDATE api_keys SET tenant_id = (SELECT id FROM tenants WHERE name = 'globex') WHERE id = ?`, id);
+    assert.deepEqual(await ids(), ['globex-r0', 'globex-r1']);
+  });
+
   test('a key created by another process works on the next request', async (t) => {
     const server = await startTestServer(t, {}, async (store) => {
       await buildFixture(store, { tenant: 'acme' });

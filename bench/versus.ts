@@ -13,8 +13,9 @@
  *   database instead of the bench's read store: it must hold the same records, for example
  *   seeded by the same `compdata seed` (bench/stores.ts) on PostgreSQL:
  *   `.:--db=postgres://postgres@127.0.0.1:54330/bench`. For the bulk scenarios such a server
- *   gets the database `bulk` on the same PostgreSQL server, created and filled when missing
- *   (bulkStore.ts) and kept between runs. The CPU time of the PostgreSQL server (the
+ *   gets the database `<its database>_bulk` on the same PostgreSQL server (`bench_bulk` here),
+ *   created and filled when missing (bulkStore.ts) and kept between runs: two builds compared
+ *   on one PostgreSQL server each name a database of their own (a build may migrate it). The CPU time of the PostgreSQL server (the
  *   postmaster of BENCH_POSTGRES_DATA, default bench/.work/postgres/data, and its children) is
  *   counted as that server's;
  * - `bare:memory`, `bare:sqlite` or `bare:statement`: the rulers of bareServer.ts (read
@@ -76,18 +77,20 @@ function serverOptions(spec: string): ServerOptions & { db?: string } {
   return { bin: `${dir}/bin/compdata.js`, db, databasePid, serveArgs: ['--max-concurrent', String(config.maxConcurrent), ...serveArgs] };
 }
 
-/** The bulk store on the PostgreSQL server of `url`: its database `bulk`, created and filled when missing. */
+/** The bulk store on the PostgreSQL server of `url`: the database named after `url`'s with `_bulk`, created and filled when missing. */
 async function postgresBulkStore(url: string, users: number): Promise<BulkStore & { dbPath: string }> {
+  const bulkUrl = new URL(url);
+  const name = `${bulkUrl.pathname.slice(1)}_bulk`;
+  if (!/^\w+$/.test(name)) throw new Error(`--db: a database name of letters, digits and _ (${name})`);
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    const missing = (await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'bulk'`)).rowCount === 0;
-    if (missing) await admin.query('CREATE DATABASE bulk');
+    const missing = (await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount === 0;
+    if (missing) await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const bulkUrl = new URL(url);
-  bulkUrl.pathname = '/bulk';
+  bulkUrl.pathname = `/${name}`;
   const started = Date.now();
   const store = await fillBulkStore(bulkUrl.toString(), users);
   if (Date.now() - started > 5000) console.log(`filled the PostgreSQL bulk store in ${((Date.now() - started) / 1000).toFixed(1)} s`);

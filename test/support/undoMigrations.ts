@@ -9,7 +9,8 @@ const BEFORE_TENANT_STATE = `
     ALTER TABLE tenants ADD COLUMN empty_fragment text NOT NULL DEFAULT '}',
       ADD COLUMN data_version bigint NOT NULL DEFAULT (random() * 9007199254740991)::bigint,
       ADD COLUMN sync_seq bigint NOT NULL DEFAULT 0, ADD COLUMN resync_from bigint NOT NULL DEFAULT 0;
-    UPDATE tenants t SET empty_fragment = s.empty_fragment, data_version = s.data_version, sync_seq = s.sync_seq, resync_from = s.resync_from
+    UPDATE tenants t SET empty_fragment = s.empty_fragment, data_version = s.data_version, resync_from = s.resync_from,
+        sync_seq = coalesce((SELECT max(stamp) FROM stamp_times m WHERE m.tenant_id = t.id), 0)
       FROM tenant_state s WHERE s.tenant_id = t.id;
     ALTER TABLE tenants ADD COLUMN empty_fragment_v2 text GENERATED ALWAYS AS (${fragmentV2('empty_fragment')}) STORED;
     DROP TABLE tenant_state;

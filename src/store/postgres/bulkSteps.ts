@@ -3,7 +3,7 @@ import { groupSlot, managerSlot, type SlotRow, type SlotWrites, type UserRef } f
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { AttributionSteps, BulkSteps, Columns } from '../bulkUpsert.js';
-import { NEXT_STAMP_CTE } from './changeStamps.js';
+import { changeStamps } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion } from './writeSteps.js';
@@ -72,10 +72,9 @@ const managerRows = {
   ),
 };
 
-/** The changed dimension fields, stamped with the request's change (changeStamps.ts) in the same statement. */
-const updateFragments = statement<[number, number[], number[], string[]]>(
-  `WITH ${NEXT_STAMP_CTE}
-   UPDATE dimension_values v SET fragment = c.fragment, stamp = (SELECT sync_seq FROM next_stamp), changed_at = (SELECT at FROM stamp_time)
+/** The changed dimension fields, stamped with the request's change (`$5`) and its time (`$6`, changeStamps.ts). */
+const updateFragments = statement<[number, number[], number[], string[], number, string]>(
+  `UPDATE dimension_values v SET fragment = c.fragment, stamp = $5, changed_at = $6
    FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );
@@ -128,7 +127,8 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       return rows.map((row) => ({ userPk: row.user_pk, month: row.month, fragment: row.fragment }));
     },
     async updateFragments(changed) {
-      await run(db, updateFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment));
+      const { stamp, at } = await changeStamps(db).next(tenantId);
+      await run(db, updateFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment), stamp, at);
     },
     dataChanged: () => bumpDataVersion(db, tenantId),
   };

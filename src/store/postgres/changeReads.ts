@@ -1,4 +1,5 @@
 import type { ChangeReads, ChangeRow, ResumeBounds } from '../paging/changePaging.js';
+import { CHANGE_COUNTER } from './changeStamps.js';
 import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
 
 type Row = { stamp: number; stream: 0 | 1; a: number; b: number; c: number; json: string };
@@ -42,10 +43,10 @@ const tableRecords = statement<[number, number, number, number, number], Row>(
    WHERE tenant_id = $1 AND table_pk = $2 AND (stamp, pos) > ($3::bigint, $4::bigint)
    ORDER BY stamp, pos LIMIT $5`,
 );
-const state = statement<[number], { seq: number; resyncFrom: number }>('SELECT sync_seq AS seq, resync_from AS "resyncFrom" FROM tenant_state WHERE tenant_id = $1');
+const state = statement<[number], { seq: number; resyncFrom: number }>(`SELECT ${CHANGE_COUNTER} AS seq, resync_from AS "resyncFrom" FROM tenant_state WHERE tenant_id = $1`);
 /** A table's records replaced by an import (migration 9) call for a new sync of that table only. */
 const tableState = statement<[number, number], { seq: number; resyncFrom: number }>(
-  `SELECT t.sync_seq AS seq, greatest(t.resync_from, d.resync_from) AS "resyncFrom" FROM data_tables d JOIN tenant_state t ON t.tenant_id = d.tenant_id
+  `SELECT ${CHANGE_COUNTER} AS seq, greatest(t.resync_from, d.resync_from) AS "resyncFrom" FROM data_tables d JOIN tenant_state t ON t.tenant_id = d.tenant_id
    WHERE d.tenant_id = $1 AND d.pk = $2`,
 );
 

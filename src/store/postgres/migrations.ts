@@ -313,6 +313,20 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE schema_version REPLICA IDENTITY FULL;
   `,
+  // 12: the tenant's change counter is its last stamp in stamp_times (changeStamps.ts): taking a
+  // stamp writes one table, which on Citus is one task on the tenant's node (the counter in
+  // tenant_state and the stamp's time beside it were two tables in one statement, which Citus
+  // runs in steps). A counter without its stamp's time (none is known) gets the upgrade's.
+  `
+  INSERT INTO stamp_times (tenant_id, stamp, at)
+    SELECT tenant_id, sync_seq, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM tenant_state WHERE sync_seq > 0
+    ON CONFLICT DO NOTHING
+  `,
+  // 13: the counter's old place gone. An entry of its own: on Citus a DDL statement is sent to
+  // the workers as the text it came in, which must then hold no other statement.
+  `
+  ALTER TABLE tenant_state DROP COLUMN sync_seq
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -37,7 +37,7 @@ export function userSteps(db: Queryable, tenantId: number): UserSteps {
       rowsOf(db, upsertUsers, tenantId, rows.map((r) => r.id), rows.map((r) => r.email), rows.map((r) => r.json), rows.map((r) => r.attributes)),
     rerenderUsersInRecords: async (changes, stamp) =>
       void (await run(db, rerenderUsersInRecords, tenantId, ...rerenderColumns(changes), stamp)),
-    nextStamp: () => changeStamps(db).next(tenantId),
+    nextStamp: async () => (await changeStamps(db).next(tenantId)).stamp,
     dataChanged: () => bumpDataVersion(db, tenantId),
   };
 }

@@ -62,7 +62,7 @@ export function writeSteps(db: Queryable): WriteSteps {
       for (const deletion of deletions) await run(db, deletion, tenantId);
     },
     dataChanged: (tenantId) => bumpDataVersion(db, tenantId),
-    nextStamp: (tenantId, replace) => changeStamps(db).next(tenantId, replace),
+    nextStamp: async (tenantId, replace) => (await changeStamps(db).next(tenantId, replace)).stamp,
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => loadSteps(db, tenantId),
   };

@@ -56,6 +56,18 @@ export async function run<P extends readonly unknown[]>(db: Queryable, s: Statem
 }
 
 /**
+ * The first column, a `text`, of every row of `s`, the rows asked for in binary format: the
+ * database then sends each text as it holds it (in text format it copies each into a C string
+ * and counts its length byte by byte first), and the driver makes the same string of it.
+ */
+export async function textsOf<P extends readonly unknown[]>(db: Queryable, s: Statement<P, { [column: string]: string }>, ...values: P): Promise<string[]> {
+  // `binary` is the driver's, missing from its types' QueryArrayConfig.
+  const query: pg.QueryArrayConfig & { binary: true } = { ...queryOf(db, s, values), rowMode: 'array', binary: true };
+  const result = await db.query<[string]>(query);
+  return result.rows.map((row) => row[0]);
+}
+
+/**
  * 64-bit integers (`bigint` keys and positions, `count(*)`) as JS numbers: every one the
  * service stores is at most 2^53 - 1, the bound the paging code already works to.
  */

@@ -1,5 +1,5 @@
 import type { JoinedRows, PagedSource } from '../paging/pagedSource.js';
-import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
 
 /** A page as the database joins it: the number of records, their JSON comma-separated, whether more follow. */
 type JoinedRow = { count: number; json: string | null; more: boolean };
@@ -30,7 +30,8 @@ function joinedPage(record: string, from: string, where: string, next: string) {
  * and growing with the tenant. The lookups of a page's repeated users and months are memoized.
  * Rows rather than one `string_agg` text: the database then builds no text the size of the
  * page (each a fresh allocation it faults in) and the driver decodes no such text (V8 holds one
- * with any non-ASCII character as two bytes a character): fewer milliseconds on both sides.
+ * with any non-ASCII character as two bytes a character): fewer milliseconds on both sides. A
+ * page's rows come in binary format ({@link textsOf}) and are written straight into its bytes.
  */
 const reportingRows = statement<[number, number, number, string], { record: string }>(
   `SELECT r.body || coalesce(d.fragment, $4) AS record
@@ -59,12 +60,28 @@ const joined = (row: JoinedRow | undefined): JoinedRows => ({
 });
 const records = (rows: { record: string }[]) => rows.map((row) => row.record);
 
+const COMMA = 0x2c;
+/** A page from up to `n + 1` records read from its first position (the extra one says whether more follow), written as UTF-8. */
+function joinedTexts(found: string[], n: number): JoinedRows {
+  const count = Math.min(found.length, n);
+  let length = Math.max(count - 1, 0);
+  for (let i = 0; i < count; i += 1) length += Buffer.byteLength(found[i]!);
+  const json = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (let i = 0; i < count; i += 1) {
+    if (i > 0) json[at++] = COMMA;
+    at += json.write(found[i]!, at);
+  }
+  return { count, json, more: found.length > n };
+}
+
 /** The paged reads of reporting records and table records, over a pool or a transaction's connection. */
 export const pagedReads = {
   /** The statement reporting records of a tenant (`emptyFragment`: see keys.ts Principal). */
   reporting(db: Queryable, tenantId: number, emptyFragment: string): PagedSource {
     return {
       rows: async (from, n) => records(await rowsOf(db, reportingRows, tenantId, from, n, emptyFragment)),
+      joined: async (from, n) => joinedTexts(await textsOf(db, reportingRows, tenantId, from, n + 1, emptyFragment), n),
       total: async () => (await firstRow(db, reportingTotal, tenantId))!.total,
     };
   },

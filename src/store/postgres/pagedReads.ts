@@ -1,37 +1,26 @@
 import type { JoinedRows, PagedSource } from '../paging/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
 
-/** A page as the database joins it: the number of records, their JSON comma-separated, whether more follow. */
-type JoinedRow = { count: number; json: string | null; more: boolean };
-
 /**
- * One statement for a page of a source with dense positions (see migrations.ts): the page is
- * the key range `[from, from + n)` of the primary key, read by an index range scan, and the
- * records' texts are joined in position order by `string_agg` inside the database, so a page
- * is one row whatever its size and a deep page costs what the first does. One statement is
- * one snapshot. `$1` is the tenant, `$2` the first position, `$3` the number of records.
+ * A page of a source with dense positions (see migrations.ts) is the key range `[from, from + n)`
+ * of the primary key, read by an index range scan in one statement (one snapshot), so a deep
+ * page costs what the first does: `$1` is the tenant, `$2` the first position, `$3` the number
+ * of records. Read as rows, one per record, not as one `string_agg` text: the database then
+ * builds no text the size of the page (each a fresh allocation it faults in) and the driver
+ * decodes no such text (V8 holds one with any non-ASCII character as two bytes a character):
+ * fewer milliseconds on both sides. A page's rows come in binary format ({@link textsOf}) and
+ * are written straight into its bytes ({@link joinedTexts}).
  */
-function joinedPage(record: string, from: string, where: string, next: string) {
-  return statement<[number, number, number, ...unknown[]], JoinedRow>(
-    `SELECT count(*)::integer AS count, string_agg(${record}, ',' ORDER BY r.pos) AS json,
-            EXISTS (SELECT 1 FROM ${next} AND pos = $2::bigint + $3) AS more
-     FROM ${from} WHERE ${where} AND r.pos >= $2 AND r.pos < $2::bigint + $3`,
-  );
-}
 
 /**
  * A page of the tenant's reporting records (`$1`) from position `$2`, at most `$3` of them, in
  * position order: each record's stored body, then its user's dimension fields of its month, or
- * `$4` (the tenant's empty fields) when the user held no group then. Read as rows, one per
- * record, by an index range scan, each record's dimension fields looked up by their primary
- * key in a LATERAL subquery that the planner may not pull up (`OFFSET 0`): a plain join,
- * planned once for any page (a prepared statement's generic plan), was a hash join that read
- * every dimension value of the tenant for each page, the larger part of a small page's cost,
- * and growing with the tenant. The lookups of a page's repeated users and months are memoized.
- * Rows rather than one `string_agg` text: the database then builds no text the size of the
- * page (each a fresh allocation it faults in) and the driver decodes no such text (V8 holds one
- * with any non-ASCII character as two bytes a character): fewer milliseconds on both sides. A
- * page's rows come in binary format ({@link textsOf}) and are written straight into its bytes.
+ * `$4` (the tenant's empty fields) when the user held no group then. The dimension fields are
+ * looked up by their primary key in a LATERAL subquery that the planner may not pull up
+ * (`OFFSET 0`): a plain join, planned once for any page (a prepared statement's generic plan),
+ * was a hash join that read every dimension value of the tenant for each page, the larger part
+ * of a small page's cost, and growing with the tenant. The lookups of a page's repeated users
+ * and months are memoized.
  */
 const reportingRows = statement<[number, number, number, string], { record: string }>(
   `SELECT r.body || coalesce(d.fragment, $4) AS record
@@ -44,7 +33,6 @@ const reportingRows = statement<[number, number, number, string], { record: stri
 const reportingTotal = statement<[number], { total: number }>('SELECT coalesce(max(pos) + 1, 0) AS total FROM reporting_records WHERE tenant_id = $1');
 
 const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = $2');
-const tablePage = joinedPage('r.body', 'table_records r', 'r.tenant_id = $1 AND r.table_pk = $4', 'table_records WHERE tenant_id = $1 AND table_pk = $4');
 const tableRows = statement<[number, number, number, number], { record: string }>(
   `SELECT r.body AS record FROM table_records r
    WHERE r.tenant_id = $1 AND r.table_pk = $4 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
@@ -53,11 +41,6 @@ const tableTotal = statement<[number, number], { total: number }>(
   'SELECT coalesce(max(pos) + 1, 0) AS total FROM table_records WHERE tenant_id = $1 AND table_pk = $2',
 );
 
-const joined = (row: JoinedRow | undefined): JoinedRows => ({
-  count: row?.count ?? 0,
-  json: row?.json ? Buffer.from(row.json, 'utf8') : Buffer.alloc(0),
-  more: row?.more === true,
-});
 const records = (rows: { record: string }[]) => rows.map((row) => row.record);
 
 const COMMA = 0x2c;
@@ -91,7 +74,7 @@ export const pagedReads = {
     if (!table) return undefined;
     return {
       rows: async (from, n) => records(await rowsOf(db, tableRows, tenantId, from, n, table.pk)),
-      joined: async (from, n) => joined(await firstRow(db, tablePage, tenantId, from, n, table.pk)),
+      joined: async (from, n) => joinedTexts(await textsOf(db, tableRows, tenantId, from, n + 1, table.pk), n),
       total: async () => (await firstRow(db, tableTotal, tenantId, table.pk))!.total,
     };
   },

@@ -662,7 +662,8 @@ export interface paths {
          *     The Prometheus text exposition format (version 0.0.4):
          *
          *     - `compdata_http_requests_total{operation,status}`: answers by operationId (`none`
-         *       for requests that matched no operation) and status;
+         *       for requests that matched no operation) and status (`499` for a request whose client
+         *       went away before its answer began);
          *     - `compdata_http_request_duration_seconds{operation}`: a histogram of the time from a
          *       request's arrival to the last byte of its answer;
          *     - `compdata_records_served_total{operation}`: records in the pages answered;

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Context, Middleware } from 'koa';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { KEY_TEXT } from '../store/apiKeys.js';
-import { onResponseClose } from './responseClose.js';
+import { closedStatus, onResponseClose } from './responseClose.js';
 
 export type { DestinationStream, Logger };
 import type { LogLevel } from './logLevels.js';
@@ -81,7 +81,7 @@ export function requestLog(logger: Logger): Middleware {
         reqId: requestId,
         method: ctx.method,
         path: withoutKeys(ctx.path),
-        status: ctx.res.statusCode,
+        status: closedStatus(ctx.res),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       };
       if (!ctx.res.writableFinished) line.aborted = true;

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { StoreBusy, StoreFull, type ReplicaState, type Store } from '../store/store.js';
 import { isReadMethod } from './readMethods.js';
-import { onResponseClose } from './responseClose.js';
+import { closedStatus, onResponseClose } from './responseClose.js';
 
 /**
  * `serve --metrics`: `GET /metrics` in the Prometheus text format (prom-client), one registry
@@ -123,7 +123,7 @@ export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'
     onResponseClose(ctx.res, () => {
       const { operationId = 'none', recordsServed, lockWaitMs } = ctx.state as MeteredState;
       stopTimer({ operation: operationId });
-      requests.inc({ operation: operationId, status: String(ctx.res.statusCode) });
+      requests.inc({ operation: operationId, status: String(closedStatus(ctx.res)) });
       if (recordsServed) records.inc({ operation: operationId }, recordsServed);
       if (lockWaitMs !== undefined) lockWaits.observe(lockWaitMs / 1000);
     });

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { ProblemError } from '../../src/client/index.js';
+import { createClient, ProblemError } from '../../src/client/index.js';
 import { retryAfterMs } from '../../src/client/retry.js';
 import { openSocket } from '../support/rawHttp.js';
 import { collect, startClientServer, type ClientServer } from './clientServer.js';
@@ -32,6 +32,18 @@ test('Retry-After values: delay seconds or an HTTP date; anything else is unread
     ['words', { given: 'soon', want: undefined }],
   ];
   for (const [name, { given, want }] of cases) await t.test(name, () => assert.equal(retryAfterMs(given, now), want));
+});
+
+test('a retry policy that cannot be followed is refused when the client is made, naming the option', () => {
+  const client = (retry: Record<string, number>) => () => createClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', retry });
+  const refused: [Record<string, number>, RegExp][] = [
+    [{ attempts: 0 }, /retry\.attempts must be an integer of at least 1 \(got 0\)/],
+    [{ attempts: 1.5 }, /retry\.attempts/],
+    [{ budgetMs: -1 }, /retry\.budgetMs must be a number of at least 0 \(got -1\)/],
+    [{ backoffMs: Number.NaN }, /retry\.backoffMs/],
+  ];
+  for (const [retry, message] of refused) assert.throws(client(retry), (error: unknown) => error instanceof RangeError && message.test(error.message), JSON.stringify(retry));
+  assert.doesNotThrow(client({ attempts: 1, budgetMs: 0, backoffMs: 0 }));
 });
 
 /** The only slot of a `maxConcurrent: 1` server, held by a PUT whose body never finishes. */

@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { serveDatabase, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
+import { samplesOf, seriesKey } from '../support/prometheusText.js';
+import { openSocket } from '../support/rawHttp.js';
 import { exchange } from '../support/harness.js';
 import { smallDiskSkip } from '../support/testDatabases.js';
 import { until } from '../support/until.js';
@@ -76,6 +78,28 @@ test('an import started by a server of another machine is left to it while it sp
   assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number }) => table.number_of_records), [5]);
   assert.equal(await dealIds(server, fixture.key), 12);
   assert.deepEqual(await server.store.check(), []);
+});
+
+test('a push whose client goes away mid-body stores nothing, and is logged as a request the client closed (499), not as a fault', async (t) => {
+  let fixture!: Fixture;
+  const logs = captureLogs('info');
+  const server = await startTestServer(t, { logger: logs.logger, metrics: true }, async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 2, deals: 2 })));
+  const socket = await openSocket(server.url);
+  socket.on('error', () => undefined);
+  const part = `{"data": [${JSON.stringify(deal(1))},`;
+  socket.write(
+    `POST /v1/tables/deals/records/bulk HTTP/1.1\r\nHost: test\r\nX-API-Key: ${fixture.key}\r\nContent-Type: application/json\r\nContent-Length: ${part.length + 1000}\r\n\r\n${part}`,
+  );
+  await until('the server reads the body', () => server.requestsInProgress() > 0);
+  socket.destroy();
+  const logged = await until('the push is logged', () => logs.entries().find((entry) => entry.msg === 'request' && entry.method === 'POST'));
+  assert.equal(logged.status, 499);
+  assert.equal(logged.aborted, true);
+  assert.deepEqual(logs.entries().filter((entry) => entry.level >= 50), [], 'no error logged');
+  const scraped = samplesOf((await server.call('GET', '/metrics')).text);
+  assert.equal(scraped.get(seriesKey('compdata_http_requests_total', { operation: 'pushTableRecords', status: '499' })), 1, 'counted as closed by the client');
+  assert.equal(Number(await server.sql.value('SELECT count(*) FROM imports')), 0, 'no import stored');
+  assert.equal(await dealIds(server, fixture.key), 2);
 });
 
 const skip = await smallDiskSkip();

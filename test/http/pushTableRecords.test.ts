@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { shared, startTestServer, type TestServer } from '../support/harness.js';
+import { shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
 
 /**
  * POST /v1/tables/{data_table_key}/records/bulk and GET /v1/imports/{import_id}
  * (docs/rules.md#table-imports) on one server. Each test pushes into a table of its own
- * (`t1`..`t6`, the fields of the fixture's deals table, each holding `rows` records
+ * (`t1`..`t7`, the fields of the fixture's deals table, each holding `rows` records
  * `{table}-{i}`), so that the tests share the server.
  */
 const FIELDS = [
@@ -16,7 +16,7 @@ const FIELDS = [
   { key: 'seats', type: 'number' },
   { key: 'amount', type: 'amount' },
 ] as const;
-const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6'];
+const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];
 const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
 
 const served = shared(async (scope) => {
@@ -109,6 +109,25 @@ test('a table with lines that do not fit imports nothing and lists each line, it
     ],
   );
   assert.deepEqual(await ids(server, key, 't3'), ['t3-0', 't3-1', 't3-2'], 'nothing imported, not even the good line');
+});
+
+test('an id holding U+0000: imported on SQLite; on PostgreSQL, which cannot store it as text, its line is refused with why', async () => {
+  const { server, key } = await served();
+  const lines = [row('t7', 5), { ...row('t7', 6), id: 't7-\u0000' }];
+  const response = await push(server, key, 't7', lines);
+  assert.equal(response.status, 202, response.text);
+  const [table] = (await finished(server, key, response.body.import_id)).data_tables_details;
+  if (TEST_ENGINE === 'sqlite') {
+    assert.equal(table.error, null);
+    assert.deepEqual(await ids(server, key, 't7'), ['t7-0', 't7-1', 't7-2', 't7-5', 't7-\u0000']);
+  } else {
+    assert.equal(table.error.title, 'ParsingError');
+    assert.deepEqual(
+      table.error.parsing_error_details.map((line: { line_number: number; details: string }) => [line.line_number, line.details]),
+      [[2, 'id: must not contain the character U+0000']],
+    );
+    assert.deepEqual(await ids(server, key, 't7'), ['t7-0', 't7-1', 't7-2'], 'nothing imported, not even the good line');
+  }
 });
 
 test('pushes with a debounce join one import; an id pushed twice counts once, with its last record', async () => {

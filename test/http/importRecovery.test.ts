@@ -80,6 +80,22 @@ test('an import started by a server of another machine is left to it while it sp
   assert.deepEqual(await server.store.check(), []);
 });
 
+test('a table removed before its import runs (the tenant replaced by a dataset without it) fails with why, and nothing is written', async (t) => {
+  let fixture!: Fixture;
+  const server = await startTestServer(t, {}, async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 2, deals: 2 })));
+  const pushed = await server.call('POST', '/v1/tables/deals/records/bulk?debounce=3600', { key: fixture.key, json: { data: records(3) } });
+  assert.equal(pushed.status, 202, pushed.text);
+  await server.store.loadTenant('acme', { replace: true }, async () => undefined);
+  await server.sql.exec(`UPDATE imports SET launch_at = 0 WHERE id = '${pushed.body.import_id as string}'`);
+  const done = await finishedImport(server.url, fixture.key, pushed.body.import_id as string);
+  const [table] = done.data_tables_details;
+  assert.equal(table.number_of_records, 0);
+  assert.equal(table.error.title, 'TableNotFound');
+  assert.match(table.error.description, /deals/);
+  assert.equal((await server.call('GET', '/v1/tables/deals/records', { key: fixture.key })).status, 404);
+  assert.deepEqual(await server.store.check(), []);
+});
+
 test('a push whose client goes away mid-body stores nothing, and is logged as a request the client closed (499), not as a fault', async (t) => {
   let fixture!: Fixture;
   const logs = captureLogs('info');

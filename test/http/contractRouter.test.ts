@@ -34,6 +34,13 @@ const requests: [string, Request][] = [
   ['a literal path with a trailing slash', { method: 'get', path: '/v1/reporting/', headers: {} }],
   ['a templated path', { method: 'get', path: '/v1/tables/deals/records', headers: {} }],
   ['a templated path, a method it does not have', { method: 'delete', path: '/v1/tables/deals/records', headers: {} }],
+  ['a templated path with characters a pattern would read', { method: 'get', path: '/v1/tables/a.b+(c)/records', headers: {} }],
+  ['a templated path of v2', { method: 'get', path: '/v2/reporting/2fa94265-8b29-8997-887d-7958c0ab8234/statements', headers: {} }],
+  ['another templated path of v2', { method: 'get', path: '/v2/reporting/any/records', headers: {} }],
+  ['a templated path of v2 with a trailing slash', { method: 'get', path: '/v2/data-structures/any/fields/', headers: {} }],
+  ['a templated path of v2, a method it does not have', { method: 'post', path: '/v2/reporting/any/statements', headers: {} }],
+  ['a templated path with an empty parameter', { method: 'get', path: '/v2/reporting//statements', headers: {} }],
+  ['a path one segment short of a template', { method: 'get', path: '/v2/reporting/any', headers: {} }],
   ['a path of no operation', { method: 'get', path: '/v1/nothing', headers: {} }],
   ['the root', { method: 'get', path: '/', headers: {} }],
   ['the document', { method: 'get', path: '/openapi.json', headers: {} }],
@@ -144,8 +151,7 @@ describe('what ContractRouter relies on in openapi-backend', () => {
 
     assert.deepEqual(calls, [
       'router.parseRequest', // before routing: not parsed, as nothing reads it
-      'router.matchOperation',
-      'router.getOperations', // the list built at start-up
+      'router.matchOperation', // over the list and patterns built at start-up
       'router.parseRequest with its operation',
       'stock parseRequest with its operation', // the one parse
       'router.parseRequest with its operation', // the validator's: a copy of it

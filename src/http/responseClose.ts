@@ -32,5 +32,5 @@ const waiting = new WeakMap<ServerResponse, (() => void)[]>();
  * 499 when the client went away before (nginx's "client closed request"): until then the
  * response only holds Koa's default 404, which no one was answered.
  */
-export const CLIENT_CLOSED_REQUEST = 499;
+const CLIENT_CLOSED_REQUEST = 499;
 export const closedStatus = (response: ServerResponse): number => (response.headersSent ? response.statusCode : CLIENT_CLOSED_REQUEST);

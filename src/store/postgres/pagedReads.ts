@@ -45,7 +45,7 @@ const records = (rows: { record: string }[]) => rows.map((row) => row.record);
 
 const COMMA = 0x2c;
 /** A page from up to `n + 1` records read from its first position (the extra one says whether more follow), written as UTF-8. */
-function joinedTexts(found: string[], n: number): JoinedRows {
+export function joinedTexts(found: string[], n: number): JoinedRows {
   const count = Math.min(found.length, n);
   let length = Math.max(count - 1, 0);
   for (let i = 0; i < count; i += 1) length += Buffer.byteLength(found[i]!);

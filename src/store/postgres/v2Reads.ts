@@ -1,5 +1,6 @@
 import type { V2Reads } from '../paging/v2Paging.js';
-import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
+import { joinedTexts } from './pagedReads.js';
 
 /**
  * The v2 reads on PostgreSQL (see ../sqlite/migrations.ts, 8, and ../sqlite/v2Reads.ts): the
@@ -20,19 +21,26 @@ const STATEMENTS_FROM = `reporting_records r
 const TABLE_RECORD = withTime('r.body_v2', 'r.changed_at');
 const TABLE_FROM = 'table_records r WHERE r.tenant_id = $1 AND r.table_pk = $4';
 
-type JoinedRow = { count: number; json: string | null; more: boolean };
 type Row = { record: string; id: string };
 
-/** Records at positions `$2`..`$2 + $3 - 1`, joined in position order, and whether more follow. */
-function joined(record: string, from: string, next: string) {
-  return statement<[number, number, number, ...unknown[]], JoinedRow>(
-    `SELECT count(*)::integer AS count, string_agg(${record}, ',' ORDER BY r.pos) AS json,
-            EXISTS (SELECT 1 FROM ${next} AND pos = $2::bigint + $3) AS more
-     FROM ${from} AND r.pos >= $2 AND r.pos < $2::bigint + $3`,
-  );
-}
-const joinedStatements = joined(STATEMENT, STATEMENTS_FROM, 'reporting_records WHERE tenant_id = $1');
-const joinedTable = joined(TABLE_RECORD, TABLE_FROM, 'table_records WHERE tenant_id = $1 AND table_pk = $4');
+/**
+ * The records at positions `$2`..`$2 + $3 - 1` (`$3`: the records wanted and one more, which says
+ * whether more follow), one row each in position order, read as v1's pages are (pagedReads.ts):
+ * rows in binary format written straight into the page's bytes, each record's dimension fields
+ * looked up by key in a LATERAL subquery the planner may not pull up (a plain join, planned once
+ * for any page, read every dimension value of the tenant for each page).
+ */
+const statementRows = statement<[number, number, number], { record: string }>(
+  `SELECT ${STATEMENT} AS record
+   FROM reporting_records r
+   LEFT JOIN LATERAL (
+     SELECT d.fragment_v2, d.changed_at FROM dimension_values d
+     WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
+   WHERE r.tenant_id = $1 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+);
+const tableRows = statement<[number, number, number, number], { record: string }>(
+  `SELECT ${TABLE_RECORD} AS record FROM ${TABLE_FROM} AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+);
 /** Up to `$5` records from position `$2` whose time of last change is after `$3` and before `$4`. */
 const changedStatements = statement<[number, number, string, string, number], Row>(
   `SELECT ${STATEMENT} AS record, r.id FROM ${STATEMENTS_FROM} AND r.pos >= $2
@@ -54,11 +62,6 @@ const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data
 const statementAt = statement<[number, number], { id: string }>('SELECT id FROM reporting_records WHERE tenant_id = $1 AND pos = $2');
 const tableRecordAt = statement<[number, number, number], { id: string }>('SELECT id FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND pos = $3');
 
-const page = (row: JoinedRow | undefined) => ({
-  count: row?.count ?? 0,
-  json: row?.json ? Buffer.from(row.json, 'utf8') : Buffer.alloc(0),
-  more: row?.more === true,
-});
 const keyed = (rows: Row[]): [string, string][] => rows.map((row) => [row.record, row.id]);
 /** Text PostgreSQL cannot hold (U+0000) was never a record id. */
 const position = async (found: Promise<{ pos: number | null } | undefined>) => (await found)?.pos ?? undefined;
@@ -66,7 +69,7 @@ const position = async (found: Promise<{ pos: number | null } | undefined>) => (
 export const v2Reads = {
   statements: (db: Queryable, tenant: number): V2Reads => ({
     positionOf: (id) => (storable(id) ? position(firstRow(db, statementPosition, tenant, id)) : undefined),
-    joined: async (from, n) => page(await firstRow(db, joinedStatements, tenant, from, n)),
+    joined: async (from, n) => joinedTexts(await textsOf(db, statementRows, tenant, from, n + 1), n),
     idAt: async (position) => (await firstRow(db, statementAt, tenant, position))!.id,
     changedBetween: async (from, after, before, n) => keyed(await rowsOf(db, changedStatements, tenant, from, after, before, n)),
   }),
@@ -75,7 +78,7 @@ export const v2Reads = {
     if (table === undefined) return undefined;
     return {
       positionOf: (id) => (storable(id) ? position(firstRow(db, tableRecordPosition, tenant, table, key, id)) : undefined),
-      joined: async (from, n) => page(await firstRow(db, joinedTable, tenant, from, n, table)),
+      joined: async (from, n) => joinedTexts(await textsOf(db, tableRows, tenant, from, n + 1, table), n),
       idAt: async (position) => (await firstRow(db, tableRecordAt, tenant, table, position))!.id,
       changedBetween: async (from, after, before, n) => keyed(await rowsOf(db, changedTable, tenant, from, after, before, n, table)),
     };

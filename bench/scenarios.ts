@@ -28,7 +28,9 @@ export type ScenarioKind =
   | 'reporting-first-small'
   | 'reporting-deep-small'
   | 'v2-first-small'
-  | 'v2-deep-small';
+  | 'v2-deep-small'
+  | 'table-first-small'
+  | 'v2-records-first-small';
 
 /** The in-process reads a served read scenario is compared with (see ceiling.ts). */
 export type CeilingKind = 'first' | 'deep' | 'walk' | 'table' | 'small-random';
@@ -195,6 +197,9 @@ function filteredKinds(filtered: FilteredPaths, limit: number): ScenarioMaker[] 
   ];
 }
 
+/** The records of v2's `deals` table (their structure's id is derived, the same in every store). */
+const V2_DEALS_PATH = '/v2/reporting/34e95ea1-8cbc-866c-8332-8f647ce1e7b6/records';
+
 /** v1's first and deep page of `limit` records beside v2's of the same records, for the issue's v2/v1 cost target. */
 function v2Pairs(limit: number, deep: number): ScenarioMaker[] {
   const v2Deep = `${V2_PATH}?limit=${limit}&start_id=stl_${String(deep).padStart(7, '0')}`;
@@ -208,6 +213,8 @@ function v2Pairs(limit: number, deep: number): ScenarioMaker[] {
       title: `v2 statements, deep page of ${limit} by start_id (${deep})`,
       requests: () => fixedPath(v2Deep),
     }),
+    (connections) => ({ ...readPage(connections, 0, limit), kind: 'table-first-small', title: `table records (deals), first page of ${limit}`, requests: () => fixedPath(`${TABLE_PATH}?limit=${limit}`) }),
+    (connections) => ({ ...readPage(connections, 0, limit), kind: 'v2-records-first-small', title: `v2 records (deals), first page of ${limit}`, requests: () => fixedPath(`${V2_DEALS_PATH}?limit=${limit}`) }),
   ];
 }
 

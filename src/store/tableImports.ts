@@ -25,7 +25,7 @@ export const LINES_PER_CHUNK = 1000;
  * (PostgreSQL), the requests the server is answering meanwhile wait for one batch at most,
  * never for the whole table.
  */
-const BATCH = 1000;
+const BATCH = 250;
 /**
  * How long an import started by a server that no longer says it is working on it stays its
  * own: after that, another server takes it over (a table's transaction is never run twice:

@@ -98,6 +98,31 @@ describe('faults on demand', { concurrency: true }, () => {
     assert.deepEqual(faultLines().map((line) => line.fault), ['slow']);
   });
 
+  test('the faults apply to answers of every kind: a count (text), a problem, a HEAD (no body)', async (t) => {
+    const slow = await serverWith(t, 'slow=100%');
+    const count = await slow.server.call('GET', '/v1/reporting?limit=0', { key: slow.key });
+    assert.equal(count.status, 200);
+    assert.equal(count.headers.get('compdata-fault'), 'slow');
+    assert.equal(count.body.count, 25);
+    const missing = await slow.server.call('GET', '/v1/tables/nope/records', { key: slow.key });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('compdata-fault'), 'slow');
+    assert.equal(missing.body.type, 'urn:compdata:problem:not-found');
+    const head = await slow.server.call('HEAD', PAGE, { key: slow.key });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('compdata-fault'), 'slow');
+    assert.equal(head.text, '');
+
+    const reset = await serverWith(t, 'reset=100%');
+    for (const path of ['/v1/reporting?limit=0', '/v1/tables/nope/records']) {
+      const cut = await getRaw(reset.server.url, path, reset.key);
+      assert.equal(cut.headers?.['compdata-fault'], 'reset', path);
+      assert.equal(cut.complete, false, path);
+      assert.equal(cut.error?.code, 'ECONNRESET', `${path}: ${String(cut.error)}`);
+    }
+    assert.deepEqual(slow.faultLines().map((line) => line.fault), ['slow', 'slow', 'slow']);
+  });
+
   test('latency: every API answer is held back, and says how long', async (t) => {
     const { server, key, faultLines } = await serverWith(t, 'latency=300ms');
     const started = performance.now();

@@ -7,7 +7,7 @@ import { until } from '../support/until.js';
 /**
  * POST /v1/tables/{data_table_key}/records/bulk and GET /v1/imports/{import_id}
  * (docs/rules.md#table-imports) on one server. Each test pushes into a table of its own
- * (`t1`..`t7`, the fields of the fixture's deals table, each holding `rows` records
+ * (`t1`..`t8`, the fields of the fixture's deals table, each holding `rows` records
  * `{table}-{i}`), so that the tests share the server.
  */
 const FIELDS = [
@@ -16,7 +16,7 @@ const FIELDS = [
   { key: 'seats', type: 'number' },
   { key: 'amount', type: 'amount' },
 ] as const;
-const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];
+const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
 const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
 
 const served = shared(async (scope) => {
@@ -128,6 +128,20 @@ test('an id holding U+0000: imported on SQLite; on PostgreSQL, which cannot stor
     );
     assert.deepEqual(await ids(server, key, 't7'), ['t7-0', 't7-1', 't7-2'], 'nothing imported, not even the good line');
   }
+});
+
+test('a record with a "__proto__" key is a line that does not fit, kept as the key it is: no object of the server is changed by it', async () => {
+  const { server, key } = await served();
+  const raw = `{"data": [${JSON.stringify(row('t8', 5))}, {"id": "t8-6", "__proto__": {"polluted": true}}]}`;
+  const response = await server.call('POST', '/v1/tables/t8/records/bulk', { key, raw, headers: { 'Content-Type': 'application/json' } });
+  assert.equal(response.status, 202, response.text);
+  const [table] = (await finished(server, key, response.body.import_id)).data_tables_details;
+  assert.deepEqual(
+    table.error.parsing_error_details.map((line: { line_number: number; row: unknown; details: string }) => [line.line_number, line.details]),
+    [[2, '__proto__: is not a field of the table']],
+  );
+  assert.equal(({} as { polluted?: boolean }).polluted, undefined);
+  assert.deepEqual(await ids(server, key, 't8'), ['t8-0', 't8-1', 't8-2']);
 });
 
 test('pushes with a debounce join one import; an id pushed twice counts once, with its last record', async () => {

@@ -92,6 +92,9 @@ describe('compdata import and export', { concurrency: true }, () => {
     const missingFile = await runCli(['import', '--db', db, '--tenant', 'acme', join(directory, 'nope.json')]);
     assert.equal(missingFile.code, 1);
     assert.match(missingFile.stderr, /^error: cannot read .*nope\.json: no such file\n$/);
+    const aDirectory = await runCli(['import', '--db', db, '--tenant', 'acme', directory]);
+    assert.equal(aDirectory.code, 1);
+    assert.equal(aDirectory.stderr, `error: cannot read ${directory}: not a file\n`);
     const missingDb = await runCli(['export', '--db', db, '--tenant', 'acme']);
     assert.equal(missingDb.code, 2);
     assert.match(missingDb.stderr, /^error: no database at [^\n]+; create one with 'compdata seed' or 'compdata import'\n$/);

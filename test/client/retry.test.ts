@@ -115,7 +115,7 @@ test('a Retry-After past the budget is not waited for: the 503 is thrown at once
   assert.ok(Date.now() - started < 500, 'no wait');
 });
 
-type FrontAnswer = 'pass' | 'cut' | { status: number; retryAfter?: string; body: string };
+type FrontAnswer = 'pass' | 'cut' | { status: number; retryAfter?: string; body: string; reason?: string };
 
 /** A loopback front of the real server: `decide` sees each request (with its number, from 1) and answers, cuts, or passes it on. */
 async function front(t: TestContext, env: ClientServer, decide: (request: IncomingMessage, n: number) => FrontAnswer) {
@@ -128,7 +128,7 @@ async function front(t: TestContext, env: ClientServer, decide: (request: Incomi
     if (answer !== 'pass') {
       const headers: Record<string, string> = { 'Content-Type': 'text/plain' };
       if (answer.retryAfter !== undefined) headers['Retry-After'] = answer.retryAfter;
-      return void response.writeHead(answer.status, headers).end(answer.body);
+      return void (answer.reason === undefined ? response.writeHead(answer.status, headers) : response.writeHead(answer.status, answer.reason, headers)).end(answer.body);
     }
     const upstream = httpRequest({ hostname: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers }, (answered) => {
       response.writeHead(answered.statusCode!, answered.headers);
@@ -180,6 +180,14 @@ test('retries end after `attempts` sends; an answer that is not a problem still 
   assert.deepEqual([error.status, error.type, error.title, error.detail, error.errors], [503, 'about:blank', 'Service Unavailable', 'busy, try later', []]);
   await assert.rejects(collect(env.client({ baseUrl: busy.url, retry: false }).reporting.records()), ProblemError);
   assert.equal(busy.seen.length, 5, 'retry: false sends once');
+});
+
+test('an answer that is not a problem, from something between client and server: titled by its status line, its text cut at 500 characters', async (t) => {
+  const env = await startClientServer(t);
+  const gateway = await front(t, env, () => ({ status: 502, reason: '', body: 'x'.repeat(600) }));
+  const error = await collect(env.client({ baseUrl: gateway.url, retry: false }).reporting.records()).catch((e: unknown) => e);
+  assert.ok(error instanceof ProblemError, String(error));
+  assert.deepEqual([error.status, error.type, error.title, error.detail], [502, 'about:blank', 'HTTP 502', `${'x'.repeat(500)}…`]);
 });
 
 test('an abort ends a Retry-After wait at once', async (t) => {

@@ -193,6 +193,7 @@ test('refusals: an unknown table, another tenant’s import, a body that is not 
     ['{}', '', "required property 'data'"],
     ['{"data": []', '', 'not valid JSON'],
     [' ', '', 'not valid JSON'],
+    ['{"data": nope}', '/data', 'not valid JSON'],
     ['{"data": [], "data": []}', '/data', 'is given twice'],
     ['{"data": [{"id": "x", "id": "y"}]}', '/data/0', 'is given twice'],
     ['{"data": [{"id": "x", "seats": 1e999}]}', '/data/0', 'number out of range'],

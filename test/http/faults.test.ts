@@ -112,6 +112,10 @@ describe('faults on demand', { concurrency: true }, () => {
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('compdata-fault'), 'slow');
     assert.equal(head.text, '');
+    const fields = await slow.server.call('GET', '/v1/reporting/fields', { key: slow.key });
+    assert.equal(fields.status, 200);
+    assert.equal(fields.headers.get('compdata-fault'), 'slow');
+    assert.ok(fields.body.count > 0, 'the field listing (an object the handler answers) arrives whole');
 
     const reset = await serverWith(t, 'reset=100%');
     for (const path of ['/v1/reporting?limit=0', '/v1/tables/nope/records']) {
@@ -120,7 +124,20 @@ describe('faults on demand', { concurrency: true }, () => {
       assert.equal(cut.complete, false, path);
       assert.equal(cut.error?.code, 'ECONNRESET', `${path}: ${String(cut.error)}`);
     }
-    assert.deepEqual(slow.faultLines().map((line) => line.fault), ['slow', 'slow', 'slow']);
+    // A 304 has no body: its head is sent, then the connection is reset.
+    const etag = (await getRaw(reset.server.url, PAGE, reset.key)).headers?.etag;
+    const notModified = await new Promise<{ status?: number; error?: NodeJS.ErrnoException }>((resolve) => {
+      const { hostname, port } = new URL(reset.server.url);
+      const request = httpRequest({ hostname, port, path: PAGE, headers: { 'X-API-Key': reset.key, 'If-None-Match': String(etag) } }, (answer) => {
+        answer.resume();
+        answer.on('end', () => resolve({ status: answer.statusCode }));
+        answer.on('error', (error) => resolve({ status: answer.statusCode, error }));
+      });
+      request.on('error', (error) => resolve({ error }));
+      request.end();
+    });
+    assert.equal(notModified.status, 304, String(notModified.error));
+    assert.deepEqual(slow.faultLines().map((line) => line.fault), ['slow', 'slow', 'slow', 'slow']);
   });
 
   test('latency: every API answer is held back, and says how long', async (t) => {

@@ -1,6 +1,7 @@
 import { structureId, type Structure } from '../domain/v2Json.js';
 import type { Principal, Store, TableSummary } from '../store/store.js';
 import { problems } from './problems.js';
+import { BoundedMap } from '../store/boundedMap.js';
 
 /** The id of the statement reporting structure (the same for every tenant). */
 export const STATEMENTS_ID = structureId({ kind: 'statements' });
@@ -19,12 +20,11 @@ export interface ListedStructure {
  * table on SQLite, in process). A key learnt from another tenant names no table of this one, and
  * its page is the same 404. Forgotten (and learnt again) past {@link KNOWN_KEYS_AT_MOST} keys.
  */
-const keysById = new Map<string, string>();
 const KNOWN_KEYS_AT_MOST = 10_000;
+const keysById = new BoundedMap<string, string>(KNOWN_KEYS_AT_MOST);
 
 function tableId(key: string): string {
   const id = structureId({ kind: 'table', key });
-  if (keysById.size >= KNOWN_KEYS_AT_MOST) keysById.clear();
   keysById.set(id, key);
   return id;
 }

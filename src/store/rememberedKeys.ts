@@ -1,3 +1,5 @@
+import { BoundedMap } from './boundedMap.js';
+
 /** Key checks remembered at most: past this many key ids, the memory starts again empty. */
 const MAX_REMEMBERED = 1024;
 
@@ -28,14 +30,14 @@ export interface KnownKey<G> {
 }
 
 export function rememberedKeys<G>(changeCounter: () => number): RememberedKeys<G> {
-  let entries = new Map<string, KnownKey<G> | null>();
+  const entries = new BoundedMap<string, KnownKey<G> | null>(MAX_REMEMBERED);
   let validAt: number | undefined;
   return {
     counter: changeCounter,
     recall(id) {
       const now = changeCounter();
       if (now !== validAt) {
-        if (entries.size > 0) entries = new Map();
+        entries.clear();
         validAt = now;
         return undefined;
       }
@@ -43,11 +45,10 @@ export function rememberedKeys<G>(changeCounter: () => number): RememberedKeys<G
     },
     remember(id, counter, found) {
       if (counter !== validAt) return; // something was committed meanwhile: looked up again next time
-      if (entries.size >= MAX_REMEMBERED) entries = new Map();
       entries.set(id, found);
     },
     forget() {
-      entries = new Map();
+      entries.clear();
       validAt = undefined;
     },
   };

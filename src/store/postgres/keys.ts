@@ -1,6 +1,7 @@
 import type { KeySteps, NewKey, StoredKey } from '../engine.js';
 import type { KeyInfo } from '../store.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
+import { BoundedMap } from '../boundedMap.js';
 
 const insert = statement<[string, number, Buffer, string, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at, scope) VALUES ($1, $2, $3, $4, $5)');
 const revoke = statement<[string, string]>('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL');
@@ -41,7 +42,7 @@ const MAX_TENANTS_KNOWN = 4096;
  * key's, then its tenant's. One round trip to the database per request instead of two.
  */
 function keyLookup(db: Queryable): (id: string) => Promise<StoredKey | undefined> {
-  let tenantOf = new Map<string, number>();
+  const tenantOf = new BoundedMap<string, number>(MAX_TENANTS_KNOWN);
   return async (id) => {
     const known = tenantOf.get(id);
     const found = known === undefined ? undefined : await firstRow(db, lookupOfTenant, id, known);
@@ -51,7 +52,6 @@ function keyLookup(db: Queryable): (id: string) => Promise<StoredKey | undefined
       tenantOf.delete(id);
       return undefined;
     }
-    if (tenantOf.size >= MAX_TENANTS_KNOWN) tenantOf = new Map();
     tenantOf.set(id, key.tenantId);
     return { ...key, ...(await firstRow(db, tenantState, key.tenantId))! };
   };

@@ -8,13 +8,14 @@
  * writing the upsert; the suite's `bulk-put` measures the server (and serverThreads.ts splits
  * its CPU by thread).
  *
- *   node --import tsx bench/bulkCost.ts [UPSERTS_PER_ROUND] [ROUNDS] [--statements]
+ *   node --import tsx bench/bulkCost.ts [UPSERTS_PER_ROUND] [ROUNDS] [--statements] [--spread]
  *
+ * `--spread` moves the bodies' group items to other users (`spreadBody` in bulkStore.ts).
  * `--statements` also counts each SQL statement's calls and CPU time per upsert (COMMIT
  * included), over all rounds; the counting itself adds about a microsecond to each call.
  */
 import Database from 'better-sqlite3';
-import { bulkBodies } from './bulkStore.js';
+import { bulkBodies, spreadBody } from './bulkStore.js';
 import { benchConfig } from './config.js';
 import { median } from './stats.js';
 import { prepareBulkRunStore } from './stores.js';
@@ -36,7 +37,9 @@ db.pragma('wal_autocheckpoint = 0'); // the server's writer leaves checkpoints t
 db.pragma('wal_checkpoint(TRUNCATE)');
 const tenantId = keySteps(db).lookup(parseKey(store.key)!.id)!.tenantId;
 const write = tenantWriter(db);
-const bodies = bulkBodies(perRound * rounds, config.bulkItems, store.users).map((body) => {
+const spread = process.argv.includes('--spread');
+const bodies = bulkBodies(perRound * rounds, config.bulkItems, store.users).map((drawn, index) => {
+  const body = spread ? spreadBody(drawn, index, store.users) : drawn;
   const parsed = upsertsFromBody((JSON.parse(body) as { data: Parameters<typeof upsertsFromBody>[0] }).data);
   if ('problems' in parsed) throw new Error('a bench body has items that end before they start');
   return parsed.upserts;

@@ -141,3 +141,21 @@ export function bulkBodies(count: number, items: number, users: number): string[
     return JSON.stringify({ data });
   });
 }
+
+/**
+ * `body` (the `index`-th of {@link bulkBodies}) with the user of each group item moved `index`
+ * times 67 places along the users: {@link bulkBodies}' draws come back to the same few users
+ * (300 bodies of 200 items over 20,001 users name only about 950), so their stored periods soon
+ * shrink to one wide period each; moved, successive bodies mostly find users with their 15
+ * stored periods per dimension, as bodies over many users would. Manager items stay (a manager
+ * is a user of a lower number, so the hierarchy has no cycle).
+ */
+export function spreadBody(body: string, index: number, users: number): string {
+  const { data } = JSON.parse(body) as { data: { user: string; group_dimension?: string }[] };
+  const moved = data.map((item) => {
+    if (item.group_dimension === undefined) return item;
+    const user = Number(/^user(\d+)@/.exec(item.user)![1]);
+    return { ...item, user: email(1 + ((user - 1 + index * 67) % (users - 1))) };
+  });
+  return JSON.stringify({ data: moved });
+}

@@ -18,7 +18,7 @@ endif
 # engine changes (pure rules, the contract, the HTTP layer's own limits, logs, faults and docs,
 # the client, SQLite's internals, process options) and run once. A new file runs on both
 # engines unless it is listed here.
-ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite \
+ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite test/store/threads \
   test/store/fairQueue.test.ts test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
@@ -99,8 +99,8 @@ test: check-generated
 
 # Each pass runs its files one after another in one process (test/support/runTests.ts): the
 # contract, its validators and the modules load once per pass, not once per file. A fixture that
-# a file's tests share is torn down when its pass ends; SQLite's worker threads start from the
-# build made just before (src/store/sqlite/startThread.ts). `make test TIMES=DIR`: each pass also
+# a file's tests share is torn down when its pass ends; the store's worker threads start from the
+# build made just before (src/store/threads/startThread.ts). `make test TIMES=DIR`: each pass also
 # writes its files' times, slowest first, to DIR/PASS.txt.
 TEST_RUN = env COMPDATA_THREADS_FROM_BUILD=1 node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
 

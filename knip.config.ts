@@ -10,11 +10,12 @@ const config: KnipConfig = {
     // bin/compdata.js loads the build of src/cli/main.ts (dist/src/cli/main.js). The package's
     // `./client` export (dist/src/client/index.js) knip maps to src/client/index.ts by itself.
     'src/cli/main.ts',
-    // Worker threads, started by src/store/sqlite/startThread.ts by name (`new Worker(new URL(...))`),
+    // Worker threads, started by src/store/threads/startThread.ts by name (`new Worker(new URL(...))`),
     // from the sources through threadFromSource.mjs.
     'src/store/sqlite/writerThread.ts',
     'src/store/sqlite/checkpointThread.ts',
-    'src/store/sqlite/threadFromSource.mjs',
+    'src/store/postgres/importThread.ts',
+    'src/store/threads/threadFromSource.mjs',
     'test/**/*.test.ts',
     // Run as processes of their own: a server spawned by tests, the runner and the PostgreSQL
     // wrapper of `make test`.

@@ -24,7 +24,7 @@ import { tenantWriter } from '../src/store/sqlite/bulkUpsert.js';
 import { openDatabase } from '../src/store/sqlite/db.js';
 import { parseKey } from '../src/store/apiKeys.js';
 import { keySteps } from '../src/store/sqlite/keys.js';
-import { wallClockMs } from '../src/store/sqlite/writerProtocol.js';
+import { wallClockMs } from '../src/store/threads/writeProtocol.js';
 
 const [perRoundText = '300', roundsText = '3'] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const perRound = Number(perRoundText);

@@ -20,7 +20,7 @@ export interface ImportRunner {
  * longer exists (a server killed, restarted), or a server that has not said it works on it for
  * {@link IMPORT_LEASE_MS}. Whichever server claims an import first runs it (the claim is a
  * transaction); the others leave it. One import at a time per server, its tables one after the
- * other, each in the store's writer (off the event loop on SQLite).
+ * other, each in a thread of the store's (off the event loop).
  */
 export function startImportRunner(store: Store, log: StoreLog): ImportRunner {
   const owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;

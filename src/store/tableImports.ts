@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../domain/importJson.js';
 import type { TableField } from '../domain/tableJson.js';
-import { setImmediate as turn } from 'node:timers/promises';
 import { LineCheck, userIdsNamed } from '../domain/tableLines.js';
 import type { WriteSteps } from './engine.js';
 import { textCheckFor } from './loadChecks.js';
@@ -20,10 +19,9 @@ import type { WriteOutcome } from './tenantWrites.js';
 /** Lines per stored chunk of a push. */
 export const LINES_PER_CHUNK = 1000;
 /**
- * Lines checked, and records handed to the loader, at a time. Between two batches the import
- * gives the event loop a turn: on an engine that runs it in the server's own thread
- * (PostgreSQL), the requests the server is answering meanwhile wait for one batch at most,
- * never for the whole table.
+ * Records handed to the loader at a time (a statement each). The import itself runs in a
+ * thread of its own on each engine (SQLite's writer thread, PostgreSQL's import thread), never
+ * in the event loop's way.
  */
 const BATCH = 250;
 /**
@@ -173,18 +171,12 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   const lines: unknown[] = [];
   for (const chunk of await imports.staged(task.importPk, task.table)) {
     for (const line of JSON.parse(chunk) as unknown[]) lines.push(line);
-    await turn();
   }
   const fields = JSON.parse(table.fields) as TableField[];
   const loadSteps = writes.loadSteps(tenantId);
   const users = new Set((await loadSteps.usersById(userIdsNamed(fields, lines))).map((user) => user.id));
   const idProblem = steps.textHoldsNul ? () => undefined : (id: string) => (id.includes('\u0000') ? 'must not contain the character U+0000' : undefined);
-  const check = new LineCheck(fields, { isUser: (id) => users.has(id), idProblem });
-  for (let first = 0; first < lines.length; first += BATCH) {
-    check.add(lines.slice(first, first + BATCH));
-    await turn();
-  }
-  const checked = check.result();
+  const checked = new LineCheck(fields, { isUser: (id) => users.has(id), idProblem }).add(lines).result();
   if ('failures' in checked) return finished(imports, task, 0, parsingError(task.table, checked.failures));
 
   await writes.dataChanged(tenantId);
@@ -193,7 +185,6 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   const loader = await TenantLoader.open(loadSteps, stamp, textCheckFor(steps.textHoldsNul));
   for (let first = 0; first < checked.records.length; first += BATCH) {
     await loader.upsertTableRecords(task.table, checked.records.slice(first, first + BATCH), { path: '$.data', first });
-    await turn();
   }
   await loader.finish();
   return finished(imports, task, checked.records.length, null);

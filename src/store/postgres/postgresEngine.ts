@@ -11,11 +11,13 @@ import {
   StoreUnusable,
   type StoreLog,
 } from '../store.js';
+import { startWriteThread } from '../threads/writeThread.js';
 import { tenantWrite } from './bulkUpsert.js';
 import { distributionOf } from './citus.js';
 import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
+import type { ImportThreadData } from './importThread.js';
 import { keySteps } from './keys.js';
 import { migrate } from './migrations.js';
 import { postgresReads } from './reads.js';
@@ -91,13 +93,24 @@ export async function openPostgresEngine(connectionString: string, options: Post
   }
   // A replica that does not answer yet is not an error: it joins the rotation once it does (readRouting.ts).
   const opened = pool;
+  // A table's import, whose parsing, checks and rendering would hold up the event loop for
+  // seconds, runs in a thread of its own (importThread.ts).
+  const importThread = startWriteThread({
+    base: import.meta.url,
+    name: 'importThread',
+    title: 'import thread',
+    busyTimeoutMs: options.busyTimeoutMs,
+    log: options.log,
+    data: () => ({ ...connectionOf(connectionString), busyTimeoutMs: options.busyTimeoutMs }) satisfies ImportThreadData,
+  });
 
   return {
     reads: postgresReads(opened),
     keys: keySteps(opened),
     textHoldsNul: false,
     synchronousReads: false,
-    write: (tenantId, write) => tenantWrite(opened, tenantId, write, options.busyTimeoutMs),
+    write: (tenantId, write) =>
+      write.kind === 'importTable' ? importThread.write(tenantId, write) : tenantWrite(opened, tenantId, write, options.busyTimeoutMs),
     inWriteTransaction: (work) => inTransaction(opened, (client) => work(writeSteps(client))),
     inSnapshot: (work) =>
       inTransaction(opened, (client) => work({ reads: postgresReads(client), dataset: datasetSteps(client), invariants: invariantReads(client) }), SNAPSHOT),
@@ -116,6 +129,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
       );
     },
     close: async () => {
+      await importThread.stop();
       await Promise.all(replicas.map((replica) => replica.close()));
       await opened.end();
     },

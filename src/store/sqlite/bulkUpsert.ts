@@ -7,7 +7,7 @@ import type { Db } from './db.js';
 import { userSteps } from './userSteps.js';
 import { writerCache } from './writerCache.js';
 import { writeSteps } from './writeSteps.js';
-import { wallClockMs } from './writerProtocol.js';
+import { wallClockMs } from '../threads/writeProtocol.js';
 
 /**
  * The bulks on SQLite: the engine-neutral write (../tenantWrites.ts) in one IMMEDIATE

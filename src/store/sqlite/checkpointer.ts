@@ -1,4 +1,4 @@
-import { startThread } from './startThread.js';
+import { startThread } from '../threads/startThread.js';
 
 /**
  * WAL checkpoints off the request path. By default SQLite checkpoints inside the COMMIT that

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import { startCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
 import { repositoryPath } from '../../../src/http/document.js';
-import { withoutTsx } from '../../../src/store/sqlite/startThread.js';
+import { withoutTsx } from '../../../src/store/threads/startThread.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
 import { until } from '../../support/until.js';
 

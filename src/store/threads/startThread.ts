@@ -16,7 +16,7 @@ export function startThread(base: string, name: string, workerData: object): Wor
     return new Worker(built, { workerData, execArgv: withoutTsx(process.execArgv) });
   }
   const threadModule = new URL(`./${name}.ts`, base).href;
-  return new Worker(new URL('./threadFromSource.mjs', base), { workerData: { ...workerData, threadModule } });
+  return new Worker(new URL('./threadFromSource.mjs', import.meta.url), { workerData: { ...workerData, threadModule } });
 }
 
 /** The process's options but `--import tsx`. */

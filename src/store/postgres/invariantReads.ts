@@ -93,13 +93,27 @@ const tablePositions = statement<[number], PositionGap>(
 );
 
 /**
+ * The references no foreign key holds (migrations 14 and 15), as SQLite's foreign key check
+ * reports a broken one: the first row of each table that refers to a missing row.
+ */
+const unheldReferences = statement<[], { child: string; parent: string }>(
+  `SELECT 'table_records' AS child, 'data_tables' AS parent FROM (
+     SELECT 1 FROM table_records r WHERE NOT EXISTS (SELECT 1 FROM data_tables t WHERE t.tenant_id = r.tenant_id AND t.pk = r.table_pk) LIMIT 1) AS broken
+   UNION ALL
+   SELECT 'removed_records', 'tenants' FROM (
+     SELECT 1 FROM removed_records r WHERE NOT EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id) LIMIT 1) AS broken`,
+);
+
+/**
  * The reads of `compdata check` on PostgreSQL (see ../invariantCheck.ts), on a connection inside
  * one read-only snapshot. The storage itself is PostgreSQL's to keep: it enforces its
- * constraints on every write, and has no counterpart of SQLite's integrity check to run here.
+ * constraints on every write, and has no counterpart of SQLite's integrity check to run here;
+ * the references it does not hold are checked.
  */
 export function invariantReads(db: Queryable): InvariantReads {
   return {
-    storage: async () => [],
+    storage: async () =>
+      (await rowsOf(db, unheldReferences)).map(({ child, parent }) => ({ kind: 'foreign-keys', example: `a row of ${child} refers to a missing row of ${parent}` })),
     tenants: () => rowsOf(db, tenants),
     groupOverlap: (tenantId) => firstRow(db, groupOverlap, tenantId),
     managerOverlap: (tenantId) => firstRow(db, managerOverlap, tenantId),

@@ -24,8 +24,9 @@ const insertState = statement<[number, number]>('INSERT INTO tenant_state (tenan
 const newDataVersion = (): number => Number(getRandomValues(new BigUint64Array(1))[0]! >> 11n);
 /** Gives the tenant's data a new version (see migrations.ts). */
 export const bumpDataVersion = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, setDataVersion, tenantId, newDataVersion()));
-// Records go first: they reference users without a cascade. Where each stood is kept for v2's
-// walks (see ../sqlite/migrations.ts, 8).
+// Records go first: they reference users without a cascade, and a table's records have no
+// foreign key to delete them with it (migration 14). Where each stood is kept for v2's walks
+// (see ../sqlite/migrations.ts, 8).
 const deletions = [
   `INSERT INTO removed_records (tenant_id, structure, id, pos) SELECT tenant_id, '', id, pos FROM reporting_records WHERE tenant_id = $1
    ON CONFLICT (tenant_id, structure, id) DO UPDATE SET pos = excluded.pos`,
@@ -34,6 +35,7 @@ const deletions = [
    WHERE r.tenant_id = $1
    ON CONFLICT (tenant_id, structure, id) DO UPDATE SET pos = excluded.pos`,
   'DELETE FROM reporting_records WHERE tenant_id = $1',
+  'DELETE FROM table_records WHERE tenant_id = $1',
   'DELETE FROM data_tables WHERE tenant_id = $1',
   'DELETE FROM users WHERE tenant_id = $1',
   'DELETE FROM dimensions WHERE tenant_id = $1',

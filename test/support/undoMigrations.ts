@@ -3,9 +3,12 @@ import type { TestEngine } from './testDatabases.js';
 
 /**
  * SQL that takes a PostgreSQL database of this build back to before the tenants' write state had
- * a table of its own (migration 10): the columns back in `tenants`, with their values.
+ * a table of its own (migration 10): the columns back in `tenants`, with their values, and the
+ * foreign keys that migrations 14 and 15 drop.
  */
 const BEFORE_TENANT_STATE = `
+    ALTER TABLE table_records ADD FOREIGN KEY (tenant_id, table_pk) REFERENCES data_tables (tenant_id, pk) ON DELETE CASCADE;
+    ALTER TABLE removed_records ADD FOREIGN KEY (tenant_id) REFERENCES tenants (id) ON DELETE CASCADE;
     ALTER TABLE tenants ADD COLUMN empty_fragment text NOT NULL DEFAULT '}',
       ADD COLUMN data_version bigint NOT NULL DEFAULT (random() * 9007199254740991)::bigint,
       ADD COLUMN sync_seq bigint NOT NULL DEFAULT 0, ADD COLUMN resync_from bigint NOT NULL DEFAULT 0;

@@ -11,6 +11,7 @@ import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
 import { rateLimiterFor, rateLimitService } from './serveRateLimit.js';
 import { metricsOption, metricsService } from './serveMetrics.js';
+import { sharedRequestCount } from '../store/threads/requestsInProgress.js';
 
 /** What `compdata serve` does once its command line is read (serve.ts reads it). */
 export async function runServe(options: CliServeOptions, command: Command): Promise<void> {
@@ -112,6 +113,8 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
  * lines follow), and on the first stop signal closes the server, then the database.
  */
 async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
+  // Counted by the server, read by the store's import thread, which gives way to the requests.
+  const requestsInProgress = sharedRequestCount();
   let store: Store;
   try {
     store = await openStore(cli.db, {
@@ -121,6 +124,7 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
       replicas: cli.dbReplica ?? [],
       routing: { waitMs: cli.replicaWait, maxLagMs: cli.replicaMaxLag },
       log: options.logger,
+      requestsInProgress,
     });
   } catch (error) {
     throw commandFailureOf(error);
@@ -129,7 +133,7 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   try {
     // Loaded by the command that serves: every other command starts without the HTTP stack.
     const { startServer } = await import('../http/server.js');
-    server = await startServer({ ...options, store });
+    server = await startServer({ ...options, store, requestsInProgress });
   } catch (error) {
     await store.close();
     throw new CommandFailure(`cannot serve ${cli.db} on ${options.host}:${options.port}: ${(error as Error).message}`);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
+import { countRequests, type RequestsInProgress } from '../store/threads/requestsInProgress.js';
 import { problems } from './problems.js';
 import { onResponseClose } from './responseClose.js';
 
@@ -20,6 +21,9 @@ import { onResponseClose } from './responseClose.js';
  * Requests that `exempt` names (the liveness probe, the metrics scrape) wait for their turn on
  * their connection like any other, but never for a slot and are never refused: a probe that
  * failed under load would make an orchestrator restart a server that is only busy.
+ *
+ * With `shared`, the count of requests in progress is also kept there, for the store's
+ * background work to give way to them (see openStore's `requestsInProgress`).
  */
 export interface Admission {
   readonly middleware: Middleware;
@@ -27,8 +31,15 @@ export interface Admission {
   readonly inProgress: () => number;
 }
 
-export function admission(maxConcurrent: number, { exempt }: { exempt: (ctx: Context) => boolean }): Admission {
+export function admission(
+  maxConcurrent: number,
+  { exempt, shared }: { exempt: (ctx: Context) => boolean; shared?: RequestsInProgress },
+): Admission {
   let inFlight = 0;
+  const counted = (change: number) => {
+    inFlight += change;
+    if (shared) countRequests(shared, change);
+  };
   const lastAnswerOnConnection = new WeakMap<Socket, Promise<void>>();
   const middleware: Middleware = async (ctx, next) => {
     const socket = ctx.req.socket;
@@ -42,11 +53,11 @@ export function admission(maxConcurrent: number, { exempt }: { exempt: (ctx: Con
     }
     // The connection is gone (cut off while this request waited its turn): nothing to answer.
     if (socket.destroyed) return answered();
-    const counted = !exempt(ctx);
-    const admitted = !counted || inFlight < maxConcurrent;
-    if (counted && admitted) inFlight += 1;
+    const counts = !exempt(ctx);
+    const admitted = !counts || inFlight < maxConcurrent;
+    if (counts && admitted) counted(+1);
     whenEnded(ctx.res, socket, () => {
-      if (counted && admitted) inFlight -= 1;
+      if (counts && admitted) counted(-1);
       answered();
     });
     if (!admitted) throw problems.serviceUnavailable(1);

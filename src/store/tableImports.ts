@@ -21,7 +21,8 @@ export const LINES_PER_CHUNK = 1000;
 /**
  * Records handed to the loader at a time (a statement each). The import itself runs in a
  * thread of its own on each engine (SQLite's writer thread, PostgreSQL's import thread), never
- * in the event loop's way.
+ * in the event loop's way; on PostgreSQL it gives way to the server's requests between two
+ * batches (`afterBatch`).
  */
 const BATCH = 250;
 /**
@@ -110,6 +111,8 @@ export interface ImportRunSteps {
   /** The write steps of the transaction (stamps, data version, the loader's steps). */
   readonly writes: WriteSteps;
   readonly textHoldsNul: boolean;
+  /** Called after each batch of records written, with the milliseconds it took: may pause to give way to the server's requests. */
+  readonly afterBatch?: (workedMs: number) => Promise<void>;
 }
 
 /** A new import's id: `imp_` and 24 hex digits. */
@@ -184,7 +187,9 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   if (all) await imports.clearTable(table.pk, task.table, stamp);
   const loader = await TenantLoader.open(loadSteps, stamp, textCheckFor(steps.textHoldsNul));
   for (let first = 0; first < checked.records.length; first += BATCH) {
+    const started = performance.now();
     await loader.upsertTableRecords(task.table, checked.records.slice(first, first + BATCH), { path: '$.data', first });
+    await steps.afterBatch?.(performance.now() - started);
   }
   await loader.finish();
   return finished(imports, task, checked.records.length, null);

@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
+import { countRequests, sharedRequestCount } from '../../src/store/threads/requestsInProgress.js';
 
 /**
  * POST /v1/tables/{data_table_key}/records/bulk and GET /v1/imports/{import_id}
  * (docs/rules.md#table-imports) on one server. Each test pushes into a table of its own
- * (`t1`..`t8`, the fields of the fixture's deals table, each holding `rows` records
+ * (`t1`..`t9`, the fields of the fixture's deals table, each holding `rows` records
  * `{table}-{i}`), so that the tests share the server.
  */
 const FIELDS = [
@@ -16,12 +17,15 @@ const FIELDS = [
   { key: 'seats', type: 'number' },
   { key: 'amount', type: 'amount' },
 ] as const;
-const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
+const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
 const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
+
+/** The server's count of requests in progress, which its store's imports give way to. */
+const requestsInProgress = sharedRequestCount();
 
 const served = shared(async (scope) => {
   let fixture!: Fixture;
-  const server = await startTestServer(scope, {}, async (store) => {
+  const server = await startTestServer(scope, { requestsInProgress }, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 4 });
     await buildFixture(store, { tenant: 'other', users: 3, records: 1 });
     await store.loadTenant('acme', {}, async (writer) => {
@@ -87,6 +91,26 @@ test('all=true replaces the table: the records before are gone, earlier sync tok
   const removed = await server.sql.rows(`SELECT id FROM removed_records WHERE structure = 't2' ORDER BY id`);
   assert.deepEqual(removed.map(([id]) => id), ['t2-0', 't2-1', 't2-2']);
   assert.deepEqual(await server.store.check(), []);
+});
+
+test('an import while the server has requests in progress throughout (it gives way to them between batches) is imported whole', async () => {
+  const { server, key } = await served();
+  countRequests(requestsInProgress, +1); // a request that lasts the whole import
+  try {
+    const rows = Array.from({ length: 1200 }, (_, i) => row('t9', i, i + 1));
+    const response = await push(server, key, 't9', rows);
+    assert.equal(response.status, 202, response.text);
+    const done = await finished(server, key, response.body.import_id);
+    assert.deepEqual(
+      done.data_tables_details.map((table: { status: string; number_of_records: number }) => [table.status, table.number_of_records]),
+      [['finished', 1200]],
+    );
+  } finally {
+    countRequests(requestsInProgress, -1);
+  }
+  const stored = await server.call('GET', '/v1/tables/t9/records?limit=2000', { key });
+  assert.equal(stored.body.data.length, 1200);
+  assert.deepEqual(stored.body.data[1199], row('t9', 1199, 1200));
 });
 
 test('a table with lines that do not fit imports nothing and lists each line, its row and why', async () => {

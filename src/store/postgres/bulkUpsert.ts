@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { ImportRunSteps } from '../tableImports.js';
 import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
@@ -20,7 +21,13 @@ const lockTimeout = statement<[string]>(`SELECT set_config('lock_timeout', $1, t
  * engine-neutral write (../tenantWrites.ts) over set-wise steps. A serialization failure or a
  * deadlock is retried here, never shown to the client.
  */
-export function tenantWrite<W extends TenantWrite>(pool: pg.Pool, tenantId: number, write: W, busyTimeoutMs: number): Promise<WriteOutcome<WrittenBy<W>>> {
+export function tenantWrite<W extends TenantWrite>(
+  pool: pg.Pool,
+  tenantId: number,
+  write: W,
+  busyTimeoutMs: number,
+  afterBatch?: ImportRunSteps['afterBatch'],
+): Promise<WriteOutcome<WrittenBy<W>>> {
   const arrivedAt = performance.now();
   return inTransaction(
     pool,
@@ -30,7 +37,7 @@ export function tenantWrite<W extends TenantWrite>(pool: pg.Pool, tenantId: numb
       const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
       const attributions = () => bulkSteps(client, tenantId);
       const archive = () => ({ ...attributions(), ...archiveSteps(client, tenantId) });
-      const imports = () => ({ tenantId, imports: importSteps(client, tenantId), writes: writeSteps(client), textHoldsNul: false });
+      const imports = (): ImportRunSteps => ({ tenantId, imports: importSteps(client, tenantId), writes: writeSteps(client), textHoldsNul: false, afterBatch });
       const steps = { attributions, users: () => userSteps(client, tenantId), archive, idempotency: () => idempotencySteps(client, tenantId), imports };
       return { ...(await runTenantWrite(steps, write)), lockWaitMs };
     },

@@ -11,6 +11,7 @@ import {
   StoreUnusable,
   type StoreLog,
 } from '../store.js';
+import type { RequestsInProgress } from '../threads/requestsInProgress.js';
 import { startWriteThread } from '../threads/writeThread.js';
 import { tenantWrite } from './bulkUpsert.js';
 import { distributionOf } from './citus.js';
@@ -32,6 +33,8 @@ export interface PostgresEngineOptions {
   log: StoreLog;
   /** Read replicas (`--db-replica`): streaming standbys of the database, each with a pool of `poolSize` connections. */
   replicaLocations?: readonly string[];
+  /** The server's requests in progress, if it counts them (imports give way to them). */
+  requestsInProgress?: RequestsInProgress;
 }
 
 /**
@@ -101,7 +104,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
     title: 'import thread',
     busyTimeoutMs: options.busyTimeoutMs,
     log: options.log,
-    data: () => ({ ...connectionOf(connectionString), busyTimeoutMs: options.busyTimeoutMs }) satisfies ImportThreadData,
+    data: () => ({ ...connectionOf(connectionString), busyTimeoutMs: options.busyTimeoutMs, requestsInProgress: options.requestsInProgress }) satisfies ImportThreadData,
   });
 
   return {

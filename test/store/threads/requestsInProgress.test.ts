@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { countRequests, giveWayToRequests, sharedRequestCount } from '../../../src/store/threads/requestsInProgress.js';
+
+/** Which of `a` and `b` settles first. */
+const first = (a: Promise<unknown>, b: Promise<unknown>) => Promise.race([a.then(() => 'a'), b.then(() => 'b')]);
+
+test('background work gives way while the server has requests in progress, and only then', async () => {
+  const count = sharedRequestCount();
+  // None in progress: no pause at all, not even a timer's turn.
+  assert.equal(await first(giveWayToRequests(count, 200), sleep(0)), 'a');
+  countRequests(count, +1);
+  countRequests(count, +1);
+  countRequests(count, -1);
+  // One in progress: a pause as long as the work took (it outlasts a timer of a quarter of it).
+  assert.equal(await first(giveWayToRequests(count, 200), sleep(50)), 'b');
+  countRequests(count, -1);
+  assert.equal(await first(giveWayToRequests(count, 200), sleep(0)), 'a');
+});
+
+test('the count is shared with the threads it is given to', async () => {
+  const count = sharedRequestCount();
+  const { Worker } = await import('node:worker_threads');
+  // The thread reads the count when asked, after the server counted: it sees the server's count, not a copy of it.
+  const script = 'const { workerData, parentPort } = require("node:worker_threads"); parentPort.once("message", () => parentPort.postMessage(Atomics.load(workerData, 0)));';
+  const worker = new Worker(script, { eval: true, workerData: count });
+  countRequests(count, +3);
+  worker.postMessage('read');
+  const [seen] = (await new Promise((resolve) => worker.once('message', (value) => resolve([value])))) as [number];
+  await worker.terminate();
+  assert.equal(seen, 3);
+});

@@ -27,7 +27,7 @@ test('the count is shared with the threads it is given to', async () => {
   const worker = new Worker(script, { eval: true, workerData: count });
   countRequests(count, +3);
   worker.postMessage('read');
-  const [seen] = (await new Promise((resolve) => worker.once('message', (value) => resolve([value])))) as [number];
+  const seen = await new Promise<number>((resolve) => worker.once('message', resolve));
   await worker.terminate();
   assert.equal(seen, 3);
 });

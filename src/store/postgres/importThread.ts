@@ -30,7 +30,7 @@ const pool = openPool(connectionString, { size: 1, namedStatements, onIdleError:
 // database process, which no thread priority reaches, then takes at most about half of a core
 // from them (on SQLite the writer thread does not pause: the database's one write lock would be
 // held longer for every writer).
-const afterBatch = requestsInProgress && ((workedMs: number) => giveWayToRequests(requestsInProgress, workedMs));
+const afterBatch = requestsInProgress && giveWayToRequests(requestsInProgress);
 
 serveWrites({
   write: (request) => tenantWrite(pool, request.tenantId, request.write, busyTimeoutMs, afterBatch),

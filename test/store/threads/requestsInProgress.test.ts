@@ -6,17 +6,21 @@ import { countRequests, giveWayToRequests, sharedRequestCount } from '../../../s
 /** Which of `a` and `b` settles first. */
 const first = (a: Promise<unknown>, b: Promise<unknown>) => Promise.race([a.then(() => 'a'), b.then(() => 'b')]);
 
-test('background work gives way while the server has requests in progress, and only then', async () => {
+test('background work gives way while the server has requests in progress, or had since its last part, and only then', async () => {
   const count = sharedRequestCount();
-  // None in progress: no pause at all, not even a timer's turn.
-  assert.equal(await first(giveWayToRequests(count, 200), sleep(0)), 'a');
+  const giveWay = giveWayToRequests(count);
+  // None in progress, none since: no pause at all, not even a timer's turn.
+  assert.equal(await first(giveWay(200), sleep(0)), 'a');
   countRequests(count, +1);
-  countRequests(count, +1);
-  countRequests(count, -1);
   // One in progress: a pause as long as the work took (it outlasts a timer of a quarter of it).
-  assert.equal(await first(giveWayToRequests(count, 200), sleep(50)), 'b');
+  assert.equal(await first(giveWay(200), sleep(50)), 'b');
   countRequests(count, -1);
-  assert.equal(await first(giveWayToRequests(count, 200), sleep(0)), 'a');
+  countRequests(count, +1);
+  countRequests(count, -1);
+  // None in progress, but one came and went since the last part: a pause again.
+  assert.equal(await first(giveWay(200), sleep(50)), 'b');
+  // Nothing since: none.
+  assert.equal(await first(giveWay(200), sleep(0)), 'a');
 });
 
 test('the count is shared with the threads it is given to', async () => {

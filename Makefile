@@ -31,10 +31,11 @@ ONCE_TESTS := $(shell find $(ENGINE_FREE) -name '*.test.ts' | sort)
 ENGINE_TESTS := $(filter-out $(ONCE_TESTS) test/store/postgres/%,$(ALL_TESTS))
 POSTGRES_TESTS := $(filter test/store/postgres/%,$(ALL_TESTS))
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
-# The paging, bulk and sync tests again through PgBouncer in transaction pooling (Debian's
-# postgresql-15 and pgbouncer; skipped, saying why, without them): test/support/withPgBouncer.ts.
+# The paging, bulk, sync and table-import tests again through PgBouncer in transaction pooling
+# (Debian's postgresql-15 and pgbouncer; skipped, saying why, without them; imports run on a
+# connection of their own thread): test/support/withPgBouncer.ts.
 PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/upsertGroupsBulk.test.ts \
-  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts
+  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts test/http/pushTableRecords.test.ts
 # The store's behaviour, the engine parity (the same bulk upserts give the same answers) and a
 # sample of the HTTP suite (paging, bulk PUT with the override rule, sync, tenant isolation with
 # bulk PUTs and their refusals, a kill -9 round), a walk and a sync across moves of a tenant's

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { backupCommand } from './backup.js';
 import { checkCommand } from './check.js';
+import { compactCommand } from './compact.js';
 import { EXIT_OK, exitCodeOf, oneLine } from './errors.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
@@ -19,6 +20,7 @@ function buildProgram(): Command {
     .addCommand(keysCommand())
     .addCommand(serveCommand())
     .addCommand(backupCommand())
+    .addCommand(compactCommand())
     .addCommand(checkCommand())
     .addHelpText('after', '\nExit codes: 0 done, 1 the work could not be done, 2 wrong command line.');
   applyConventions(program);

@@ -66,6 +66,8 @@ export interface Engine {
   distribution?(): Promise<string | undefined>;
   /** See `Store.backup`. */
   backup(target: string): Promise<void>;
+  /** See `Store.compact` (without the sizes). */
+  compact(): Promise<void>;
   close(): Promise<void>;
   /** The driver's error as the store's (`StoreBusy`, `StoreFull`, `StoreUnavailable`), or as it is. */
   storeError(error: unknown): unknown;

@@ -317,6 +317,11 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     check: () => engine.inSnapshot((steps) => checkInvariants(steps.invariants)),
     distribution: async () => engine.distribution?.(),
     backup: (target) => engine.backup(target),
+    async compact() {
+      const bytesBefore = await engine.databaseBytes();
+      await engine.compact();
+      return { bytesBefore, bytesAfter: await engine.databaseBytes() };
+    },
     close: () => {
       router?.close();
       return engine.close();

@@ -115,6 +115,12 @@ export interface Store {
    * databases are copied with its own tools.
    */
   backup(target: string): Promise<void>;
+  /**
+   * Gives the space that deleted and rewritten data left free back to the file system
+   * (`compdata compact`): the database's bytes before and after. Writes wait for it meanwhile.
+   * Throws {@link CompactUnsupported} on an engine that reuses that space by itself.
+   */
+  compact(): Promise<{ bytesBefore: number; bytesAfter: number }>;
 
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */
   close(): Promise<void>;
@@ -303,6 +309,9 @@ export interface Violation {
 
 /** `backup` on an engine whose databases are copied with its own tools: the message says which. */
 export class BackupUnsupported extends Error {}
+
+/** `compact` on an engine that reuses free space by itself: the message says what to run instead. */
+export class CompactUnsupported extends Error {}
 
 /** The tenant of `loadTenant` with `mustBeEmpty` already holds data. */
 export class TenantNotEmpty extends Error {}

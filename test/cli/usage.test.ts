@@ -58,7 +58,7 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
 });
 
 describe('--help on every command exits 0 and prints its usage on stdout', { concurrency: true }, () => {
-  const commands = [[], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list'], ['serve'], ['backup'], ['check']];
+  const commands = [[], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list'], ['serve'], ['backup'], ['compact'], ['check']];
   for (const command of commands) {
     test(['compdata', ...command].join(' '), async () => {
       const result = await runCli([...command, '--help']);
@@ -101,6 +101,7 @@ describe('only seed and import create a database: the others refuse a missing on
     ['keys revoke', (m) => ['keys', 'revoke', '--db', m, 'abc']],
     ['export', (m) => ['export', '--db', m, '--tenant', 't']],
     ['backup', (m) => ['backup', '--db', m, `${m}.copy`]],
+    ['compact', (m) => ['compact', '--db', m]],
     ['check', (m) => ['check', '--db', m]],
   ];
   for (const [name, args] of cases) {

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine.js';
 import {
   BackupUnsupported,
+  CompactUnsupported,
   SchemaTooNew,
   StoreBusy,
   StoreFull,
@@ -129,6 +130,12 @@ export async function openPostgresEngine(connectionString: string, options: Post
       throw new BackupUnsupported(
         "a PostgreSQL database is copied with PostgreSQL's own tools, consistent while servers write: " +
           "pg_dump --format=custom --file=OUT 'postgres://...' (pg_restore loads it into an empty database)",
+      );
+    },
+    async compact() {
+      throw new CompactUnsupported(
+        'PostgreSQL reuses the space of deleted rows by itself (autovacuum); to give it back to the file system, ' +
+          "run VACUUM FULL on the database at a quiet time (it locks each table while it rewrites it): psql 'postgres://...' -c 'VACUUM FULL'",
       );
     },
     close: async () => {

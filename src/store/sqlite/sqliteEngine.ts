@@ -85,6 +85,13 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     },
     databaseBytes: async () => fileBytes(path) + fileBytes(`${path}-wal`),
     backup: (target) => backupDatabase(db, target),
+    // VACUUM rewrites the file through the WAL; the checkpoint then copies it back, and the file
+    // shrinks to the pages left.
+    compact: () =>
+      withConnection(async (connection) => {
+        connection.exec('VACUUM');
+        connection.pragma('wal_checkpoint(TRUNCATE)');
+      }),
     async close() {
       await writer.stop();
       await checkpointer?.stop();

@@ -11,7 +11,6 @@ import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
 import { rateLimiterFor, rateLimitService } from './serveRateLimit.js';
 import { metricsOption, metricsService } from './serveMetrics.js';
-import { sharedRequestCount } from '../store/threads/requestsInProgress.js';
 
 /** What `compdata serve` does once its command line is read (serve.ts reads it). */
 export async function runServe(options: CliServeOptions, command: Command): Promise<void> {
@@ -113,8 +112,6 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
  * lines follow), and on the first stop signal closes the server, then the database.
  */
 async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
-  // Counted by the server, read by the store's import thread, which gives way to the requests.
-  const requestsInProgress = sharedRequestCount();
   let store: Store;
   try {
     store = await openStore(cli.db, {
@@ -124,7 +121,6 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
       replicas: cli.dbReplica ?? [],
       routing: { waitMs: cli.replicaWait, maxLagMs: cli.replicaMaxLag },
       log: options.logger,
-      requestsInProgress,
     });
   } catch (error) {
     throw commandFailureOf(error);
@@ -133,7 +129,7 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   try {
     // Loaded by the command that serves: every other command starts without the HTTP stack.
     const { startServer } = await import('../http/server.js');
-    server = await startServer({ ...options, store, requestsInProgress });
+    server = await startServer({ ...options, store });
   } catch (error) {
     await store.close();
     throw new CommandFailure(`cannot serve ${cli.db} on ${options.host}:${options.port}: ${(error as Error).message}`);

@@ -23,7 +23,7 @@ export interface LineChecks {
   idProblem(id: string): string | undefined;
 }
 
-/** The ids named by the lines' fields of type `user` (to look up before {@link LineCheck}). */
+/** The ids named by the lines' fields of type `user` (to look up before {@link checkLines}). */
 export function userIdsNamed(fields: readonly TableField[], lines: readonly unknown[]): string[] {
   const keys = fields.filter((field) => field.type === 'user').map((field) => field.key);
   const ids = new Set<string>();
@@ -35,37 +35,19 @@ export function userIdsNamed(fields: readonly TableField[], lines: readonly unkn
 }
 
 /**
- * A check of a table's lines, given a part at a time in line order (so that a caller can let
- * other work run between parts): the records to upsert, each id once with the last line that
- * gave it (at the place of its first), or every line that does not fit, in line order.
+ * A table's lines checked: the records to upsert, each id once with the last line that gave it
+ * (at the place of its first), or every line that does not fit, in line order (1 for the first).
  */
-export class LineCheck {
-  private readonly failures: LineFailure[] = [];
-  private readonly byId = new Map<string, TableRecordInput>();
-  private readonly userKeys: readonly string[];
-  private checked = 0;
-
-  constructor(
-    private readonly fields: readonly TableField[],
-    private readonly checks: LineChecks,
-  ) {
-    this.userKeys = fields.filter((field) => field.type === 'user').map((field) => field.key);
+export function checkLines(fields: readonly TableField[], lines: readonly unknown[], checks: LineChecks): { records: TableRecordInput[] } | { failures: LineFailure[] } {
+  const userKeys = fields.filter((field) => field.type === 'user').map((field) => field.key);
+  const failures: LineFailure[] = [];
+  const byId = new Map<string, TableRecordInput>();
+  for (const [index, row] of lines.entries()) {
+    const problem = lineProblem(fields, userKeys, row, checks);
+    if (problem !== undefined) failures.push({ line_number: index + 1, row, details: problem });
+    else byId.set((row as TableRecordInput).id, row as TableRecordInput);
   }
-
-  /** Checks the next lines (the first of them is line `checked + 1`). */
-  add(lines: readonly unknown[]): this {
-    for (const row of lines) {
-      this.checked += 1;
-      const problem = lineProblem(this.fields, this.userKeys, row, this.checks);
-      if (problem !== undefined) this.failures.push({ line_number: this.checked, row, details: problem });
-      else this.byId.set((row as TableRecordInput).id, row as TableRecordInput);
-    }
-    return this;
-  }
-
-  result(): { records: TableRecordInput[] } | { failures: LineFailure[] } {
-    return this.failures.length > 0 ? { failures: this.failures } : { records: [...this.byId.values()] };
-  }
+  return failures.length > 0 ? { failures } : { records: [...byId.values()] };
 }
 
 function lineProblem(fields: readonly TableField[], userKeys: readonly string[], row: unknown, checks: LineChecks): string | undefined {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
-import { countRequests, type RequestsInProgress } from '../store/threads/requestsInProgress.js';
+import { countRequests, requestsNow, type RequestsInProgress } from '../store/threads/requestsInProgress.js';
 import { problems } from './problems.js';
 import { onResponseClose } from './responseClose.js';
 
@@ -22,8 +22,8 @@ import { onResponseClose } from './responseClose.js';
  * their connection like any other, but never for a slot and are never refused: a probe that
  * failed under load would make an orchestrator restart a server that is only busy.
  *
- * With `shared`, the count of requests in progress is also kept there, for the store's
- * background work to give way to them (see openStore's `requestsInProgress`).
+ * The requests in progress are counted in `count`, the store's (`Store.requestsInProgress`),
+ * whose background work gives way to them.
  */
 export interface Admission {
   readonly middleware: Middleware;
@@ -33,13 +33,8 @@ export interface Admission {
 
 export function admission(
   maxConcurrent: number,
-  { exempt, shared }: { exempt: (ctx: Context) => boolean; shared?: RequestsInProgress },
+  { exempt, count }: { exempt: (ctx: Context) => boolean; count: RequestsInProgress },
 ): Admission {
-  let inFlight = 0;
-  const counted = (change: number) => {
-    inFlight += change;
-    if (shared) countRequests(shared, change);
-  };
   const lastAnswerOnConnection = new WeakMap<Socket, Promise<void>>();
   const middleware: Middleware = async (ctx, next) => {
     const socket = ctx.req.socket;
@@ -53,17 +48,17 @@ export function admission(
     }
     // The connection is gone (cut off while this request waited its turn): nothing to answer.
     if (socket.destroyed) return answered();
-    const counts = !exempt(ctx);
-    const admitted = !counts || inFlight < maxConcurrent;
-    if (counts && admitted) counted(+1);
+    const counted = !exempt(ctx);
+    const admitted = !counted || requestsNow(count) < maxConcurrent;
+    if (counted && admitted) countRequests(count, +1);
     whenEnded(ctx.res, socket, () => {
-      if (counts && admitted) counted(-1);
+      if (counted && admitted) countRequests(count, -1);
       answered();
     });
     if (!admitted) throw problems.serviceUnavailable(1);
     await next();
   };
-  return { middleware, inProgress: () => inFlight };
+  return { middleware, inProgress: () => requestsNow(count) };
 }
 
 /**

@@ -17,7 +17,6 @@ import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 import type { KeyRateLimiter } from './rateLimit.js';
 import { createMetrics, type MetricsSharing } from './metrics.js';
-import type { RequestsInProgress } from '../store/threads/requestsInProgress.js';
 
 export interface ServerOptions extends Partial<Limits> {
   /** The data served (see `openStore`); the caller closes it after the server. */
@@ -46,8 +45,6 @@ export interface ServerOptions extends Partial<Limits> {
   logger?: Logger;
   /** Faults injected into the API's answers, for testing clients (`--faults`); absent: none. */
   faults?: FaultSpec;
-  /** Where to count the requests in progress for the store too (given to `openStore` as well): its imports give way to them. */
-  requestsInProgress?: RequestsInProgress;
 }
 
 export interface RunningServer {
@@ -86,7 +83,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readPushBody: (ctx) => readPushBody(ctx, limits.pushBodyLimit),
     rateLimiter: options.rateLimiter,
   });
-  const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, shared: options.requestsInProgress });
+  const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined });
   const handle = app.callback();
   const listen = async (port: number, healthOnly: boolean) => {

@@ -19,6 +19,7 @@ import { fingerprintOf } from './idempotency.js';
 import { errorOfFailedTable, type ImportTask } from './tableImports.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
 import { StoreFull, StoreUnavailable, TenantNotEmpty, type WriteOptions, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
+import { sharedRequestCount, type RequestsInProgress } from './threads/requestsInProgress.js';
 
 /**
  * What a key grants: its tenant, what a read of the tenant needs at once, and the server its
@@ -44,6 +45,8 @@ export interface StoreOptions {
   /** How reads are spread over the engine's read replicas (readRouting.ts). */
   routing: ReadRoutingOptions;
   log: StoreLog;
+  /** The count the engine's threads were given, if any (see `Store.requestsInProgress`). */
+  requestsInProgress?: RequestsInProgress;
 }
 
 /**
@@ -316,6 +319,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
       }),
     check: () => engine.inSnapshot((steps) => checkInvariants(steps.invariants)),
     distribution: async () => engine.distribution?.(),
+    requestsInProgress: options.requestsInProgress ?? sharedRequestCount(),
     backup: (target) => engine.backup(target),
     async compact() {
       const bytesBefore = await engine.databaseBytes();

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { storeOver } from './engineStore.js';
 import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './readRouting.js';
-import type { RequestsInProgress } from './threads/requestsInProgress.js';
+import { sharedRequestCount } from './threads/requestsInProgress.js';
 import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, StoreUnusable, type Store, type StoreLog } from './store.js';
 
 export interface OpenStoreOptions {
@@ -21,8 +21,6 @@ export interface OpenStoreOptions {
   /** How reads are spread over the replicas (`--replica-wait`, `--replica-max-lag`). */
   routing?: Partial<ReadRoutingOptions>;
   log?: StoreLog;
-  /** The server's requests in progress, counted by it (see `startServer`): on PostgreSQL, imports give way to them. */
-  requestsInProgress?: RequestsInProgress;
 }
 
 /** The SQLite file that `location` names. */
@@ -58,7 +56,9 @@ export const DEFAULT_POOL_SIZE = 10;
 export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_WRITE_WAIT_MS;
   const log = options.log ?? SILENT;
-  const storeOptions = { routing: { ...DEFAULT_READ_ROUTING, ...options.routing }, log };
+  // Counted by the server that serves the store; PostgreSQL's import thread gives way to the requests.
+  const requestsInProgress = sharedRequestCount();
+  const storeOptions = { routing: { ...DEFAULT_READ_ROUTING, ...options.routing }, log, requestsInProgress };
   if (isPostgres(location)) {
     const poolSize = options.poolSize ?? (options.role === 'server' ? DEFAULT_POOL_SIZE : 2);
     const replicaLocations = options.replicas ?? [];
@@ -66,7 +66,7 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
     if (refused !== undefined) throw new StoreUnusable(`a read replica must be a postgres:// URL: ${refused}`);
     // Each engine's code (and its driver) loads only when a database of its kind is opened.
     const { openPostgresEngine } = await import('./postgres/postgresEngine.js');
-    const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations, requestsInProgress: options.requestsInProgress });
+    const engine = await openPostgresEngine(location, { poolSize, busyTimeoutMs, log, replicaLocations, requestsInProgress });
     return storeOver(engine, storeOptions);
   }
   if (options.replicas?.length) throw new StoreUnusable('read replicas are for PostgreSQL: --db must then be a postgres:// URL');

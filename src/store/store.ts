@@ -8,6 +8,7 @@ import type { WriteOutcome, WrittenItem } from './tenantWrites.js';
 import type { Structure } from '../domain/v2Json.js';
 import type { V2Page, V2Query } from './paging/v2Paging.js';
 import type { TenantWriter } from './tenantWriting.js';
+import type { RequestsInProgress } from './threads/requestsInProgress.js';
 import type { PendingImport, Pushed, PushItem } from './tableImports.js';
 
 /**
@@ -120,6 +121,11 @@ export interface Store {
    * (`compdata compact`): the database's bytes before and after. Writes wait for it meanwhile.
    * Throws {@link CompactUnsupported} on an engine that reuses that space by itself.
    */
+  /**
+   * The requests of the server that serves this store, counted by it (admission) in memory the
+   * store's threads share: its background work gives way to them (on PostgreSQL, imports).
+   */
+  readonly requestsInProgress: RequestsInProgress;
   compact(): Promise<{ bytesBefore: number; bytesAfter: number }>;
 
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */

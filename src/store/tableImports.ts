@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../domain/importJson.js';
 import type { TableField } from '../domain/tableJson.js';
-import { LineCheck, userIdsNamed } from '../domain/tableLines.js';
+import { checkLines, userIdsNamed } from '../domain/tableLines.js';
 import type { WriteSteps } from './engine.js';
 import { textCheckFor } from './loadChecks.js';
 import { TenantLoader } from './loading/tenantLoader.js';
@@ -179,7 +179,7 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   const loadSteps = writes.loadSteps(tenantId);
   const users = new Set((await loadSteps.usersById(userIdsNamed(fields, lines))).map((user) => user.id));
   const idProblem = steps.textHoldsNul ? () => undefined : (id: string) => (id.includes('\u0000') ? 'must not contain the character U+0000' : undefined);
-  const checked = new LineCheck(fields, { isUser: (id) => users.has(id), idProblem }).add(lines).result();
+  const checked = checkLines(fields, lines, { isUser: (id) => users.has(id), idProblem });
   if ('failures' in checked) return finished(imports, task, 0, parsingError(task.table, checked.failures));
 
   await writes.dataChanged(tenantId);

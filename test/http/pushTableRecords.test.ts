@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
-import { countRequests, sharedRequestCount } from '../../src/store/threads/requestsInProgress.js';
+import { countRequests } from '../../src/store/threads/requestsInProgress.js';
+import { openStore, type OpenStoreOptions } from '../../src/store/openStore.js';
+import type { Store } from '../../src/store/store.js';
 
 /**
  * POST /v1/tables/{data_table_key}/records/bulk and GET /v1/imports/{import_id}
@@ -20,12 +22,12 @@ const FIELDS = [
 const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
 const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
 
-/** The server's count of requests in progress, which its store's imports give way to. */
-const requestsInProgress = sharedRequestCount();
-
 const served = shared(async (scope) => {
   let fixture!: Fixture;
-  const server = await startTestServer(scope, { requestsInProgress }, async (store) => {
+  // The store the server serves: its count of the server's requests, which its imports give way to.
+  let servedStore!: Store;
+  const openServedStore = async (database: string, options: OpenStoreOptions) => (servedStore = await openStore(database, options));
+  const server = await startTestServer(scope, { openServedStore }, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 4 });
     await buildFixture(store, { tenant: 'other', users: 3, records: 1 });
     await store.loadTenant('acme', {}, async (writer) => {
@@ -35,7 +37,7 @@ const served = shared(async (scope) => {
       }
     });
   });
-  return { server, key: fixture.key };
+  return { server, key: fixture.key, requestsInProgress: servedStore.requestsInProgress };
 });
 
 const push = (server: TestServer, key: string, table: string, data: unknown[], query = '', headers: Record<string, string> = {}) =>
@@ -94,7 +96,7 @@ test('all=true replaces the table: the records before are gone, earlier sync tok
 });
 
 test('an import while the server has requests in progress throughout (it gives way to them between batches) is imported whole', async () => {
-  const { server, key } = await served();
+  const { server, key, requestsInProgress } = await served();
   countRequests(requestsInProgress, +1); // a request that lasts the whole import
   try {
     const rows = Array.from({ length: 1200 }, (_, i) => row('t9', i, i + 1));

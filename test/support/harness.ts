@@ -7,7 +7,6 @@ import { openStore, type OpenStoreOptions } from '../../src/store/openStore.js';
 import { LOCK_NAMESPACE } from '../../src/store/postgres/migrations.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import type { Store } from '../../src/store/store.js';
-import { sharedRequestCount } from '../../src/store/threads/requestsInProgress.js';
 import { assertConforms } from './contract.js';
 import type { SmallDisk } from './smallDisk.js';
 import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
@@ -178,12 +177,11 @@ export async function startTestServer(
  */
 export async function serveDatabase(database: string, options: TestServerOptions = {}): Promise<RunningServer> {
   // Only warnings and errors, on stderr: a request line per call would drown the test output.
-  const { busyTimeoutMs, openServedStore = openStore, requestsInProgress = sharedRequestCount(), ...serverOptions } = options;
+  const { busyTimeoutMs, openServedStore = openStore, ...serverOptions } = options;
   const logger = serverOptions.logger ?? createLogger('warn', process.stderr);
-  const storeOptions = { role: 'server', mustExist: true, log: logger, requestsInProgress, ...(busyTimeoutMs !== undefined && { busyTimeoutMs }) } as const;
-  const store = await openServedStore(database, storeOptions);
+  const store = await openServedStore(database, { role: 'server', mustExist: true, log: logger, ...(busyTimeoutMs !== undefined && { busyTimeoutMs }) });
   try {
-    const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, requestsInProgress, ...serverOptions });
+    const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions });
     return {
       url: server.url,
       ...(server.healthUrl !== undefined && { healthUrl: server.healthUrl }),

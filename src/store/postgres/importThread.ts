@@ -3,8 +3,8 @@
  * of its own (started by postgresEngine.ts): a table's import parses, checks and renders every
  * line pushed, and encodes them for the database, about two seconds of CPU per 100,000 lines.
  * Here that work holds up this thread only, at a lower priority than the event loop, which goes
- * on answering meanwhile, and gives way to the server's requests (docs/rules.md#table-imports). The transaction is the engine's own
- * (bulkUpsert.ts), the same as in the server's thread.
+ * on answering meanwhile, and gives way to the server's requests (docs/rules.md#table-imports).
+ * The transaction is the engine's own (bulkUpsert.ts), the same as in the server's thread.
  */
 import { workerData } from 'node:worker_threads';
 import { giveWayToRequests, type RequestsInProgress } from '../threads/requestsInProgress.js';
@@ -17,7 +17,7 @@ export interface ImportThreadData {
   connectionString: string;
   namedStatements: boolean;
   busyTimeoutMs: number;
-  /** The server's requests in progress, if it counts them: the import gives way to them. */
+  /** The store's count of its server's requests (`Store.requestsInProgress`): the import gives way to them. */
   requestsInProgress?: RequestsInProgress;
 }
 

@@ -34,7 +34,7 @@ export interface PostgresEngineOptions {
   log: StoreLog;
   /** Read replicas (`--db-replica`): streaming standbys of the database, each with a pool of `poolSize` connections. */
   replicaLocations?: readonly string[];
-  /** The server's requests in progress, if it counts them (imports give way to them). */
+  /** The store's count of its server's requests (`Store.requestsInProgress`): imports give way to them. */
   requestsInProgress?: RequestsInProgress;
 }
 

@@ -13,6 +13,9 @@ const ADMITTED = 1;
 /** A count of requests, at 0, that threads started with it share. */
 export const sharedRequestCount = (): RequestsInProgress => new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
 
+/** The requests in progress now. */
+export const requestsNow = (count: RequestsInProgress): number => Atomics.load(count, IN_PROGRESS);
+
 /** Counts `change` more requests in progress (the server's side: +1 when one is admitted, -1 when answered). */
 export function countRequests(count: RequestsInProgress, change: number): void {
   Atomics.add(count, IN_PROGRESS, change);
@@ -31,7 +34,7 @@ export function giveWayToRequests(count: RequestsInProgress): (workedMs: number)
   let admittedBefore = Atomics.load(count, ADMITTED);
   return async (workedMs) => {
     const admitted = Atomics.load(count, ADMITTED);
-    const busy = Atomics.load(count, IN_PROGRESS) > 0 || admitted !== admittedBefore;
+    const busy = requestsNow(count) > 0 || admitted !== admittedBefore;
     admittedBefore = admitted;
     if (busy) await sleep(workedMs);
   };

@@ -121,12 +121,12 @@ export interface Store {
    * (`compdata compact`): the database's bytes before and after. Writes wait for it meanwhile.
    * Throws {@link CompactUnsupported} on an engine that reuses that space by itself.
    */
+  compact(): Promise<{ bytesBefore: number; bytesAfter: number }>;
   /**
    * The requests of the server that serves this store, counted by it (admission) in memory the
    * store's threads share: its background work gives way to them (on PostgreSQL, imports).
    */
   readonly requestsInProgress: RequestsInProgress;
-  compact(): Promise<{ bytesBefore: number; bytesAfter: number }>;
 
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import type { Tenant } from '../store.js';
 import { changeStamps } from './changeStamps.js';
 import { firstRow, run, statement, type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
+import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
 import { LOCK_NAMESPACE } from './migrations.js';
 
@@ -66,6 +67,6 @@ export function writeSteps(db: Queryable): WriteSteps {
     dataChanged: (tenantId) => bumpDataVersion(db, tenantId),
     nextStamp: async (tenantId, replace) => (await changeStamps(db).next(tenantId, replace)).stamp,
     insertKey: keyInsert(db),
-    loadSteps: (tenantId) => loadSteps(db, tenantId),
+    loadSteps: (tenantId) => keepingStatistics(db, loadSteps(db, tenantId)),
   };
 }

@@ -36,13 +36,13 @@ type GrownTable = keyof typeof LOOKUP_COLUMNS;
 
 /** `steps`, analysing the tables they grow as the load's rows in them double. */
 export function keepingStatistics(db: Queryable, steps: LoadSteps): LoadSteps {
-  const written = new Map<GrownTable, number>();
-  const nextAnalyze = new Map<GrownTable, number>();
+  const grown = new Map<GrownTable, { written: number; analyzeAt: number }>();
   const wrote = async (table: GrownTable, rows: number) => {
-    const total = (written.get(table) ?? 0) + rows;
-    written.set(table, total);
-    if (total < (nextAnalyze.get(table) ?? FIRST_ANALYZE)) return;
-    nextAnalyze.set(table, 2 * total);
+    const state = grown.get(table) ?? { written: 0, analyzeAt: FIRST_ANALYZE };
+    grown.set(table, state);
+    state.written += rows;
+    if (state.written < state.analyzeAt) return;
+    state.analyzeAt = 2 * state.written;
     await db.query(`ANALYZE (SKIP_LOCKED) ${table} (${LOOKUP_COLUMNS[table]})`);
   };
   return {

@@ -22,8 +22,8 @@ const WRITE_THREAD_NICE = 5;
 
 /**
  * The thread side of a write thread: the server's messages, taken one after the other, in
- * order (a write's transaction spans its awaits), at a lower priority than the event loop; each write answered with its outcome, or with
- * the message and code of the error it failed with.
+ * order (a write's transaction spans its awaits), at a lower priority than the event loop; each
+ * write answered with its outcome, or with the message and code of the error it failed with.
  */
 export function serveWrites(service: WriteService): void {
   setPriority(WRITE_THREAD_NICE);

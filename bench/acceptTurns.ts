@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { fairQueue } from '../src/store/fairQueue.js';
+import { fairQueue } from '../src/store/requests/fairQueue.js';
 import { percentile } from './stats.js';
 
 const connections = Number(process.argv[2] ?? 64);

@@ -32,7 +32,7 @@ import { alternated, median } from './stats.js';
 import { prepareBulkRunStore } from './stores.js';
 import { upsertsFromBody } from '../src/http/bulkItems.js';
 import { groupItems, groupSlot, namesOf, resolveItems, slotWrites, type NewRow, type SlotRow } from '../src/domain/bulkPlan.js';
-import type { Columns } from '../src/store/bulkUpsert.js';
+import type { Columns } from '../src/store/engine/commonWriteSteps.js';
 import { parseKey } from '../src/store/apiKeys.js';
 import { bulkSteps } from '../src/store/sqlite/bulkSteps.js';
 import { openDatabase } from '../src/store/sqlite/db.js';

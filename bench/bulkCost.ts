@@ -20,11 +20,11 @@ import { benchConfig } from './config.js';
 import { median } from './stats.js';
 import { prepareBulkRunStore } from './stores.js';
 import { upsertsFromBody } from '../src/http/bulkItems.js';
-import { tenantWriter } from '../src/store/sqlite/bulkUpsert.js';
+import { tenantWriter } from '../src/store/sqlite/writeTransaction.js';
 import { openDatabase } from '../src/store/sqlite/db.js';
 import { parseKey } from '../src/store/apiKeys.js';
 import { keySteps } from '../src/store/sqlite/keys.js';
-import { wallClockMs } from '../src/store/threads/writeProtocol.js';
+import { wallClockMs } from '../src/store/threads/writeThreadProtocol.js';
 
 const [perRoundText = '300', roundsText = '3'] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const perRound = Number(perRoundText);

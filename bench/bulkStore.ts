@@ -11,7 +11,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { openStore } from '../src/store/openStore.js';
-import type { GroupAttributionInput, ManagerAttributionInput, TenantWriter } from '../src/store/tenantWriting.js';
+import type { GroupAttributionInput, ManagerAttributionInput, TenantWriter } from '../src/store/vocabulary/tenantWriter.js';
 import { formatMonth } from '../src/domain/months.js';
 import { fixtureLine, fixtureUser } from '../test/support/fixture.js';
 

@@ -19,7 +19,8 @@ import { prepareReadStore } from './stores.js';
 import { importDataset } from '../src/dataset/datasetImport.js';
 import { formatMonth } from '../src/domain/months.js';
 import { openStore } from '../src/store/openStore.js';
-import type { Principal, Store } from '../src/store/store.js';
+import type { Principal } from '../src/store/vocabulary/tenancy.js';
+import type { Store } from '../src/store/store.js';
 
 const requests = Number(process.argv[2] ?? 200);
 const CHANGED = 1_000;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { BackupUnsupported } from '../store/store.js';
+import { BackupUnsupported } from '../store/vocabulary/storeErrors.js';
 import { parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { UsageFailure } from './errors.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { CompactUnsupported } from '../store/store.js';
+import { CompactUnsupported } from '../store/vocabulary/storeErrors.js';
 import { parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { UsageFailure } from './errors.js';

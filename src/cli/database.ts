@@ -1,5 +1,5 @@
 import { assertStoreExists, openStore } from '../store/openStore.js';
-import { StoreMissing, StoreOpenError, StoreUnreachable, StoreUnusable } from '../store/store.js';
+import { StoreMissing, StoreOpenError, StoreUnreachable, StoreUnusable } from '../store/vocabulary/storeErrors.js';
 import type { Store } from '../store/store.js';
 import { CommandFailure, UsageFailure } from './errors.js';
 

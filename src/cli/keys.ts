@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { KeyInfo, KeyScope } from '../store/store.js';
+import type { KeyInfo, KeyScope } from '../store/vocabulary/tenancy.js';
 import { parseTenantName, parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { SeedDataset, SeedOptions } from '../dataset/generateSeed.js';
-import { TenantNotEmpty } from '../store/store.js';
-import type { TenantWriter } from '../store/tenantWriting.js';
+import { TenantNotEmpty } from '../store/vocabulary/storeErrors.js';
+import type { TenantWriter } from '../store/vocabulary/tenantWriter.js';
 import { integerIn, parseTenantName, parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';

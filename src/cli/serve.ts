@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../http/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
 import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
 import { DEFAULT_POOL_SIZE } from '../store/openStore.js';
-import { DEFAULT_READ_ROUTING } from '../store/readRouting.js';
+import { DEFAULT_READ_ROUTING } from '../store/requests/readRouting.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseReplica, parseText } from './arguments.js';
 import { DB_HELP } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { DatasetReads, Store } from '../store/store.js';
+import type { DatasetReads } from '../store/vocabulary/adminShapes.js';
+import type { Store } from '../store/store.js';
 import { DATASET_FORMAT } from './datasetFormat.js';
 
 /**

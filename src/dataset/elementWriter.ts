@@ -4,17 +4,8 @@ import { formatMonth, parseMonth, type MonthIndex } from '../domain/months.js';
 import { startBound } from '../domain/periods.js';
 import type { ReportingUser } from '../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../domain/tableJson.js';
-import type { Origin, TenantWriter } from '../store/tenantWriting.js';
-import {
-  SECTIONS,
-  jsonPathOf,
-  type DatasetElement,
-  type ElementKind,
-  type GroupAttributionElement,
-  type KeyElement,
-  type ManagerAttributionElement,
-  type TableElement,
-} from './datasetFormat.js';
+import type { Origin, TenantWriter } from '../store/vocabulary/tenantWriter.js';
+import { SECTIONS, jsonPathOf, type DatasetElement, type ElementKind, type GroupAttributionElement, type KeyElement, type ManagerAttributionElement, type TableElement } from './datasetFormat.js';
 import { assertValidElement } from './datasetSchema.js';
 import { assertSameUser, statementLineOf, type CustomFields, type ReportingRecordElement } from './reportingElement.js';
 

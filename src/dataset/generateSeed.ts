@@ -1,6 +1,6 @@
 import type { ReportingUser } from '../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../domain/tableJson.js';
-import type { GroupAttributionInput, ManagerAttributionInput, ReportingLineInput } from '../store/tenantWriting.js';
+import type { GroupAttributionInput, ManagerAttributionInput, ReportingLineInput } from '../store/vocabulary/tenantWriter.js';
 import { dealCount, dealRecords, DEALS_TABLE } from './deals.js';
 import { createRandom } from './random.js';
 import { generateSalesForce } from './salesForce.js';

@@ -1,7 +1,7 @@
 import { DatasetError } from '../domain/datasetError.js';
 import { STANDARD_REPORTING_FIELDS } from '../domain/fieldKeys.js';
 import type { MetricValue, ReportingUser, StatementLine } from '../domain/reportingJson.js';
-import type { ReportingLineInput } from '../store/tenantWriting.js';
+import type { ReportingLineInput } from '../store/vocabulary/tenantWriter.js';
 import { fieldPath, jsonPathOf, type DatasetElement } from './datasetFormat.js';
 
 /** A reporting record as the API returns it, once the schema has accepted it. */

@@ -1,20 +1,8 @@
 import type { MonthIndex } from '../domain/months.js';
 import type { ReportingUser } from '../domain/reportingJson.js';
-import type { GroupAttributionInput, ManagerAttributionInput } from '../store/tenantWriting.js';
+import type { GroupAttributionInput, ManagerAttributionInput } from '../store/vocabulary/tenantWriter.js';
 import type { Random } from './random.js';
-import {
-  CONTRIBUTOR_ROLES,
-  COUNTRIES,
-  FIRST_NAMES,
-  LAST_NAMES,
-  LEADER_ROLES,
-  REGION_CALCULATION_CURRENCY,
-  REGIONS,
-  SEED_PERIOD,
-  SEGMENTS,
-  type RegionName,
-  type RoleProfile,
-} from './vocabulary.js';
+import { CONTRIBUTOR_ROLES, COUNTRIES, FIRST_NAMES, LAST_NAMES, LEADER_ROLES, REGION_CALCULATION_CURRENCY, REGIONS, SEED_PERIOD, SEGMENTS, type RegionName, type RoleProfile } from './vocabulary.js';
 
 /** A user of the seed with what the statement lines and deals are drawn from. */
 export interface SalesPerson {

@@ -1,5 +1,5 @@
 import type { MonthIndex } from '../domain/months.js';
-import type { ReportingLineInput } from '../store/tenantWriting.js';
+import type { ReportingLineInput } from '../store/vocabulary/tenantWriter.js';
 import type { Random } from './random.js';
 import type { SalesPerson } from './salesForce.js';
 import { SEED_PERIOD, USD_PER_UNIT } from './vocabulary.js';

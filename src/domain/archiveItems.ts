@@ -1,5 +1,5 @@
 import { itemRulesBroken, unknownUser, type RuleViolation, type RulesBroken } from './bulkItems.js';
-import type { UserRef } from './bulkPlan.js';
+import type { UserRef } from './userRef.js';
 import { asciiLowerCase } from './emailKey.js';
 import { formatMonth, type MonthIndex } from './months.js';
 import type { Period } from './periods.js';

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
-import { countRequests, requestsNow, type RequestsInProgress } from '../store/threads/requestsInProgress.js';
+import { countRequests, requestsNow } from '../store/threads/requestsInProgress.js';
+import type { RequestsInProgress } from '../store/vocabulary/requestCount.js';
 import { problems } from './problems.js';
 import { onResponseClose } from './responseClose.js';
 

@@ -1,6 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
-import type { Principal } from '../store/store.js';
+import type { Principal } from '../store/vocabulary/tenancy.js';
 import { contractAjvForOpenApiBackend } from './contractAjv.js';
 import { ContractRouter } from './contractRouter.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
-import { StoreFull, StoreUnavailable } from '../store/store.js';
+import { StoreFull, StoreUnavailable } from '../store/vocabulary/storeErrors.js';
 import type { Admission } from './admission.js';
 import type { Api } from './api.js';
 import { compression } from './compression.js';

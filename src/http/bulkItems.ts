@@ -3,7 +3,7 @@ import type { Upsert } from '../domain/bulkItems.js';
 import { formatMonth, parseMonth, type MonthIndex } from '../domain/months.js';
 import { periodProblem } from '../domain/periods.js';
 import type { ParamProblem } from '../domain/paging.js';
-import type { WrittenItem } from '../store/store.js';
+import type { WrittenItem } from '../store/vocabulary/writeShapes.js';
 
 type Schemas = components['schemas'];
 type RequestItem = Schemas['GroupsBulkPutBody']['data'][number];

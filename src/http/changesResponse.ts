@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { parsePageRequest, type ParamProblem } from '../domain/paging.js';
-import type { ChangedSource } from '../store/store.js';
+import type { ChangedSource } from '../store/vocabulary/readShapes.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
 import { sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js';

@@ -1,7 +1,8 @@
 import type { Context as KoaContext } from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
-import type { Principal, Store } from '../store/store.js';
+import type { Principal } from '../store/vocabulary/tenancy.js';
+import type { Store } from '../store/store.js';
 import type { DocsAssets } from './docsAssets.js';
 import type { FaultSpec } from './faultSpec.js';
 import type { LoadedDocument } from './document.js';

@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { StoreBusy, StoreFull, type ReplicaState, type Store } from '../store/store.js';
+import { StoreBusy, StoreFull } from '../store/vocabulary/storeErrors.js';
+import type { ReplicaState } from '../store/vocabulary/readShapes.js';
+import type { Store } from '../store/store.js';
 import { isReadMethod } from './readMethods.js';
 import { closedStatus, onResponseClose } from './responseClose.js';
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { parsePageRequest, type PageRequest } from '../domain/paging.js';
-import type { Page, Source } from '../store/store.js';
+import type { Page, Source } from '../store/vocabulary/readShapes.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
 import { problems } from './problems.js';

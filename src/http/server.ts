@@ -12,7 +12,7 @@ import { contractDocument } from './document.js';
 import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
 import { readPushBody } from './pushBody.js';
-import { startImportRunner } from '../store/importRunner.js';
+import { startImportRunner } from '../store/imports/importRunner.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 import type { KeyRateLimiter } from './rateLimit.js';

@@ -1,5 +1,7 @@
 import { structureId, type Structure } from '../domain/v2Json.js';
-import type { Principal, Store, TableSummary } from '../store/store.js';
+import type { Principal } from '../store/vocabulary/tenancy.js';
+import type { Store } from '../store/store.js';
+import type { TableSummary } from '../store/vocabulary/readShapes.js';
 import { problems } from './problems.js';
 import { BoundedMap } from '../store/boundedMap.js';
 

@@ -1,6 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import type { RulesBroken } from '../domain/bulkItems.js';
-import type { WriteOutcome } from '../store/tenantWrites.js';
+import type { WriteOutcome } from '../store/vocabulary/writeShapes.js';
 import type { RequestState } from './handlerTypes.js';
 import { problems } from './problems.js';
 

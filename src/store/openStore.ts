@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import { storeOver } from './engineStore.js';
-import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './readRouting.js';
+import { storeOver } from './storeOver.js';
+import { DEFAULT_READ_ROUTING,type ReadRoutingOptions } from './requests/readRouting.js';
 import { sharedRequestCount } from './threads/requestsInProgress.js';
-import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, StoreUnusable, type Store, type StoreLog } from './store.js';
+import { DEFAULT_WRITE_WAIT_MS,StoreMissing,StoreOpenError,StoreUnusable } from './vocabulary/storeErrors.js';
+import type { Store } from './store.js';
+import type { StoreLog } from './vocabulary/storeLog.js';
 
 export interface OpenStoreOptions {
   /** `server`: a long-lived process serving requests; `command`: a CLI command. */

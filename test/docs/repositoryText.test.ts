@@ -94,7 +94,7 @@ const ofDependency = (path: string) => [...dependencies].some((name) => path.sta
 describe('the comments of the code in src/', () => {
   test('were read (a check of the reading itself)', () => {
     assert.ok(sourceFiles.includes('src/store/threads/threadFromSource.mjs') && sourceFiles.length > 100);
-    const header = sourceComments.find((comment) => comment.path === 'src/store/fairQueue.ts' && comment.text.includes('Why: Node reads'));
+    const header = sourceComments.find((comment) => comment.path === 'src/store/requests/fairQueue.ts' && comment.text.includes('Why: Node reads'));
     assert.ok(header, 'a doc comment of fairQueue.ts');
     assert.ok(sourceComments.some((comment) => comment.path === 'src/store/threads/threadFromSource.mjs' && comment.text.startsWith('//')));
   });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describe, it } from 'node:test';
-import { OpenAPIRouter, type Context as ApiContext, type Document, type Request } from 'openapi-backend';
+import { describe,it } from 'node:test';
+import { OpenAPIRouter,type Context as ApiContext,type Document,type Request } from 'openapi-backend';
 import { createApi } from '../../src/http/api.js';
 import { ContractRouter } from '../../src/http/contractRouter.js';
 import { loadDocument } from '../../src/http/document.js';
 import type { HandlerDeps } from '../../src/http/handlerTypes.js';
-import type { Principal } from '../../src/store/store.js';
+import type { Principal } from '../../src/store/vocabulary/tenancy.js';
 
 // The stock router of openapi-backend is the reference: ContractRouter must answer as it does.
 const definition = loadDocument().definition as unknown as Document;

@@ -1,6 +1,6 @@
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import type { ReportingLineInput } from '../../src/store/tenantWriting.js';
+import type { ReportingLineInput } from '../../src/store/vocabulary/tenantWriter.js';
 import type { ReportingUser } from '../../src/domain/reportingJson.js';
 
 /**

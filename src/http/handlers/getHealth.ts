@@ -1,4 +1,4 @@
-import type { ReplicaState } from '../../store/store.js';
+import type { ReplicaState } from '../../store/vocabulary/readShapes.js';
 import type { HandlerDeps, OperationHandler } from '../handlerTypes.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { UserMonthFragment } from '../../domain/bulkPlan.js';
-import { renderDimensionFragment, type GroupPeriod } from '../../domain/reportingJson.js';
-import type { FieldSteps } from './loadSteps.js';
+import { renderDimensionFragment,type GroupPeriod } from '../../domain/reportingJson.js';
+import type { FieldSteps } from '../engine/loadSteps.js';
 
 /** Users re-rendered per round of steps. */
 const USERS_PER_ROUND = 1_000;

@@ -1,25 +1,17 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, slotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot,managerSlot,slotWrites } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { parseMonth } from '../../domain/months.js';
 import { sortedAttributes } from '../../domain/userItems.js';
-import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
-import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
+import { renderUser,type ReportingUser } from '../../domain/reportingJson.js';
+import type { TableField,TableRecordInput } from '../../domain/tableJson.js';
 import { newMetricV2Prefix } from '../../domain/v2Json.js';
-import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId, type TextCheck } from '../loadChecks.js';
-import {
-  itemPath,
-  type GroupAttributionInput,
-  type ManagerAttributionInput,
-  type ManagerChain,
-  type Origin,
-  type ReportingLineInput,
-  type TenantWriter,
-  type UserInput,
-} from '../tenantWriting.js';
+import { emailTaken,newCustomKeys,ownManagerError,unknownDimensionKey,unknownUserId,type TextCheck } from './loadChecks.js';
+import { itemPath,type GroupAttributionInput,type ManagerAttributionInput,type ManagerChain,type Origin,type ReportingLineInput,type TenantWriter,type UserInput } from '../vocabulary/tenantWriter.js';
 import { refreshDimensionFields } from './dimensionFields.js';
-import { userInRecords } from '../userUpsert.js';
-import type { LoadSteps, UserRerender } from './loadSteps.js';
+import { userInRecords } from '../writes/userBulk.js';
+import type { LoadSteps } from '../engine/loadSteps.js';
+import type { UserRerender } from '../engine/commonWriteSteps.js';
 import { RecordLoader } from './recordLoader.js';
 
 /**

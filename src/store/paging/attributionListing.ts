@@ -1,38 +1,5 @@
-import type { KeyedRow, PagedSource } from './pagedSource.js';
-
-/**
- * The paging of the read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`),
- * whatever the engine. Attributions have no dense positions, so a page is found by key when
- * the caller brings the key of the row before it (the `cursor` of `next`), and by position for
- * a raw offset (see SKIPPED_AT_MOST). An engine supplies the reads of one listing, narrowed to
- * the request's filters, in the listing's order: the user's e-mail address without regard to
- * ASCII case, then for groups the dimension key (binary) and the first month, for managers the
- * first month with "since always" first; the row's primary key breaks any tie left.
- */
-export interface ListingReads {
-  /** Up to `n` rows from position `from`, skipping the rows before it. */
-  at(from: number, n: number): Promise<KeyedRow[]> | KeyedRow[];
-  /** Up to `n` rows from the first row of the user with this e-mail address, skipping `skip` rows. */
-  fromUser(email: string, skip: number, n: number): Promise<KeyedRow[]> | KeyedRow[];
-  /** Each user with rows in the listing, in order: e-mail address and number of rows. */
-  perUser(): Promise<Iterable<[string, number]>> | Iterable<[string, number]>;
-  /** Up to `n` rows after the row whose key values are `key` (checked by the listing's `isKey`). */
-  after(key: readonly unknown[], n: number): Promise<KeyedRow[]> | KeyedRow[];
-  total(): Promise<number> | number;
-}
-
-/** The filters of `GET /v1/users/groups`. */
-export interface GroupFilter {
-  /** E-mail address of the user, compared without regard to ASCII case. */
-  user?: string;
-  /** Dimension key. */
-  dimension?: string;
-}
-
-/** The filter of `GET /v1/users/managers`. */
-export interface ManagerFilter {
-  user?: string;
-}
+import type { ListingReads } from '../engine/readSteps.js';
+import type { KeyedRow,PagedSource } from '../engine/pagedSource.js';
 
 /** The earliest month: stands for "since always" in the order and in keys (never in rows). */
 export const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;

@@ -1,24 +1,7 @@
-import { encodeSyncToken, readSyncToken, resumeBounds, type ChangePosition } from '../../domain/syncToken.js';
-import { after, type Answer } from '../engine.js';
-import type { ChangedSource, ChangePage, ChangeQuery } from '../store.js';
-
-
-/** A record in change order: its position (stamp, stream, a, b, c) and its JSON text. */
-export type ChangeRow = [stamp: number, stream: 0 | 1, a: number, b: number, c: number, json: string];
-
-/** Where each stream of the change order resumes (see `resumeBounds`). */
-export type ResumeBounds = ReturnType<typeof resumeBounds>;
-
-/**
- * What an engine supplies for incremental sync of one listing: the tenant's change counter and
- * the stamp of its last replace, and the records after a position, in change order, read in
- * one statement (one snapshot).
- */
-export interface ChangeReads {
-  state(): Answer<{ seq: number; resyncFrom: number }>;
-  /** Up to `n` records after the bounds, in change order, each once (at its latest change). */
-  rows(bounds: ResumeBounds, n: number): Answer<ChangeRow[]>;
-}
+import type { ChangeRow,ChangeReads } from '../engine/readSteps.js';
+import { encodeSyncToken,readSyncToken,resumeBounds,type ChangePosition } from '../../domain/syncToken.js';
+import { after,type Answer } from '../vocabulary/answer.js';
+import type { ChangedSource,ChangePage,ChangeQuery } from '../vocabulary/readShapes.js';
 
 type ChangeRead = Omit<ChangePage, 'version'>;
 export type ChangeReadOutcome = ChangeRead | 'badToken' | 'resync' | 'ahead';

@@ -1,4 +1,4 @@
-import type { PagedSource } from './pagedSource.js';
+import type { PagedSource } from '../engine/pagedSource.js';
 
 /** Rows read at a time by `export`: memory stays bounded whatever the tenant's size. */
 export const EXPORT_CHUNK = 2_000;

@@ -1,20 +1,5 @@
-import type { KeyedRow, PagedSource } from './pagedSource.js';
-
-/**
- * The paging of filtered statement reporting records (`GET /v1/reporting?user=...`), whatever
- * the engine. The records that match keep the order of the unfiltered read (by position), but
- * not its dense positions: a walk by `next` seeks past the position of the last record of the
- * page before (the key in the cursor), on an index that holds the matching records in position
- * order, so that every page costs what the first does. A raw `offset` without a cursor skips
- * that many matching records.
- *
- * An engine supplies one read: up to `n` matching records at positions after `after`, skipping
- * the first `skip` of them, each with its position as its key.
- */
-export interface FilteredReads {
-  rows(after: number, skip: number, n: number): Promise<KeyedRow[]> | KeyedRow[];
-  total(): Promise<number> | number;
-}
+import type { FilteredReads } from '../engine/readSteps.js';
+import type { PagedSource } from '../engine/pagedSource.js';
 
 /** Before every position: a walk from the start. */
 const START = -1;

@@ -1,7 +1,7 @@
-import { encodeCursor, readCursor } from '../../domain/cursor.js';
-import { firstPosition, pageOutcome } from '../../domain/paging.js';
-import type { Page, PageQuery, Source } from '../store.js';
-import type { PagedSource } from './pagedSource.js';
+import { encodeCursor,readCursor } from '../../domain/cursor.js';
+import { firstPosition,pageOutcome } from '../../domain/paging.js';
+import type { Page,PageQuery,Source } from '../vocabulary/readShapes.js';
+import type { PagedSource } from '../engine/pagedSource.js';
 
 /** A page as read from a source; the store adds the version of the data. */
 type PageRead = Omit<Page, 'version'>;

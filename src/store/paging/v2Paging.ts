@@ -1,39 +1,6 @@
-import { after, type Answer } from '../engine.js';
-
-/**
- * What an engine supplies for the v2 reads of one structure (the statements of a tenant, or a
- * data table): its records in v1's order (position), rendered as v2 writes them with the time of
- * their last change, read by seeking to a position; and where a record id stands.
- */
-export interface V2Reads {
-  /** The position of the record `id`, or of where it stood when a replace deleted it; `undefined` when no record of the structure ever had it. */
-  positionOf(id: string): Answer<number | undefined>;
-  /** The records at positions `from`..`from + n - 1`, joined by commas, and whether a record follows. */
-  joined(from: number, n: number): Answer<{ count: number; json: Buffer; more: boolean }>;
-  /** The id of the record at `position` (read apart from the page: taking it in the page's statement costs more). */
-  idAt(position: number): Answer<string>;
-  /** Up to `n` records from position `from` whose time of last change is after `after` and before `before` (stored times), in order, each as [json, id]. */
-  changedBetween(from: number, after: string, before: string, n: number): Answer<[json: string, id: string][]>;
-}
-
-/** A v2 page request, its times as stored (`YYYY-MM-DDTHH:MM:SS.sssZ`). */
-export interface V2Query {
-  readonly startId?: string;
-  /** Records wanted, 1 to 2000. */
-  readonly limit: number;
-  readonly modifiedAfter?: string;
-  readonly modifiedBefore?: string;
-}
-
-export interface V2Page {
-  readonly count: number;
-  /** The records' JSON texts, comma-separated, UTF-8. */
-  readonly json: Buffer;
-  /** The id to start the next page after, when a record follows. */
-  readonly nextStartId?: string;
-  /** The version of the tenant's data (see `Total.version` in store.ts). */
-  readonly version: string;
-}
+import type { V2Query,V2Page } from '../vocabulary/readShapes.js';
+import type { V2Reads } from '../engine/readSteps.js';
+import { after,type Answer } from '../vocabulary/answer.js';
 
 export type V2PageRead = Omit<V2Page, 'version'> | 'badStartId';
 

@@ -1,6 +1,6 @@
 import type { ReportAfter } from '../../domain/archiveItems.js';
-import type { ArchiveSteps } from '../userArchive.js';
-import { rowsOf, run, statement, type Queryable } from './connection.js';
+import type { ArchiveSteps } from '../engine/apiWriteSteps.js';
+import { rowsOf,run,statement,type Queryable } from './connection.js';
 
 const reportsAfter = statement<[number, number[], number[]], ReportAfter>(
   `SELECT DISTINCT ON (a.manager_pk) a.manager_pk AS "managerPk", u.email AS "reportEmail",
@@ -15,7 +15,7 @@ const archive = statement<[number, number[], number[]]>(
    WHERE u.tenant_id = $1 AND u.pk = c.user_pk`,
 );
 
-/** The steps of `DELETE /v1/users/archive/bulk` (../userArchive.ts) on PostgreSQL besides the bulks' user lookups: each one statement over arrays. */
+/** The steps of `DELETE /v1/users/archive/bulk` (../writes/userArchive.ts) on PostgreSQL besides the bulks' user lookups: each one statement over arrays. */
 export function archiveSteps(db: Queryable, tenantId: number): Pick<ArchiveSteps, 'reportsAfter' | 'archive'> {
   return {
     reportsAfter: (wanted) => rowsOf(db, reportsAfter, tenantId, wanted.map((w) => w.userPk), wanted.map((w) => w.end)),

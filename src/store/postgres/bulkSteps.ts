@@ -1,12 +1,14 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type SlotRow, type SlotWrites, type UserRef } from '../../domain/bulkPlan.js';
+import { groupSlot,managerSlot,type SlotRow,type SlotWrites } from '../../domain/bulkPlan.js';
+import type { UserRef } from '../../domain/userRef.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { periodIntersection, type Period } from '../../domain/periods.js';
-import type { AttributionSteps, BulkSteps, Columns } from '../bulkUpsert.js';
+import { periodIntersection,type Period } from '../../domain/periods.js';
+import type { AttributionSteps,Columns } from '../engine/commonWriteSteps.js';
+import type { BulkSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
-import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
-import { newKey, tenantRows } from './tenantKeys.js';
-import { bumpDataVersion } from './writeSteps.js';
+import { rowsOf,run,statement,storable,type Queryable } from './connection.js';
+import { newKey,tenantRows } from './tenantKeys.js';
+import { bumpDataVersion } from './dataVersion.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */
 const LOWEST = -2_147_483_648;
@@ -80,7 +82,7 @@ const updateFragments = statement<[number, number[], number[], string[], number,
 );
 
 /**
- * The steps of the bulk upsert (../bulkUpsert.ts) on PostgreSQL, for one tenant inside its
+ * The steps of the bulk upsert (../writes/attributionBulk.ts) on PostgreSQL, for one tenant inside its
  * write transaction: each step is one statement over arrays of the request's values (`unnest`),
  * so a request costs about ten round trips whatever its size. A stored attribution's key is its
  * primary key.

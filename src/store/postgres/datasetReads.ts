@@ -1,5 +1,6 @@
-import type { DatasetSteps, ExportedUser, TableRow } from '../engine.js';
-import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
+import type { DatasetSteps,ExportedUser } from '../engine/snapshotSteps.js';
+import type { TableRow } from '../engine/readSteps.js';
+import { firstRow,rowsOf,statement,type Queryable } from './connection.js';
 
 const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics WHERE tenant_id = $1 ORDER BY position');
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
@@ -9,7 +10,7 @@ const usersAfter = statement<[number, string, number], ExportedUser>(
 const tables = statement<[number], TableRow>('SELECT key, name, fields AS "fieldsJson" FROM data_tables WHERE tenant_id = $1 ORDER BY key');
 const emptyFragment = statement<[number], { empty_fragment: string }>('SELECT empty_fragment FROM tenant_state WHERE tenant_id = $1');
 
-/** What `compdata export` reads besides the paged listings (../datasetReading.ts), on the snapshot's connection. */
+/** What `compdata export` reads besides the paged listings (../admin/datasetReading.ts), on the snapshot's connection. */
 export function datasetSteps(db: Queryable): DatasetSteps {
   return {
     metricKeys: async (tenantId) => (await rowsOf(db, metricKeys, tenantId)).map((row) => row.key),

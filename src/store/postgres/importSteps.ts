@@ -1,6 +1,7 @@
-import type { StoredImport, StoredImportTable } from '../../domain/importJson.js';
-import type { ImportSteps, PendingImport } from '../tableImports.js';
-import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
+import type { StoredImport,StoredImportTable } from '../../domain/importJson.js';
+import type { ImportSteps } from '../engine/apiWriteSteps.js';
+import type { PendingImport } from '../vocabulary/writeShapes.js';
+import { firstRow,rowsOf,run,statement,type Queryable } from './connection.js';
 
 type ImportState = { status: 'scheduled' | 'started' | 'finished'; launchAt: number; owner: string | null; heartbeatAt: number | null };
 
@@ -49,7 +50,7 @@ const removed = statement<[number, number, string]>(
 const clear = statement<[number, number]>('DELETE FROM table_records WHERE tenant_id = $1 AND table_pk = $2');
 const resyncFrom = statement<[number, number, number]>('UPDATE data_tables SET resync_from = $3 WHERE tenant_id = $1 AND pk = $2');
 
-/** The imports of data tables (migration 9, ../tableImports.ts) on PostgreSQL, inside the tenant's write transaction. */
+/** The imports of data tables (migration 9, ../imports/tableImports.ts) on PostgreSQL, inside the tenant's write transaction. */
 export function importSteps(db: Queryable, tenantId: number): ImportSteps {
   return {
     table: (key) => firstRow(db, table, tenantId, key),

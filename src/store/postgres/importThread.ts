@@ -4,12 +4,13 @@
  * line pushed, and encodes them for the database, about two seconds of CPU per 100,000 lines.
  * Here that work holds up this thread only, at a lower priority than the event loop, which goes
  * on answering meanwhile, and gives way to the server's requests (docs/rules.md#table-imports).
- * The transaction is the engine's own (bulkUpsert.ts), the same as in the server's thread.
+ * The transaction is the engine's own (writeTransaction.ts), the same as in the server's thread.
  */
 import { workerData } from 'node:worker_threads';
-import { giveWayToRequests, type RequestsInProgress } from '../threads/requestsInProgress.js';
-import { serveWrites } from '../threads/writeService.js';
-import { tenantWrite } from './bulkUpsert.js';
+import { giveWayToRequests } from '../threads/requestsInProgress.js';
+import type { RequestsInProgress } from '../vocabulary/requestCount.js';
+import { serveWrites } from '../threads/writeThreadService.js';
+import { tenantWrite } from './writeTransaction.js';
 import { openPool } from './connection.js';
 
 /** What the thread is started with. */

@@ -1,8 +1,8 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
-import type { Tenant } from '../store.js';
-import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
+import type { ArchivedManager,InvariantReads,PositionGap,SlotOverlap,UserFragments } from '../engine/snapshotSteps.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
+import { firstRow,rowsOf,statement,type Queryable } from './connection.js';
 import { fieldsOfUsers } from './dimensionValues.js';
 
 /** Users whose dimension fields are compared per round of statements. */
@@ -105,7 +105,7 @@ const unheldReferences = statement<[], { child: string; parent: string }>(
 );
 
 /**
- * The reads of `compdata check` on PostgreSQL (see ../invariantCheck.ts), on a connection inside
+ * The reads of `compdata check` on PostgreSQL (see ../admin/invariantCheck.ts), on a connection inside
  * one read-only snapshot. The storage itself is PostgreSQL's to keep: it enforces its
  * constraints on every write, and has no counterpart of SQLite's integrity check to run here;
  * the references it does not hold are checked.

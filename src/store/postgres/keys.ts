@@ -1,6 +1,7 @@
-import type { KeySteps, NewKey, StoredKey } from '../engine.js';
-import type { KeyInfo } from '../store.js';
-import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
+import type { KeySteps,StoredKey } from '../engine/readSteps.js';
+import type { NewKey } from '../engine/transactionSteps.js';
+import type { KeyInfo } from '../vocabulary/tenancy.js';
+import { firstRow,rowsOf,run,statement,type Queryable } from './connection.js';
 import { BoundedMap } from '../boundedMap.js';
 
 const insert = statement<[string, number, Buffer, string, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at, scope) VALUES ($1, $2, $3, $4, $5)');
@@ -57,7 +58,7 @@ function keyLookup(db: Queryable): (id: string) => Promise<StoredKey | undefined
   };
 }
 
-/** The statements of the API keys (the rules: ../apiKeys.ts, ../engineStore.ts); `api_keys` is part of the directory (see migrations.ts). */
+/** The statements of the API keys (the rules: ../apiKeys.ts, ../storeOver.ts); `api_keys` is part of the directory (see migrations.ts). */
 export function keySteps(db: Queryable): KeySteps {
   return {
     lookup: keyLookup(db),

@@ -1,4 +1,4 @@
-import type { LoadSteps } from '../loading/loadSteps.js';
+import type { LoadSteps } from '../engine/loadSteps.js';
 import type { Queryable } from './connection.js';
 
 /**

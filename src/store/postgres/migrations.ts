@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { SchemaTooNew } from '../store.js';
+import { SchemaTooNew } from '../vocabulary/storeErrors.js';
 import { distributeTables } from './citus.js';
-import { firstRow, inTransaction, run, statement } from './connection.js';
+import { firstRow,inTransaction,run,statement } from './connection.js';
 
 /**
  * Versioned schema of the PostgreSQL engine: each entry moves the database from version i to
@@ -18,7 +18,7 @@ import { firstRow, inTransaction, run, statement } from './connection.js';
  *   (reference tables there): a key is looked up before its tenant is known.
  *   test/store/postgres/distribution.test.ts reads the catalog and holds every table to this.
  * - `tenant_state.data_version` changes in every transaction that writes the tenant's data, as
- *   on SQLite (see ../engineStore.ts): paged reads carry it in their ETag.
+ *   on SQLite (see ../storeOver.ts): paged reads carry it in their ETag.
  * - Keys, names and e-mails are `COLLATE "C"`: they sort and compare by code point, as SQLite's
  *   BINARY does, whatever the database's locale. `users.email_key` is the e-mail with ASCII
  *   letters lowered: SQLite's NOCASE, by which e-mails are matched and listed.

@@ -1,29 +1,18 @@
-import type { Engine } from '../engine.js';
-import {
-  BackupUnsupported,
-  CompactUnsupported,
-  SchemaTooNew,
-  StoreBusy,
-  StoreFull,
-  StoreOpenError,
-  StoreOpenFull,
-  StoreUnavailable,
-  StoreUnreachable,
-  StoreUnusable,
-  type StoreLog,
-} from '../store.js';
-import type { RequestsInProgress } from '../threads/requestsInProgress.js';
-import { startWriteThread } from '../threads/writeThread.js';
-import { tenantWrite } from './bulkUpsert.js';
+import type { Engine } from '../engine/engine.js';
+import { BackupUnsupported,CompactUnsupported,SchemaTooNew,StoreBusy,StoreFull,StoreOpenError,StoreOpenFull,StoreUnavailable,StoreUnreachable,StoreUnusable } from '../vocabulary/storeErrors.js';
+import type { StoreLog } from '../vocabulary/storeLog.js';
+import type { RequestsInProgress } from '../vocabulary/requestCount.js';
+import { startWriteThread } from '../threads/writeThreadClient.js';
+import { tenantWrite } from './writeTransaction.js';
 import { distributionOf } from './citus.js';
-import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
+import { inTransaction,isDiskFull,isLockTimeout,isUnreachable,openPool } from './connection.js';
 import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
 import type { ImportThreadData } from './importThread.js';
 import { keySteps } from './keys.js';
 import { migrate } from './migrations.js';
 import { postgresReads } from './reads.js';
-import { logPosition, replicaServer } from './replicas.js';
+import { logPosition,replicaServer } from './replicas.js';
 import { writeSteps } from './writeSteps.js';
 
 export interface PostgresEngineOptions {
@@ -95,7 +84,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
     await Promise.all(replicas.map((replica) => replica.close()));
     throw error instanceof StoreOpenError ? error : openError(connectionString, error);
   }
-  // A replica that does not answer yet is not an error: it joins the rotation once it does (readRouting.ts).
+  // A replica that does not answer yet is not an error: it joins the rotation once it does (../requests/readRouting.ts).
   const opened = pool;
   // A table's import, whose parsing, checks and rendering would hold up the event loop for
   // seconds, runs in a thread of its own (importThread.ts).

@@ -1,9 +1,9 @@
-import type { UserRerender } from '../loading/loadSteps.js';
-import type { StoredUserRow, UserSteps } from '../userUpsert.js';
-import { changeStamps, stampTime } from './changeStamps.js';
-import { rowsOf, run, statement, type Queryable } from './connection.js';
-import { newKey, tenantRows } from './tenantKeys.js';
-import { bumpDataVersion } from './writeSteps.js';
+import type { UserRerender } from '../engine/commonWriteSteps.js';
+import type { StoredUserRow,UserSteps } from '../engine/apiWriteSteps.js';
+import { changeStamps,stampTime } from './changeStamps.js';
+import { rowsOf,run,statement,type Queryable } from './connection.js';
+import { newKey,tenantRows } from './tenantKeys.js';
+import { bumpDataVersion } from './dataVersion.js';
 
 const users = statement<[number, string[], string[]], StoredUserRow>(
   'SELECT pk, json, attributes FROM users WHERE tenant_id = $1 AND (email_key = ANY ($2) OR id = ANY ($3))',
@@ -29,7 +29,7 @@ export const rerenderUsersInRecords = statement<[number, number[], string[], str
 export const rerenderColumns = (changes: readonly UserRerender[]) =>
   [changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), changes.map((c) => c.beforeV2), changes.map((c) => c.afterV2)] as const;
 
-/** The steps of `PUT /v1/users/bulk` (../userUpsert.ts) on PostgreSQL: each one statement over arrays. */
+/** The steps of `PUT /v1/users/bulk` (../writes/userBulk.ts) on PostgreSQL: each one statement over arrays. */
 export function userSteps(db: Queryable, tenantId: number): UserSteps {
   return {
     users: (emailKeys, ids) => rowsOf(db, users, tenantId, [...emailKeys], [...ids]),

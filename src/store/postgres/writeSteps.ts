@@ -1,8 +1,8 @@
-import { getRandomValues } from 'node:crypto';
-import type { WriteSteps } from '../engine.js';
-import type { Tenant } from '../store.js';
+import { newDataVersion,bumpDataVersion } from './dataVersion.js';
+import type { WriteSteps } from '../engine/transactionSteps.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
 import { changeStamps } from './changeStamps.js';
-import { firstRow, run, statement, type Queryable } from './connection.js';
+import { firstRow,run,statement,type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
@@ -15,16 +15,7 @@ const hasData = statement<[number], { found: boolean }>(
        OR EXISTS (SELECT 1 FROM data_tables WHERE tenant_id = $1) AS found`,
 );
 const lockTenant = statement<[number, number]>('SELECT pg_advisory_xact_lock($1, $2)');
-/**
- * The version of the tenant's data: a new random value in each transaction that writes it,
- * drawn here (Citus refuses a volatile function in an UPDATE of a distributed table).
- */
-const setDataVersion = statement<[number, number]>('UPDATE tenant_state SET data_version = $2 WHERE tenant_id = $1');
 const insertState = statement<[number, number]>('INSERT INTO tenant_state (tenant_id, data_version) VALUES ($1, $2) ON CONFLICT DO NOTHING');
-/** A random integer of 0..2^53 - 1, as a data version. */
-const newDataVersion = (): number => Number(getRandomValues(new BigUint64Array(1))[0]! >> 11n);
-/** Gives the tenant's data a new version (see migrations.ts). */
-export const bumpDataVersion = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, setDataVersion, tenantId, newDataVersion()));
 // Records go first: they reference users without a cascade, and a table's records have no
 // foreign key to delete them with it (migration 14). Where each stood is kept for v2's walks
 // (see ../sqlite/migrations.ts, 8).

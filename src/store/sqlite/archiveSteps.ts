@@ -1,8 +1,8 @@
 import type { ReportAfter } from '../../domain/archiveItems.js';
-import type { ArchiveSteps } from '../userArchive.js';
+import type { ArchiveSteps } from '../engine/apiWriteSteps.js';
 import type { Db } from './db.js';
 
-/** The steps of `DELETE /v1/users/archive/bulk` (../userArchive.ts) on SQLite besides the bulks' user lookups: a statement per user. */
+/** The steps of `DELETE /v1/users/archive/bulk` (../writes/userArchive.ts) on SQLite besides the bulks' user lookups: a statement per user. */
 export function archiveSteps(db: Db): Pick<ArchiveSteps, 'reportsAfter' | 'archive'> {
   const firstReportAfter = db.prepare<{ pk: number; end: number }, ReportAfter>(
     `SELECT a.manager_pk AS managerPk, u.email AS reportEmail, max(coalesce(a.start_month, @end + 1), @end + 1) AS month

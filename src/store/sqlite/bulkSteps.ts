@@ -1,14 +1,16 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type SlotWrites, type UserRef } from '../../domain/bulkPlan.js';
-import { periodIntersection, type Period } from '../../domain/periods.js';
-import type { AttributionSteps, BulkSteps, Columns } from '../bulkUpsert.js';
+import { groupSlot,managerSlot,type SlotWrites } from '../../domain/bulkPlan.js';
+import type { UserRef } from '../../domain/userRef.js';
+import { periodIntersection,type Period } from '../../domain/periods.js';
+import type { AttributionSteps,Columns } from '../engine/commonWriteSteps.js';
+import type { BulkSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
-import type { Lookups, WriterCache } from './writerCache.js';
+import type { Lookups,WriterCache } from './writerCache.js';
 
 /**
- * The steps of the bulk upsert (../bulkUpsert.ts) on SQLite: each takes every row the request
+ * The steps of the bulk upsert (../writes/attributionBulk.ts) on SQLite: each takes every row the request
  * needs and runs a prepared statement per row. SQLite is in this process, so a statement costs
  * its B-tree seeks and no round trip. A stored attribution's key is its primary key. Users,
  * groups and manager attributions are read through the writer's cache (writerCache.ts).

@@ -1,7 +1,8 @@
-import type { DatasetSteps, ExportedUser, TableRow } from '../engine.js';
+import type { DatasetSteps,ExportedUser } from '../engine/snapshotSteps.js';
+import type { TableRow } from '../engine/readSteps.js';
 import type { Db } from './db.js';
 
-/** What `compdata export` reads besides the paged listings (../datasetReading.ts), prepared once per connection. */
+/** What `compdata export` reads besides the paged listings (../admin/datasetReading.ts), prepared once per connection. */
 export function datasetSteps(db: Db): DatasetSteps {
   const metricKeys = db.prepare<[number], string>('SELECT key FROM metrics WHERE tenant_id = ? ORDER BY position').pluck();
   const dimensionKeys = db.prepare<[number], string>('SELECT key FROM dimensions WHERE tenant_id = ? ORDER BY position').pluck();

@@ -1,5 +1,5 @@
-import type { TableRow } from '../engine.js';
-import type { ReportingSchema } from '../store.js';
+import type { TableRow } from '../engine/readSteps.js';
+import type { ReportingSchema } from '../vocabulary/readShapes.js';
 import type { Db } from './db.js';
 
 /** The reads of the discovery extensions (`GET /v1/tables`, `GET /v1/reporting/fields`), prepared once per connection. */

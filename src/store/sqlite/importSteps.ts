@@ -1,8 +1,9 @@
-import type { StoredImport, StoredImportTable } from '../../domain/importJson.js';
-import type { ImportSteps, PendingImport } from '../tableImports.js';
+import type { StoredImport,StoredImportTable } from '../../domain/importJson.js';
+import type { ImportSteps } from '../engine/apiWriteSteps.js';
+import type { PendingImport } from '../vocabulary/writeShapes.js';
 import type { Db } from './db.js';
 
-/** The imports of data tables (migration 12, ../tableImports.ts) on SQLite, prepared once per connection. */
+/** The imports of data tables (migration 12, ../imports/tableImports.ts) on SQLite, prepared once per connection. */
 export function importSteps(db: Db): (tenantId: number) => ImportSteps {
   const table = db.prepare<[number, string], { pk: number; fields: string }>('SELECT pk, fields FROM data_tables WHERE tenant_id = ? AND key = ?');
   const scheduled = db.prepare<[number], { pk: number; id: string }>(

@@ -1,6 +1,7 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../invariantCheck.js';
-import type { Tenant, Violation } from '../store.js';
+import type { ArchivedManager,InvariantReads,PositionGap,SlotOverlap,UserFragments } from '../engine/snapshotSteps.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
+import type { Violation } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 
@@ -10,7 +11,7 @@ const USERS_PER_CHUNK = 500;
 const NO_END = 2_147_483_647;
 
 /**
- * The reads of `compdata check` on SQLite (see ../invariantCheck.ts), on a connection inside
+ * The reads of `compdata check` on SQLite (see ../admin/invariantCheck.ts), on a connection inside
  * one read transaction. Two periods of a slot overlap exactly when, sorted by start, some
  * period starts before the one before it ends: one window over the index, no pairwise join.
  */

@@ -1,8 +1,9 @@
-import type { KeySteps, NewKey, StoredKey } from '../engine.js';
-import type { KeyInfo } from '../store.js';
+import type { KeySteps,StoredKey } from '../engine/readSteps.js';
+import type { NewKey } from '../engine/transactionSteps.js';
+import type { KeyInfo } from '../vocabulary/tenancy.js';
 import type { Db } from './db.js';
 
-/** The statements of the API keys, prepared once per connection (the rules: ../apiKeys.ts, ../engineStore.ts). */
+/** The statements of the API keys, prepared once per connection (the rules: ../apiKeys.ts, ../storeOver.ts). */
 export function keySteps(db: Db) {
   const revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const list = db.prepare<{ tenant: string | null }, KeyInfo>(

@@ -10,7 +10,7 @@
  *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
- *   writeSteps.ts, ../engineStore.ts); a read of it that precedes a read of the data is a version the data has
+ *   writeSteps.ts, ../storeOver.ts); a read of it that precedes a read of the data is a version the data has
  *   or had since.
  * - Every month stored is a month the wire form can write, `0000-01`..`9999-12` (indexes
  *   0..119999; see domain/months.ts): the read-backs print them with `printf('%04d-%02d')`,
@@ -281,7 +281,7 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant_id, created_at);
   `,
-  // 12: imports of data tables (docs/rules.md#table-imports, ../tableImports.ts): each import,
+  // 12: imports of data tables (docs/rules.md#table-imports, ../imports/tableImports.ts): each import,
   // its tables, and the lines pushed until its table is imported (JSON array texts of up to
   // 1000 lines). `launch_at` and `heartbeat_at` in milliseconds since the epoch; `owner`: the
   // server that runs a started import. A data table's `resync_from`: the stamp of the last

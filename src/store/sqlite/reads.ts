@@ -1,5 +1,5 @@
-import type { EngineReads } from '../engine.js';
-import type { Tenant } from '../store.js';
+import type { EngineReads } from '../engine/readSteps.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
 import { attributionReads } from './attributionReads.js';
 import { changeReads } from './changeReads.js';
 import type { Db } from './db.js';

@@ -1,4 +1,4 @@
-import type { UserRerender } from '../loading/loadSteps.js';
+import type { UserRerender } from '../engine/commonWriteSteps.js';
 import { stampTime } from './changeStamps.js';
 import type { Db } from './db.js';
 

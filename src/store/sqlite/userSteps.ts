@@ -1,10 +1,10 @@
-import type { StoredUserRow, UserSteps } from '../userUpsert.js';
+import type { StoredUserRow,UserSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { userRerender } from './recordTexts.js';
 
 /**
- * The steps of `PUT /v1/users/bulk` (../userUpsert.ts) on SQLite, prepared once per connection:
+ * The steps of `PUT /v1/users/bulk` (../writes/userBulk.ts) on SQLite, prepared once per connection:
  * a statement per row, which in process costs its B-tree seeks and no round trip.
  */
 export function userSteps(db: Db): (tenantId: number) => UserSteps {

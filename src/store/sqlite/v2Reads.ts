@@ -1,4 +1,4 @@
-import type { V2Reads } from '../paging/v2Paging.js';
+import type { V2Reads } from '../engine/readSteps.js';
 import type { Db } from './db.js';
 import { prepareJoinedPage } from './pagedReads.js';
 

@@ -1,5 +1,5 @@
-import type { WriteSteps } from '../engine.js';
-import type { Tenant } from '../store.js';
+import type { WriteSteps } from '../engine/transactionSteps.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
 import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { keyInsert } from './keys.js';

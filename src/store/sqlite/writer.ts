@@ -1,7 +1,7 @@
-import type { StoreLog } from '../store.js';
-import type { TenantWrite, WriteOutcome, WrittenBy } from '../tenantWrites.js';
-import { startWriteThread } from '../threads/writeThread.js';
-import { CHECKPOINT_BY_ITSELF, type WriterData } from './writerProtocol.js';
+import type { StoreLog } from '../vocabulary/storeLog.js';
+import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
+import { startWriteThread } from '../threads/writeThreadClient.js';
+import { CHECKPOINT_BY_ITSELF,type WriterData } from './writerProtocol.js';
 
 export interface Writer {
   write<W extends TenantWrite>(tenantId: number, write: W): Promise<WriteOutcome<WrittenBy<W>>>;
@@ -13,7 +13,7 @@ export interface Writer {
 
 /**
  * The main-thread side of the SQLite writer thread (writerThread.ts), started on the first
- * write and again after a death (../threads/writeThread.ts).
+ * write and again after a death (../threads/writeThreadClient.ts).
  */
 export function startWriter(data: WriterData, log: StoreLog): Writer {
   let faultsLeft = data.exitInFirstTransaction === true;

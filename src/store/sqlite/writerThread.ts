@@ -4,13 +4,13 @@
  * runs a transaction of 200 items, holds up this thread only: the event loop of the server goes
  * on reading, accepting and answering meanwhile. Requests come one at a time, in order, so
  * writes stay serialised exactly as before (docs/rules.md#bulk-attributions); each is one
- * IMMEDIATE transaction (bulkUpsert.ts), served by ../threads/writeService.ts.
+ * IMMEDIATE transaction (writeTransaction.ts), served by ../threads/writeThreadService.ts.
  */
 import { workerData } from 'node:worker_threads';
-import { serveWrites } from '../threads/writeService.js';
-import { tenantWriter } from './bulkUpsert.js';
+import { serveWrites } from '../threads/writeThreadService.js';
+import { tenantWriter } from './writeTransaction.js';
 import { openDatabase } from './db.js';
-import { CHECKPOINT_BY_ITSELF, type WriterData } from './writerProtocol.js';
+import { CHECKPOINT_BY_ITSELF,type WriterData } from './writerProtocol.js';
 
 /** SQLite's own threshold (pages in the WAL) for a commit that checkpoints. */
 const AUTOCHECKPOINT_PAGES = 1000;

@@ -4,8 +4,10 @@ import { generateSeed } from '../../../src/dataset/generateSeed.js';
 import { seedElements } from '../../../src/dataset/seedElements.js';
 import { ElementWriter } from '../../../src/dataset/elementWriter.js';
 import { parseMonth } from '../../../src/domain/months.js';
-import type { Principal, Source, Store } from '../../../src/store/store.js';
-import { example, exportOf, importInto } from '../../support/datasets.js';
+import type { Principal } from '../../../src/store/vocabulary/tenancy.js';
+import type { Source } from '../../../src/store/vocabulary/readShapes.js';
+import type { Store } from '../../../src/store/store.js';
+import { example,exportOf,importInto } from '../../support/datasets.js';
 import { tempDatabase } from '../../support/harness.js';
 
 /**

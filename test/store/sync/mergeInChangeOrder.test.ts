@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { mergeInChangeOrder, type ChangeRow } from '../../../src/store/paging/changePaging.js';
+import { mergeInChangeOrder } from '../../../src/store/paging/changePaging.js';
+import type { ChangeRow } from '../../../src/store/engine/readSteps.js';
 
 const key = fc.integer({ min: 0, max: 4 });
 const row = fc.tuple(key, fc.constantFrom(0 as const, 1 as const), key, key, key, fc.string()) as fc.Arbitrary<ChangeRow>;

@@ -1,78 +1,8 @@
-import type { ManagerEdge } from '../domain/bulkChecks.js';
-import { itemRulesBroken, managerCycle, type RulesBroken, type Upsert } from '../domain/bulkItems.js';
-import {
-  changedFragments,
-  groupItems,
-  groupSlot,
-  managerCycleAfter,
-  managerItems,
-  managerSlot,
-  namesOf,
-  newManagerEdges,
-  payloadOverlapOf,
-  resolveItems,
-  slotWrites,
-  touchedMonths,
-  type Resolved,
-  type ResolvedGroup,
-  type ResolvedManager,
-  type SlotRow,
-  type SlotWrites,
-  type UserMonthFragment,
-  type UserRef,
-} from '../domain/bulkPlan.js';
-import type { Period } from '../domain/periods.js';
-import type { UserUpsert } from '../domain/userItems.js';
-import type { BulkOutcome, WrittenItem } from './store.js';
-
-type Awaitable<T> = T | Promise<T>;
-
-/** A stored attribution's columns besides its period: user, dimension, group; or user, manager. */
-export type Columns = readonly number[];
-
-/**
- * The attribution steps both the bulk upsert and a load take, for one tenant inside one write
- * transaction. `K` is how the engine finds a stored attribution again (its key).
- */
-export interface AttributionSteps<K> {
-  /** The stored e-mail of each user. */
-  emails(userPks: readonly number[]): Awaitable<ReadonlyMap<number, string>>;
-  /** The key of each group (dimension, name), in order; created when not known yet. */
-  groupPks(wanted: readonly (readonly [number, string])[]): Awaitable<readonly number[]>;
-  /** The stored group attributions sharing a month with each (user, dimension, period), each once. */
-  storedGroups(wanted: readonly { userPk: number; dimensionPk: number; period: Period }[]): Awaitable<readonly SlotRow<Columns, K>[]>;
-  /** The stored manager attributions sharing a month with each (user, period), each once. */
-  storedManagers(wanted: readonly { userPk: number; period: Period }[]): Awaitable<readonly SlotRow<Columns, K>[]>;
-  /** Carries out the writes on the group attributions (payload: user, dimension, group). */
-  writeGroups(writes: SlotWrites<Columns, K>): Awaitable<void>;
-  /** Carries out the writes on the manager attributions (payload: user, manager). */
-  writeManagers(writes: SlotWrites<Columns, K>): Awaitable<void>;
-  /** The tenant's dimension keys, in the order of the record fields. */
-  dimensionKeys(): Awaitable<readonly string[]>;
-}
-
-/**
- * What the bulk upsert asks of an engine, for one tenant inside one write transaction: each
- * step reads or writes what the whole request needs (an engine with round trips makes each
- * one statement; SQLite, in process, may run a statement per row).
- */
-export interface BulkSteps<K> extends AttributionSteps<K> {
-  /** The tenant's users named by `sent` (e-mails compared without regard to ASCII case), by the name as sent. */
-  users(sent: readonly string[]): Awaitable<ReadonlyMap<string, UserRef>>;
-  /** The tenant's dimensions, key to primary key. */
-  dimensions(): Awaitable<ReadonlyMap<string, number>>;
-  /**
-   * The stored manager edges a cycle through one of `edges` could run along: from each new
-   * edge's manager upwards, through edges sharing a month with the way walked so far.
-   */
-  reachableManagers(edges: readonly ManagerEdge[]): Awaitable<readonly ManagerEdge[]>;
-  /** The stored dimension fields of each user in the months of its period. */
-  fragments(months: ReadonlyMap<number, Period>): Awaitable<readonly UserMonthFragment[]>;
-  /** Writes changed dimension fields, stamped with a new change of the tenant. */
-  updateFragments(changed: readonly UserMonthFragment[]): Awaitable<void>;
-  /** The tenant's data changed: a new data version (what a paged read's ETag is made of). */
-  dataChanged(): Awaitable<void>;
-}
+import type { BulkSteps } from '../engine/apiWriteSteps.js';
+import { itemRulesBroken,managerCycle,type RulesBroken,type Upsert } from '../../domain/bulkItems.js';
+import { changedFragments,groupItems,groupSlot,managerCycleAfter,managerItems,managerSlot,namesOf,newManagerEdges,payloadOverlapOf,resolveItems,slotWrites,touchedMonths,type Resolved,type ResolvedGroup,type ResolvedManager } from '../../domain/bulkPlan.js';
+import type { UserUpsert } from '../../domain/userItems.js';
+import type { BulkOutcome,WrittenItem } from '../vocabulary/writeShapes.js';
 
 /**
  * `PUT /v1/users/groups/bulk` on any engine, inside the engine's write transaction. In

@@ -1,6 +1,6 @@
-import type { TenantWrite, WriteOutcome } from '../tenantWrites.js';
+import type { TenantWrite,WriteOutcome } from '../vocabulary/writeShapes.js';
 
-/** A write handed to a write thread (writeThread.ts, served by writeService.ts). */
+/** A write handed to a write thread (writeThreadClient.ts, served by writeThreadService.ts). */
 export interface WriteRequest {
   id: number;
   tenantId: number;

@@ -1,9 +1,9 @@
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import type { WriteOutcome } from '../tenantWrites.js';
-import { STOP, type WriteReply, type WriteRequest } from './writeProtocol.js';
+import type { WriteOutcome } from '../vocabulary/writeShapes.js';
+import { STOP,type WriteReply,type WriteRequest } from './writeThreadProtocol.js';
 
-/** What a write thread does with the messages of its server (writeThread.ts). */
+/** What a write thread does with the messages of its server (writeThreadClient.ts). */
 export interface WriteService {
   write(request: WriteRequest): Promise<WriteOutcome<unknown>>;
   /** Closes the thread's connection: the thread then ends. */

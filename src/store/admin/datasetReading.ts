@@ -1,8 +1,11 @@
-import type { TableField } from '../domain/tableJson.js';
-import { formatMonth } from '../domain/months.js';
-import type { ExportedUser, SnapshotSteps, TableRow } from './engine.js';
-import { EXPORT_CHUNK, keyedChunks, positionalChunks } from './paging/datasetChunks.js';
-import type { DatasetReads, TableSummary, Tenant } from './store.js';
+import type { TableField } from '../../domain/tableJson.js';
+import { formatMonth } from '../../domain/months.js';
+import type { ExportedUser, SnapshotSteps } from '../engine/snapshotSteps.js';
+import type { TableRow } from '../engine/readSteps.js';
+import { EXPORT_CHUNK, keyedChunks, positionalChunks } from '../paging/datasetChunks.js';
+import type { DatasetReads } from '../vocabulary/adminShapes.js';
+import type { TableSummary } from '../vocabulary/readShapes.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
 
 /**
  * What `compdata export` reads of a tenant (see `DatasetReads`), inside one snapshot, each

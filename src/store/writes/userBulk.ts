@@ -1,43 +1,10 @@
-import { asciiLowerCase } from '../domain/emailKey.js';
-import { renderUser, type ReportingUser } from '../domain/reportingJson.js';
-import { planUsers, userObject, type AttributeValue, type StoredUserState, type UserUpsert } from '../domain/userItems.js';
-import { renderUserReference } from '../domain/v2Json.js';
-import type { UserRerender } from './loading/loadSteps.js';
-import type { WriteOutcome } from './tenantWrites.js';
-
-type Awaitable<T> = T | Promise<T>;
-
-/** A stored user row: its key, the user object's JSON and the custom attributes' JSON. */
-export interface StoredUserRow {
-  readonly pk: number;
-  readonly json: string;
-  readonly attributes: string;
-}
-
-/** A user row to write, found again by its id. */
-interface UserRowInput {
-  readonly id: string;
-  readonly email: string;
-  readonly json: string;
-  readonly attributes: string;
-}
-
-/**
- * What `PUT /v1/users/bulk` asks of an engine, for one tenant inside one write transaction:
- * each step reads or writes what the whole request needs.
- */
-export interface UserSteps {
-  /** The tenant's users whose e-mail in ASCII lower case is one of `emailKeys`, or whose id is one of `ids`. */
-  users(emailKeys: readonly string[], ids: readonly string[]): Awaitable<readonly StoredUserRow[]>;
-  /** Upserts the users by id (user object and attributes); the key of each. */
-  upsertUsers(rows: readonly UserRowInput[]): Awaitable<readonly { id: string; pk: number }[]>;
-  /** Replaces, in the stored bodies of each user's records, the text `before` with `after` (the user object). */
-  rerenderUsersInRecords(changes: readonly UserRerender[], stamp: number): Awaitable<void>;
-  /** A new stamp of the tenant's changes (incremental sync). */
-  nextStamp(): Awaitable<number>;
-  /** The tenant's data changed: a new data version. */
-  dataChanged(): Awaitable<void>;
-}
+import type { StoredUserRow,UserSteps } from '../engine/apiWriteSteps.js';
+import { asciiLowerCase } from '../../domain/emailKey.js';
+import { renderUser,type ReportingUser } from '../../domain/reportingJson.js';
+import { planUsers,userObject,type AttributeValue,type StoredUserState,type UserUpsert } from '../../domain/userItems.js';
+import { renderUserReference } from '../../domain/v2Json.js';
+import type { UserRerender } from '../engine/commonWriteSteps.js';
+import type { WriteOutcome } from '../vocabulary/writeShapes.js';
 
 /**
  * `PUT /v1/users/bulk` (docs/rules.md#users) on any engine, inside the engine's write

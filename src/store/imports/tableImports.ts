@@ -1,11 +1,12 @@
+import type { PushItem,Pushed,ImportTask,ImportClaim } from '../vocabulary/writeShapes.js';
+import type { ImportSteps,ImportRunSteps } from '../engine/apiWriteSteps.js';
 import { randomBytes } from 'node:crypto';
-import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../domain/importJson.js';
-import type { TableField } from '../domain/tableJson.js';
-import { checkLines, userIdsNamed } from '../domain/tableLines.js';
-import type { WriteSteps } from './engine.js';
-import { textCheckFor } from './loadChecks.js';
-import { TenantLoader } from './loading/tenantLoader.js';
-import type { WriteOutcome } from './tenantWrites.js';
+import { importFailed,parsingError,storageError,tableNotFound,type ImportError } from '../../domain/importJson.js';
+import type { TableField } from '../../domain/tableJson.js';
+import { checkLines,userIdsNamed } from '../../domain/tableLines.js';
+import { textCheckFor } from '../loading/loadChecks.js';
+import { TenantLoader } from '../loading/tenantLoader.js';
+import type { WriteOutcome } from '../vocabulary/writeShapes.js';
 
 /**
  * Imports of data tables (docs/rules.md#table-imports), whatever the engine. A push is stored
@@ -31,89 +32,6 @@ const BATCH = 250;
  * each one checks, under the tenant's write lock, that its table is not finished yet).
  */
 export const IMPORT_LEASE_MS = 60_000;
-
-/** A push, as it reaches the store (its lines are in the write's `staged` chunks). */
-export interface PushItem {
-  readonly table: string;
-  readonly all: boolean;
-  /** Seconds before the import may start. */
-  readonly debounce: number;
-  readonly lines: number;
-  /** A hash of the lines pushed (the request's fingerprint, without hashing them again). */
-  readonly digest: string;
-  /** Milliseconds since the epoch. */
-  readonly at: number;
-}
-
-/** What a push answers: the import it joined or made. */
-export interface Pushed {
-  readonly import_id: string;
-}
-
-/** A step of an import run by a server (`owner`) at `at`. */
-export interface ImportTask {
-  readonly importPk: number;
-  readonly owner: string;
-  readonly at: number;
-  /** The table of the step, for the steps of one table. */
-  readonly table?: string;
-  /** Why the table failed, for a failure recorded after its transaction was rolled back. */
-  readonly error?: ImportError;
-  /** For a claim: a started import's server, as found gone (stopped, or silent past the lease): taken over unless it spoke since. */
-  readonly replaces?: { readonly owner: string | null; readonly heartbeatAt: number | null };
-}
-
-/** Where an import stands for the server that asked: its tables to import, or why it has nothing to do. */
-export type ImportClaim = { readonly tables: readonly string[] } | 'notDue' | 'notMine' | 'finished';
-
-/** An unfinished import, as a server looks for work (every tenant's). */
-export interface PendingImport {
-  readonly tenantId: number;
-  readonly importPk: number;
-  readonly status: 'scheduled' | 'started';
-  readonly launchAt: number;
-  readonly owner: string | null;
-  readonly heartbeatAt: number | null;
-}
-
-type Awaitable<T> = T | Promise<T>;
-
-/** The SQL of imports, for one tenant inside one write transaction of an engine. */
-export interface ImportSteps {
-  /** The tenant's data table `key` (its primary key and fields' JSON), if any. */
-  table(key: string): Awaitable<{ pk: number; fields: string } | undefined>;
-  /** The tenant's latest import that has not started, if any. */
-  scheduled(): Awaitable<{ pk: number; id: string } | undefined>;
-  create(id: string, createdAt: string, launchAt: number): Awaitable<number>;
-  setLaunchAt(importPk: number, launchAt: number): Awaitable<void>;
-  /** Adds `lines` lines to the import's table (made when missing, `all` when any push says so): the number of its lines before. */
-  addLines(importPk: number, table: string, all: boolean, lines: number): Awaitable<number>;
-  /** Stores one chunk of lines (a JSON array text), the first of them numbered `firstLine`. */
-  stage(importPk: number, table: string, firstLine: number, json: string): Awaitable<void>;
-  state(importPk: number): Awaitable<{ status: 'scheduled' | 'started' | 'finished'; launchAt: number; owner: string | null; heartbeatAt: number | null } | undefined>;
-  /** Marks the import started by `owner` (its launch time kept when it had one). */
-  claim(importPk: number, owner: string, at: number, launchedAt: string): Awaitable<void>;
-  /** The import's tables not finished, in the order of their first push, with whether each replaces its table. */
-  unfinished(importPk: number): Awaitable<{ key: string; all: boolean }[]>;
-  /** The table's stored chunks, in line order. */
-  staged(importPk: number, table: string): Awaitable<string[]>;
-  /** The table finished: its records imported (0 when it failed), its error's JSON; its chunks are dropped. */
-  finishTable(importPk: number, table: string, records: number, error: string | null): Awaitable<void>;
-  finish(importPk: number, finishedAt: string): Awaitable<void>;
-  /** Deletes the table's records (noted as removed for v2's walks); tokens of its sync before `stamp` call for a new sync. */
-  clearTable(tablePk: number, tableKey: string, stamp: number): Awaitable<void>;
-}
-
-/** What an import's steps need of the engine, inside the write transaction. */
-export interface ImportRunSteps {
-  readonly tenantId: number;
-  readonly imports: ImportSteps;
-  /** The write steps of the transaction (stamps, data version, the loader's steps). */
-  readonly writes: WriteSteps;
-  readonly textHoldsNul: boolean;
-  /** Called after each batch of records written, with the milliseconds it took: may pause to give way to the server's requests. */
-  readonly afterBatch?: (workedMs: number) => Promise<void>;
-}
 
 /** A new import's id: `imp_` and 24 hex digits. */
 const newImportId = () => `imp_${randomBytes(12).toString('hex')}`;

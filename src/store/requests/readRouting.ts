@@ -1,5 +1,6 @@
-import type { ReplicaServer } from './engine.js';
-import type { ReplicaState, StoreLog } from './store.js';
+import type { ReplicaServer } from '../engine/engine.js';
+import type { ReplicaState } from '../vocabulary/readShapes.js';
+import type { StoreLog } from '../vocabulary/storeLog.js';
 
 export interface ReadRoutingOptions {
   /** How long a read with a consistency token waits for a replica to replay past it before the primary serves it. */

@@ -1,4 +1,5 @@
-import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
+import { runTenantWrite } from '../writes/runTenantWrite.js';
+import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';
@@ -7,10 +8,10 @@ import type { Db } from './db.js';
 import { userSteps } from './userSteps.js';
 import { writerCache } from './writerCache.js';
 import { writeSteps } from './writeSteps.js';
-import { wallClockMs } from '../threads/writeProtocol.js';
+import { wallClockMs } from '../threads/writeThreadProtocol.js';
 
 /**
- * The bulks on SQLite: the engine-neutral write (../tenantWrites.ts) in one IMMEDIATE
+ * The bulks on SQLite: the engine-neutral write (../writes/runTenantWrite.ts) in one IMMEDIATE
  * transaction, so concurrent requests (of this or any other process) are serialised and every
  * check reads the data it is about to change (docs/rules.md#bulk-attributions). Nothing is
  * committed unless everything was written: a broken rule rolls back (nothing was written yet),

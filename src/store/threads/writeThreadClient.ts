@@ -1,8 +1,9 @@
 import type { Worker } from 'node:worker_threads';
-import { StoreUnavailable, type StoreLog } from '../store.js';
-import type { TenantWrite, WriteOutcome, WrittenBy } from '../tenantWrites.js';
+import { StoreUnavailable } from '../vocabulary/storeErrors.js';
+import type { StoreLog } from '../vocabulary/storeLog.js';
+import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
 import { startThread } from './startThread.js';
-import { STOP, wallClockMs, type WriteReply, type WriteRequest } from './writeProtocol.js';
+import { STOP,wallClockMs,type WriteReply,type WriteRequest } from './writeThreadProtocol.js';
 
 export interface WriteThread {
   write<W extends TenantWrite>(tenantId: number, write: W): Promise<WriteOutcome<WrittenBy<W>>>;
@@ -33,7 +34,7 @@ interface Pending {
 
 /**
  * The main-thread side of a thread that runs writes with a connection of its own (its module
- * calls writeService.ts's `serveWrites`): each write is a message, its answer a promise. The
+ * calls writeThreadService.ts's `serveWrites`): each write is a message, its answer a promise. The
  * thread is started on the first write. Should it die (a fault of the thread, never of a
  * request), every write it held is refused with `StoreUnavailable` (503: its transaction was
  * rolled back with the thread's connection, so nothing is partly written), the death is logged,

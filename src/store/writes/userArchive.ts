@@ -1,16 +1,6 @@
-import { managersStillInCharge, resolveArchives, type ArchiveItem, type ReportAfter } from '../domain/archiveItems.js';
-import type { BulkSteps } from './bulkUpsert.js';
-import type { WriteOutcome } from './tenantWrites.js';
-
-type Awaitable<T> = T | Promise<T>;
-
-/** What `DELETE /v1/users/archive/bulk` asks of an engine, for one tenant inside one write transaction. */
-export interface ArchiveSteps extends Pick<BulkSteps<unknown>, 'users' | 'dataChanged'> {
-  /** For each user, the first report it manages after its month `end` (a stored manager attribution naming it as manager), if any. */
-  reportsAfter(wanted: readonly { userPk: number; end: number }[]): Awaitable<readonly ReportAfter[]>;
-  /** Sets each user's last active month. */
-  archive(rows: readonly { userPk: number; end: number }[]): Awaitable<void>;
-}
+import type { ArchiveSteps } from '../engine/apiWriteSteps.js';
+import { managersStillInCharge,resolveArchives,type ArchiveItem } from '../../domain/archiveItems.js';
+import type { WriteOutcome } from '../vocabulary/writeShapes.js';
 
 /**
  * `DELETE /v1/users/archive/bulk` (docs/rules.md#archived-users) on any engine, inside the

@@ -1,6 +1,6 @@
-import type { RecordPlacement } from '../domain/recordPlacement.js';
-import type { ReportingUser } from '../domain/reportingJson.js';
-import type { TableField } from '../domain/tableJson.js';
+import type { RecordPlacement } from '../../domain/recordPlacement.js';
+import type { ReportingUser } from '../../domain/reportingJson.js';
+import type { TableField } from '../../domain/tableJson.js';
 
 /** What every engine's tenant writer keeps in memory during a load. */
 

@@ -1,13 +1,14 @@
 import type pg from 'pg';
-import type { ImportRunSteps } from '../tableImports.js';
-import { runTenantWrite, type TenantWrite, type WriteOutcome, type WrittenBy } from '../tenantWrites.js';
+import type { ImportRunSteps } from '../engine/apiWriteSteps.js';
+import { runTenantWrite } from '../writes/runTenantWrite.js';
+import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';
 import { importSteps } from './importSteps.js';
-import { inTransaction, run, statement } from './connection.js';
+import { inTransaction,run,statement } from './connection.js';
 import { userSteps } from './userSteps.js';
-import { lockForWriting, writeSteps } from './writeSteps.js';
+import { lockForWriting,writeSteps } from './writeSteps.js';
 
 /** A serialization failure or deadlock runs the request again, up to this many times in all. */
 const ATTEMPTS = 5;
@@ -18,7 +19,7 @@ const lockTimeout = statement<[string]>(`SELECT set_config('lock_timeout', $1, t
  * The bulks on PostgreSQL: one transaction that first takes the tenant's write lock (waiting at
  * most `busyTimeoutMs`, then refused with 503 through `lock_timeout`), so that writes of one
  * tenant are serialised and those of different tenants run side by side; then the
- * engine-neutral write (../tenantWrites.ts) over set-wise steps. A serialization failure or a
+ * engine-neutral write (../writes/runTenantWrite.ts) over set-wise steps. A serialization failure or a
  * deadlock is retried here, never shown to the client.
  */
 export function tenantWrite<W extends TenantWrite>(

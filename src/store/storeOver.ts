@@ -1,25 +1,34 @@
 import type { Upsert } from '../domain/bulkItems.js';
 import { narrows } from '../domain/reportingFilter.js';
-import { keyIdOf, newKey, parseKey, secretMatches } from './apiKeys.js';
-import { unstorableGroups, unstorableUserIds } from './bulkUpsert.js';
-import { datasetReads, tableOf } from './datasetReading.js';
-import { after, type Answer, type Engine, type EngineReads } from './engine.js';
+import { keyIdOf,newKey,parseKey,secretMatches } from './apiKeys.js';
+import { unstorableGroups,unstorableUserIds } from './writes/attributionBulk.js';
+import { datasetReads,tableOf } from './admin/datasetReading.js';
+import { after,type Answer } from './vocabulary/answer.js';
+import type { Engine } from './engine/engine.js';
+import type { EngineReads } from './engine/readSteps.js';
 import { translatingErrors } from './errorTranslation.js';
-import { fairQueue } from './fairQueue.js';
-import { checkInvariants } from './invariantCheck.js';
-import { textCheckFor } from './loadChecks.js';
+import { fairQueue } from './requests/fairQueue.js';
+import { checkInvariants } from './admin/invariantCheck.js';
+import { textCheckFor } from './loading/loadChecks.js';
 import { TenantLoader } from './loading/tenantLoader.js';
-import { changeScope, readChanges } from './paging/changePaging.js';
-import { readPage, scopeOf } from './paging/pageReading.js';
+import { changeScope,readChanges } from './paging/changePaging.js';
+import { readPage,scopeOf } from './paging/pageReading.js';
 import { readV2Page } from './paging/v2Paging.js';
-import type { PagedSource } from './paging/pagedSource.js';
-import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
-import { DEFAULT_READ_ROUTING, readRouter, type ReadRoutingOptions, type ReadServer } from './readRouting.js';
-import { fingerprintOf } from './idempotency.js';
-import { errorOfFailedTable, type ImportTask } from './tableImports.js';
-import type { TenantWrite, WriteOutcome, WrittenBy } from './tenantWrites.js';
-import { StoreFull, StoreUnavailable, TenantNotEmpty, type WriteOptions, type BulkOutcome, type Principal, type Source, type Store, type StoreLog } from './store.js';
-import { sharedRequestCount, type RequestsInProgress } from './threads/requestsInProgress.js';
+import type { PagedSource } from './engine/pagedSource.js';
+import { rememberedKeys,type KnownKey } from './requests/rememberedKeys.js';
+import { DEFAULT_READ_ROUTING,readRouter,type ReadRoutingOptions,type ReadServer } from './requests/readRouting.js';
+import { fingerprintOf } from './writes/idempotency.js';
+import { errorOfFailedTable } from './imports/tableImports.js';
+import type { ImportTask } from './vocabulary/writeShapes.js';
+import type { TenantWrite,WriteOutcome,WrittenBy } from './vocabulary/writeShapes.js';
+import { StoreFull,StoreUnavailable,TenantNotEmpty } from './vocabulary/storeErrors.js';
+import type { WriteOptions,BulkOutcome } from './vocabulary/writeShapes.js';
+import type { Principal } from './vocabulary/tenancy.js';
+import type { Source } from './vocabulary/readShapes.js';
+import type { Store } from './store.js';
+import type { StoreLog } from './vocabulary/storeLog.js';
+import { sharedRequestCount } from './threads/requestsInProgress.js';
+import type { RequestsInProgress } from './vocabulary/requestCount.js';
 
 /**
  * What a key grants: its tenant, what a read of the tenant needs at once, and the server its
@@ -42,7 +51,7 @@ interface Grant extends Principal {
 const positionOf = (token: string | undefined): bigint | undefined => (token !== undefined && /^[0-9]{1,20}$/.test(token) ? BigInt(token) : undefined);
 
 export interface StoreOptions {
-  /** How reads are spread over the engine's read replicas (readRouting.ts). */
+  /** How reads are spread over the engine's read replicas (requests/readRouting.ts). */
   routing: ReadRoutingOptions;
   log: StoreLog;
   /** The count the engine's threads were given, if any (see `Store.requestsInProgress`). */
@@ -59,7 +68,7 @@ const versionText = (tenantId: number, stored: string): string => `${tenantId}.$
 
 /**
  * The one store: every rule of the service once, over any engine's steps. The engine supplies
- * SQL and connections (engine.ts); here are the key check, the data versions, which listing a
+ * SQL and connections (engine/engine.ts); here are the key check, the data versions, which listing a
  * request reads and how it is paged, the order of a load's steps, the export and the checks.
  * Every operation's errors pass through the engine's translation into the store's own.
  */
@@ -74,7 +83,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
 
   const grant = (principal: Principal) => principal as Grant;
   // On an engine that can tell whether anything was committed (SQLite), the primary's key
-  // checks are remembered until it was (rememberedKeys.ts).
+  // checks are remembered until it was (requests/rememberedKeys.ts).
   const remembered = engine.changeCounter && rememberedKeys<Grant>(engine.changeCounter);
   const lookUpKey = async (id: string): Promise<KnownKey<Grant> | null> => {
     const counter = remembered?.counter();

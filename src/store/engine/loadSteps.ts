@@ -1,12 +1,13 @@
+import type { UserRerender } from './commonWriteSteps.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { AttributionSteps } from '../bulkUpsert.js';
-import type { Answer } from '../engine.js';
+import type { AttributionSteps } from './commonWriteSteps.js';
+import type { Answer } from '../vocabulary/answer.js';
 
 /**
  * What loading data into one tenant asks of an engine, inside the load's write transaction
- * (see tenantLoader.ts): set-wise reads and writes, each taking every row of a batch. An engine
+ * (see ../loading/tenantLoader.ts): set-wise reads and writes, each taking every row of a batch. An engine
  * with round trips makes each one statement; SQLite, in process, may run a statement per row.
  */
 export interface LoadSteps extends AttributionSteps<number>, FieldSteps {
@@ -81,16 +82,7 @@ interface TableRecordRow {
   bodyV2: string;
 }
 
-/** A user whose object changed: the texts to replace in the bodies of their records. */
-export interface UserRerender {
-  userPk: number;
-  before: string;
-  after: string;
-  beforeV2: string;
-  afterV2: string;
-}
-
-/** The dimension fields of a tenant's users (`dimension_values`), as dimensionFields.ts keeps them. */
+/** The dimension fields of a tenant's users (`dimension_values`), as ../loading/dimensionFields.ts keeps them. */
 export interface FieldSteps {
   /** The tenant's dimension keys, in the order of the record fields. */
   dimensionKeys(): Answer<readonly string[]>;

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { IMPORT_LEASE_MS, type PendingImport } from './tableImports.js';
-import type { Store, StoreLog } from './store.js';
+import { IMPORT_LEASE_MS } from './tableImports.js';
+import type { PendingImport } from '../vocabulary/writeShapes.js';
+import type { Store } from '../store.js';
+import type { StoreLog } from '../vocabulary/storeLog.js';
 
 /** How often a server looks for imports to run besides the pushes it takes itself (those it runs at once). */
 const LOOK_EVERY_MS = 1000;

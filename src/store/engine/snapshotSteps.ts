@@ -1,0 +1,99 @@
+import type { Tenant } from '../vocabulary/tenancy.js';
+import type { Answer } from '../vocabulary/answer.js';
+import type { EngineReads,TableRow } from './readSteps.js';
+import type { ManagerEdge } from '../../domain/bulkChecks.js';
+import type { MonthIndex } from '../../domain/months.js';
+import type { GroupPeriod } from '../../domain/reportingJson.js';
+import type { Violation } from '../vocabulary/adminShapes.js';
+/** The steps of one snapshot: the service's reads, those of `export` and those of `check`. */
+export interface SnapshotSteps {
+  readonly reads: EngineReads;
+  readonly dataset: DatasetSteps;
+  readonly invariants: InvariantReads;
+}
+
+/** A user as `export` reads it: its key, its user object, its custom attributes' JSON and last month (archived users). */
+export interface ExportedUser {
+  key: string;
+  json: string;
+  attributes: string;
+  archivedAfter: number | null;
+}
+
+/** What `export` reads besides the paged listings. */
+export interface DatasetSteps {
+  metricKeys(tenantId: number): Answer<string[]>;
+  dimensionKeys(tenantId: number): Answer<string[]>;
+  /** Up to `n` users by e-mail address (without regard to ASCII case), after the one whose key is `after` (`''`: from the first): each one's key and stored JSON. */
+  usersAfter(tenantId: number, after: string, n: number): Answer<ExportedUser[]>;
+  tables(tenantId: number): Answer<TableRow[]>;
+  emptyFragment(tenantId: number): Answer<string>;
+}
+
+/**
+ * `compdata check`, engine-neutral: what each engine reads (`InvariantReads`, its SQL) and how
+ * the findings are told (here, once for both). Every read is of one tenant, and each finds at
+ * most one example; the first tenant (by name) with an example of a kind gives the kind's line.
+ */
+
+/** Two periods of one slot that share a month: `earlier` starts first, `month` is held by both. */
+export interface SlotOverlap {
+  readonly email: string;
+  /** Group overlaps: the dimension. */
+  readonly dimension?: string;
+  /** The group names (group overlaps) or the managers' e-mails (manager overlaps). */
+  readonly earlier: string;
+  readonly later: string;
+  readonly month: MonthIndex;
+}
+
+/** The stored dimension fields of one user, and the group periods they are rendered from. */
+export interface UserFragments {
+  readonly email: string;
+  /** [month, fields] of each (user, month) with reporting records. */
+  readonly stored: readonly (readonly [MonthIndex, string])[];
+  readonly periods: readonly GroupPeriod[];
+}
+
+/** An archived user that manages someone after its last month. */
+export interface ArchivedManager {
+  readonly manager: string;
+  readonly report: string;
+  readonly lastMonth: MonthIndex;
+  /** The first month after the last in which it manages `report`. */
+  readonly month: MonthIndex;
+}
+
+/** Positions of a tenant's records (or of one table's) that are not 0..count-1. */
+export interface PositionGap {
+  /** `reporting records`, or `records of table <key>`. */
+  readonly what: string;
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface InvariantReads {
+  /** Problems of the storage itself, outside the data model (SQLite: integrity and foreign keys). */
+  storage(): Promise<Violation[]>;
+  tenants(): Promise<Tenant[]>;
+  groupOverlap(tenantId: number): Promise<SlotOverlap | undefined>;
+  managerOverlap(tenantId: number): Promise<SlotOverlap | undefined>;
+  managerEdges(tenantId: number): Promise<ManagerEdge[]>;
+  /** An archived user that manages someone after its last month (docs/rules.md#archived-users). */
+  archivedManager(tenantId: number): Promise<ArchivedManager | undefined>;
+  email(tenantId: number, userPk: number): Promise<string>;
+  dimensionKeys(tenantId: number): Promise<string[]>;
+  /** The tenant's fields of a user in no group (stored with the tenant). */
+  emptyFragment(tenantId: number): Promise<string>;
+  /** Every user of the tenant that has stored dimension fields, a chunk of users at a time. */
+  userFragments(tenantId: number): AsyncIterable<UserFragments[]>;
+  /** A reporting record whose user and month have no stored dimension fields. */
+  recordWithoutFragment(tenantId: number): Promise<{ id: string; email: string; month: MonthIndex } | undefined>;
+  positionGap(tenantId: number): Promise<PositionGap | undefined>;
+  /**
+   * A record (`reporting record <id>` or `record <id> of table <key>`) without its v2 text, or
+   * whose time of last change (or its dimension fields') is not the time of its stamp.
+   */
+  v2Mismatch(tenantId: number): Promise<string | undefined>;
+}

@@ -1,0 +1,33 @@
+import type { Answer } from '../vocabulary/answer.js';
+import type { LoadSteps } from './loadSteps.js';
+import type { KeyScope,Tenant } from '../vocabulary/tenancy.js';
+/** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
+export interface NewKey {
+  readonly id: string;
+  readonly tenantId: number;
+  readonly secretHash: Buffer;
+  readonly createdAt: string;
+  readonly scope: KeyScope;
+}
+
+/** The steps of a write transaction (a load, a new key). */
+export interface WriteSteps {
+  /** The tenant named `name`, created when missing. */
+  ensureTenant(name: string): Answer<Tenant>;
+  /** Holds the tenant's write lock until the transaction ends (nothing to do where the transaction holds the database's one write lock). */
+  lockTenant(tenantId: number): Answer<void>;
+  /** Whether the tenant holds users or data tables (keys alone do not count). */
+  hasData(tenantId: number): Answer<boolean>;
+  /** Deletes the tenant's data, keeping the tenant and its API keys. */
+  deleteData(tenantId: number): Answer<void>;
+  /** The tenant's data changes in this transaction: a new data version. */
+  dataChanged(tenantId: number): Answer<void>;
+  /**
+   * The stamp of this transaction's changes of the tenant (the next of its change counter);
+   * `replace`: tokens issued before it call for a new sync from the start.
+   */
+  nextStamp(tenantId: number, replace: boolean): Answer<number>;
+  insertKey(key: NewKey): Answer<void>;
+  /** The steps of loading data into the tenant. */
+  loadSteps(tenantId: number): LoadSteps;
+}

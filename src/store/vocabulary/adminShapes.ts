@@ -1,0 +1,42 @@
+import type { StoredTable } from './readShapes.js';
+/**
+ * A tenant's data section by section, for `export`, in the API's order: users by e-mail
+ * address (without regard to case), attributions as the read-backs list them, records and
+ * table records by position. Each section comes as chunks of JSON texts, so that memory stays
+ * bounded whatever the tenant's size.
+ */
+export interface DatasetReads {
+  metricKeys(): Promise<string[]>;
+  dimensionKeys(): Promise<string[]>;
+  users(): AsyncIterable<string[]>;
+  groupAttributions(): AsyncIterable<string[]>;
+  managerAttributions(): AsyncIterable<string[]>;
+  reporting(): AsyncIterable<string[]>;
+  tables(): Promise<StoredTable[]>;
+  tableRecords(key: string): AsyncIterable<string[]>;
+}
+
+export interface LoadOptions {
+  /** Delete the tenant's data first (its API keys stay). */
+  replace?: boolean;
+  /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */
+  mustBeEmpty?: boolean;
+}
+
+/** A kind of violation `check` reports (its line starts with it). */
+export type ViolationKind =
+  | 'integrity'
+  | 'foreign-keys'
+  | 'group-overlap'
+  | 'manager-overlap'
+  | 'manager-cycle'
+  | 'archived-manager'
+  | 'dimension-fields'
+  | 'positions'
+  | 'v2-records';
+
+/** One kind of violation, with the first example found (a sentence naming tenant, user, month). */
+export interface Violation {
+  readonly kind: ViolationKind;
+  readonly example: string;
+}

@@ -65,6 +65,47 @@ export default defineConfig(
     },
   },
   {
+    // Files small and functions that fit a screen (docs/architecture.md): the migrations, lists
+    // of statements in the order they ran, are the exception.
+    files: ['src/**/*.ts', 'src/**/*.mjs'],
+    ignores: ['src/store/*/migrations.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 150 }],
+    },
+  },
+  // The rooms of the store and who may enter them (docs/architecture.md#the-stores-rooms): the
+  // vocabulary imports nothing of the store's implementation, the interfaces only the
+  // vocabulary, and nothing above the store knows an engine or the store's parts.
+  {
+    files: ['src/store/vocabulary/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./domain/)', message: 'the vocabulary imports only itself and the domain' }] }] },
+  },
+  {
+    files: ['src/store/engine/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!vocabulary/|\\.\\./domain/)', message: "an engine's interfaces import only each other, the vocabulary and the domain" }] }] },
+  },
+  {
+    files: ['src/store/store.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(?!vocabulary/)|^\\.\\./(?!domain/)', message: "the store's interfaces import only the vocabulary and the domain" }] }] },
+  },
+  {
+    files: ['src/http/**', 'src/cli/**', 'src/dataset/**', 'src/client/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '/store/(?!(store|openStore|apiKeys)\\.js$|vocabulary/|imports/importRunner\\.js$)',
+              message: 'above the store, only its interfaces (store.ts), its vocabulary, openStore.ts and the import runner',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Plain JavaScript has no types to check against: the type-aware rules are off there.
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -1,6 +1,6 @@
 import { assertStoreExists, openStore } from '../store/openStore.js';
 import { StoreMissing, StoreOpenError, StoreUnreachable, StoreUnusable } from '../store/vocabulary/storeErrors.js';
-import type { Store } from '../store/store.js';
+import type { AdminStore, Store } from '../store/store.js';
 import { CommandFailure, UsageFailure } from './errors.js';
 
 /** What `--db` takes, for the help of every command. */
@@ -16,7 +16,7 @@ function missingDatabase(error: StoreMissing): UsageFailure {
  * `create`: every other command refuses a database that is not there (exit 2, naming the
  * commands that create one) instead of making a new empty one of a typo.
  */
-export async function withStore<T>(location: string, create: 'create' | 'mustExist', work: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(location: string, create: 'create' | 'mustExist', work: (store: AdminStore) => Promise<T>): Promise<T> {
   let store: Store;
   try {
     store = await openStore(location, { role: 'command', mustExist: create === 'mustExist' });

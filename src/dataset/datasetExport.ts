@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { DatasetReads } from '../store/vocabulary/adminShapes.js';
-import type { Store } from '../store/store.js';
+import type { AdminStore } from '../store/store.js';
 import { DATASET_FORMAT } from './datasetFormat.js';
 
 /**
@@ -53,7 +53,7 @@ async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (c
  * Writes the tenant's data to `out` from one snapshot of the database (see {@link exportDataset});
  * false when there is no such tenant.
  */
-export async function exportTenant(store: Store, tenantName: string, out: Writable, onElements?: (count: number) => void): Promise<boolean> {
+export async function exportTenant(store: AdminStore, tenantName: string, out: Writable, onElements?: (count: number) => void): Promise<boolean> {
   const exported = await store.readTenant(tenantName, async (reads) => {
     await exportDataset(reads, out, onElements);
     return true;

@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { AdminStore } from '../store/store.js';
 import type { DatasetElement } from './datasetFormat.js';
 import { readDataset } from './datasetReader.js';
 import { ElementWriter, type ElementCounts } from './elementWriter.js';
@@ -22,7 +22,7 @@ export interface ImportResult {
  * transaction: on the first problem (a `DatasetError` naming its JSON path, or a read error),
  * everything is rolled back, the tenant's creation and a `replace`'s deletion included.
  */
-export function importDataset(store: Store, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
+export function importDataset(store: AdminStore, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
   return store.loadTenant(tenantName, { replace: options.replace }, async (writer) => {
     const elements = new ElementWriter(writer);
     // The reader hands elements over as it parses a chunk; they are written (awaiting the

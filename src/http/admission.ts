@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
-import { countRequests, requestsNow } from '../store/threads/requestsInProgress.js';
-import type { RequestsInProgress } from '../store/vocabulary/requestCount.js';
+import { countRequests, requestsNow, type RequestsInProgress } from '../store/vocabulary/requestsInProgress.js';
 import { problems } from './problems.js';
 import { onResponseClose } from './responseClose.js';
 

@@ -2,7 +2,7 @@ import type { Context as KoaContext } from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import type { Principal } from '../store/vocabulary/tenancy.js';
-import type { Store } from '../store/store.js';
+import type { RequestStore } from '../store/store.js';
 import type { DocsAssets } from './docsAssets.js';
 import type { FaultSpec } from './faultSpec.js';
 import type { LoadedDocument } from './document.js';
@@ -11,7 +11,7 @@ import type { PublicBaseConfig } from './publicBase.js';
 
 /** What handlers are given once, at start-up. */
 export interface HandlerDeps {
-  store: Store;
+  store: RequestStore;
   publicBase: PublicBaseConfig;
   /** The faults injected on demand (`--faults`), which `GET /healthz` tells; absent: none. */
   faults?: FaultSpec;

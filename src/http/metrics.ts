@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { StoreBusy, StoreFull } from '../store/vocabulary/storeErrors.js';
 import type { ReplicaState } from '../store/vocabulary/readShapes.js';
-import type { Store } from '../store/store.js';
+import type { RequestStore, ServerStore } from '../store/store.js';
 import { isReadMethod } from './readMethods.js';
 import { closedStatus, onResponseClose } from './responseClose.js';
 
@@ -63,7 +63,7 @@ export interface MeteredState {
 const LOCK_WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'>): Metrics {
+export function createMetrics(store: Pick<ServerStore, 'databaseBytes'> & Pick<RequestStore, 'readServers'>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -147,7 +147,7 @@ export function createMetrics(store: Pick<Store, 'databaseBytes' | 'readServers'
 }
 
 /** The read servers' figures (see `createMetrics`), each a gauge set from the store's state at each scrape. */
-function readServerMetrics(registry: Registry, store: Pick<Store, 'readServers'>): void {
+function readServerMetrics(registry: Registry, store: Pick<RequestStore, 'readServers'>): void {
   // With --workers, each worker routes its own reads: counts add up, a replica is in rotation
   // when it is in every worker's, and the lag is the worst seen.
   const figures: [name: string, help: string, aggregator: 'sum' | 'min' | 'max', value: (server: ReplicaState) => number | undefined][] = [

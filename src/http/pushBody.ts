@@ -6,7 +6,7 @@ import { newTokenizer, tokensOf } from '../dataset/datasetReader.js';
 import { ElementBuilder } from '../dataset/elementBuilder.js';
 import { StrictUtf8Decoder } from '../dataset/strictUtf8.js';
 import { DatasetError } from '../domain/datasetError.js';
-import { LINES_PER_CHUNK } from '../store/imports/tableImports.js';
+import { LINES_PER_CHUNK } from '../store/vocabulary/writeShapes.js';
 import { assertJsonBody } from './jsonBody.js';
 import { problems } from './problems.js';
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Store } from '../store/store.js';
+import type { RequestStore, ServerStore } from '../store/store.js';
 import { createApi } from './api.js';
 import { admission } from './admission.js';
 import { answeredAheadOfAdmission, createApp, markHealthPort } from './app.js';
@@ -20,7 +20,7 @@ import { createMetrics, type MetricsSharing } from './metrics.js';
 
 export interface ServerOptions extends Partial<Limits> {
   /** The data served (see `openStore`); the caller closes it after the server. */
-  store: Store;
+  store: RequestStore & ServerStore;
   port: number;
   host: string;
   /**

@@ -1,9 +1,9 @@
 import { structureId, type Structure } from '../domain/v2Json.js';
 import type { Principal } from '../store/vocabulary/tenancy.js';
-import type { Store } from '../store/store.js';
+import type { RequestStore } from '../store/store.js';
 import type { TableSummary } from '../store/vocabulary/readShapes.js';
 import { problems } from './problems.js';
-import { BoundedMap } from '../store/boundedMap.js';
+import { BoundedMap } from '../domain/boundedMap.js';
 
 /** The id of the statement reporting structure (the same for every tenant). */
 export const STATEMENTS_ID = structureId({ kind: 'statements' });
@@ -32,19 +32,19 @@ function tableId(key: string): string {
 }
 
 /** The tenant's data tables as structures, by key. */
-export async function tableStructures(store: Store, principal: Principal): Promise<ListedStructure[]> {
+export async function tableStructures(store: RequestStore, principal: Principal): Promise<ListedStructure[]> {
   const tables = await store.tables(principal);
   return tables.map((table) => ({ id: tableId(table.key), structure: { kind: 'table', key: table.key }, table }));
 }
 
 /** The data table to read whose structure id is `id` (whether the tenant has it, the read says), or a 404 for the statement structure and ids of no table. */
-export async function tableToRead(store: Store, principal: Principal, id: string): Promise<Structure> {
+export async function tableToRead(store: RequestStore, principal: Principal, id: string): Promise<Structure> {
   const key = id === STATEMENTS_ID ? undefined : keysById.get(id);
   return key === undefined ? (await tableStructure(store, principal, id)).structure : { kind: 'table', key };
 }
 
 /** The data table whose structure id is `id`, or a 404 (the statement structure's id too: its records are its statements). */
-export async function tableStructure(store: Store, principal: Principal, id: string): Promise<ListedStructure> {
+export async function tableStructure(store: RequestStore, principal: Principal, id: string): Promise<ListedStructure> {
   const found = id === STATEMENTS_ID ? undefined : (await tableStructures(store, principal)).find((listed) => listed.id === id);
   if (!found) throw unknownStructure(id);
   return found;

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { storeOver } from './storeOver.js';
-import { DEFAULT_READ_ROUTING,type ReadRoutingOptions } from './requests/readRouting.js';
-import { sharedRequestCount } from './threads/requestsInProgress.js';
-import { DEFAULT_WRITE_WAIT_MS,StoreMissing,StoreOpenError,StoreUnusable } from './vocabulary/storeErrors.js';
+import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './requests/readRouting.js';
+
+/** How reads are spread over replicas unless told (`--replica-wait`, `--replica-max-lag`). */
+export { DEFAULT_READ_ROUTING } from './requests/readRouting.js';
+import { sharedRequestCount } from './vocabulary/requestsInProgress.js';
+import { DEFAULT_WRITE_WAIT_MS, StoreMissing, StoreOpenError, StoreUnusable } from './vocabulary/storeErrors.js';
 import type { Store } from './store.js';
 import type { StoreLog } from './vocabulary/storeLog.js';
 

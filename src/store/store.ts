@@ -1,28 +1,29 @@
-import { BackupUnsupported,CompactUnsupported } from './vocabulary/storeErrors.js';
-import type { Principal,KeyScope,Tenant,KeyInfo } from './vocabulary/tenancy.js';
-import type { Source,ChangedSource,ChangeQuery,ChangeOutcome,PageQuery,Total,PageOutcome,ReplicaState,TableSummary,ReportingSchema } from './vocabulary/readShapes.js';
-import type { WriteOptions,BulkOutcome } from './vocabulary/writeShapes.js';
-import type { DatasetReads,LoadOptions,Violation } from './vocabulary/adminShapes.js';
+import { BackupUnsupported, CompactUnsupported } from './vocabulary/storeErrors.js';
+import type { Principal, KeyScope, Tenant, KeyInfo } from './vocabulary/tenancy.js';
+import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
+import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
+import type { DatasetReads, LoadOptions, Violation } from './vocabulary/adminShapes.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { StoredImport } from '../domain/importJson.js';
-import type { AttributeValue,UserUpsert } from '../domain/userItems.js';
-import type { WriteOutcome } from './vocabulary/writeShapes.js';
+import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import type { Structure } from '../domain/v2Json.js';
-import type { V2Page,V2Query } from './vocabulary/readShapes.js';
 import type { TenantWriter } from './vocabulary/tenantWriter.js';
-import type { RequestsInProgress } from './vocabulary/requestCount.js';
-import type { PendingImport,Pushed,PushItem } from './vocabulary/writeShapes.js';
+import type { RequestsInProgress } from './vocabulary/requestsInProgress.js';
 
 /**
- * The one boundary between the service and its data: the HTTP handlers, the CLI and the
- * dataset code talk to a `Store` and never know which engine is behind it. Every operation is
- * asynchronous, so that an engine may do its work off the event loop (the SQLite engine writes
- * in a thread of its own) or over the network.
- *
- * Built by `openStore` (openStore.ts), the only place that picks an engine.
+ * The boundary between the service and its data, in three roles, each for its own reader; none
+ * of them knows which engine is behind it. Every operation is asynchronous, so that an engine may
+ * do its work off the event loop (the SQLite engine writes in a thread of its own) or over the
+ * network. Built by `openStore` (openStore.ts), the only place that picks an engine.
  */
-export interface Store {
+export interface Store extends RequestStore, AdminStore, ServerStore {}
+
+/**
+ * What a request of the public API needs: its key checked, its pages read, its writes made, its
+ * imports' status and the service's health. The HTTP handlers see only this.
+ */
+export interface RequestStore {
   /**
    * The tenant a request's API key grants, or `undefined` for a missing, unknown or revoked key
    * (docs/rules.md#keys). `read`: the request only reads, and may be served by a read replica
@@ -60,30 +61,25 @@ export interface Store {
    * `POST /v1/tables/{data_table_key}/records/bulk` (docs/rules.md#table-imports): the push and
    * its lines (`staged`, JSON array texts) stored in one transaction, joined to the tenant's
    * import that has not started or in a new one; the import's id. Imported later by
-   * {@link runImport}.
+   * `ServerStore.runImport`.
    */
   pushRecords(principal: Principal, push: Omit<PushItem, 'at'>, staged: readonly string[], options?: WriteOptions): Promise<WriteOutcome<Pushed>>;
   /** `GET /v1/imports/{import_id}`: an import of the tenant, read on the primary; `undefined` when it has none with this id. */
   importOf(principal: Principal, id: string): Promise<StoredImport | undefined>;
-  /** Every tenant's unfinished imports (imports/importRunner.ts). */
-  pendingImports(): Promise<PendingImport[]>;
-  /**
-   * Runs an import for the server `owner`: claims it (a scheduled one once due, a started one of
-   * `owner`'s, or of the server `replaces` names as gone), then each of its tables left in a
-   * transaction of its own, then marks it finished. A table whose transaction fails is recorded
-   * as failed (a full disk: `StorageError`); a store that cannot write now throws, and the
-   * import stays as it is for a later run.
-   */
-  runImport(pending: PendingImport, owner: string, replaces?: { owner: string | null; heartbeatAt: number | null }): Promise<void>;
   /** Discovery: the tenant's data tables (only `key`'s when given), by key, with their fields and record counts. */
   tables(principal: Principal, key?: string): Promise<TableSummary[]>;
   /** Discovery: the custom fields of the tenant's reporting records. */
   reportingSchema(principal: Principal): Promise<ReportingSchema>;
   /** Resolves when the database answers a read. */
   health(): Promise<void>;
-  /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */
-  databaseBytes(): Promise<number>;
+}
 
+/**
+ * What administration needs: tenants and their keys, loads and exports of a tenant's data, the
+ * database's checks, backups and compaction. The CLI's commands and the dataset code use it.
+ */
+export interface AdminStore {
+  /** The tenant named `name`, if there is one. */
   findTenant(name: string): Promise<Tenant | undefined>;
   /** A new key for the tenant (created when missing), of `scope` (default `write`); the key itself is only in the answer. */
   createKey(tenantName: string, scope?: KeyScope): Promise<{ id: string; key: string }>;
@@ -91,7 +87,6 @@ export interface Store {
   revokeKey(keyOrId: string): Promise<boolean>;
   /** The keys (never their secrets), of one tenant or all. */
   listKeys(tenantName?: string): Promise<KeyInfo[]>;
-
   /**
    * Runs `work` with a writer of the tenant `tenantName` (created when missing) inside one
    * transaction: committed when `work` resolves, rolled back when it throws, so that a failed
@@ -104,7 +99,6 @@ export interface Store {
    * when there is no such tenant.
    */
   readTenant<T>(tenantName: string, work: (reads: DatasetReads) => Promise<T>): Promise<T | undefined>;
-
   /**
    * The database's integrity and the data model's invariants (`compdata check`): each kind of
    * violation found, with its first example; none when all hold. Reads one snapshot.
@@ -125,12 +119,31 @@ export interface Store {
    * Throws {@link CompactUnsupported} on an engine that reuses that space by itself.
    */
   compact(): Promise<{ bytesBefore: number; bytesAfter: number }>;
+}
+
+/**
+ * What the server's own background work and lifecycle need: running the imports that pushes
+ * scheduled, the count of requests in progress that background work gives way to, the
+ * database's size for metrics, and closing.
+ */
+export interface ServerStore {
+  /** Every tenant's unfinished imports (imports/importRunner.ts). */
+  pendingImports(): Promise<PendingImport[]>;
+  /**
+   * Runs an import for the server `owner`: claims it (a scheduled one once due, a started one of
+   * `owner`'s, or of the server `replaces` names as gone), then each of its tables left in a
+   * transaction of its own, then marks it finished. A table whose transaction fails is recorded
+   * as failed (a full disk: `StorageError`); a store that cannot write now throws, and the
+   * import stays as it is for a later run.
+   */
+  runImport(pending: PendingImport, owner: string, replaces?: { owner: string | null; heartbeatAt: number | null }): Promise<void>;
   /**
    * The requests of the server that serves this store, counted by it (admission) in memory the
    * store's threads share: its background work gives way to them (on PostgreSQL, imports).
    */
   readonly requestsInProgress: RequestsInProgress;
-
+  /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */
+  databaseBytes(): Promise<number>;
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */
   close(): Promise<void>;
 }

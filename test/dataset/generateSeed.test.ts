@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe,test } from 'node:test';
-import { generateSeed,type SeedDataset } from '../../src/dataset/generateSeed.js';
-import { monthOfDate,type MonthIndex } from '../../src/domain/months.js';
-import { renderReportingBody,renderUser } from '../../src/domain/reportingJson.js';
+import { describe, test } from 'node:test';
+import { generateSeed, type SeedDataset } from '../../src/dataset/generateSeed.js';
+import { monthOfDate, type MonthIndex } from '../../src/domain/months.js';
+import { renderReportingBody, renderUser } from '../../src/domain/reportingJson.js';
 import { renderTableRecord } from '../../src/domain/tableJson.js';
 import type { ManagerAttributionInput } from '../../src/store/vocabulary/tenantWriter.js';
 

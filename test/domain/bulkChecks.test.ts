@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { RUNS,UNIVERSES,covers } from '../support/monthModel.js';
-import { FIRST_MONTH,LAST_MONTH,parseMonth } from '../../src/domain/months.js';
+import { RUNS, UNIVERSES, covers } from '../support/monthModel.js';
+import { FIRST_MONTH, LAST_MONTH, parseMonth } from '../../src/domain/months.js';
 import type { Period } from '../../src/domain/periods.js';
-import { firstManagerCycle,firstPayloadOverlap,type ManagerCycle,type ManagerEdge,type PayloadOverlap,type SlotPeriod } from '../../src/domain/bulkChecks.js';
+import { firstManagerCycle, firstPayloadOverlap, type ManagerCycle, type ManagerEdge, type PayloadOverlap, type SlotPeriod } from '../../src/domain/bulkChecks.js';
 
 /** `'2026-03'` as a month index, `null` as an open end. */
 const month = (text: string | null) => (text === null ? null : parseMonth(text)!);

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { RUNS,UNIVERSES,covers } from '../support/monthModel.js';
-import { FIRST_MONTH,LAST_MONTH,parseMonth } from '../../src/domain/months.js';
-import { applyOverride,applyUpserts,holdsWireMonth,periodContains,periodIntersection,periodProblem,periodsOverlap,subtractPeriod,type Override,type Period } from '../../src/domain/periods.js';
+import { RUNS, UNIVERSES, covers } from '../support/monthModel.js';
+import { FIRST_MONTH, LAST_MONTH, parseMonth } from '../../src/domain/months.js';
+import { applyOverride, applyUpserts, holdsWireMonth, periodContains, periodIntersection, periodProblem, periodsOverlap, subtractPeriod, type Override, type Period } from '../../src/domain/periods.js';
 
 /** `'2026-03'` as a month index, `null` as an open end. */
 const month = (text: string | null) => (text === null ? null : parseMonth(text)!);

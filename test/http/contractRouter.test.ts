@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describe,it } from 'node:test';
-import { OpenAPIRouter,type Context as ApiContext,type Document,type Request } from 'openapi-backend';
+import { describe, it } from 'node:test';
+import { OpenAPIRouter, type Context as ApiContext, type Document, type Request } from 'openapi-backend';
 import { createApi } from '../../src/http/api.js';
 import { ContractRouter } from '../../src/http/contractRouter.js';
 import { loadDocument } from '../../src/http/document.js';

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { serveDatabase, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
+import { serveDatabase, startTestServer, TEST_ENGINE, type TestServer, exchange } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 import { samplesOf, seriesKey } from '../support/prometheusText.js';
 import { openSocket } from '../support/rawHttp.js';
-import { exchange } from '../support/harness.js';
 import { smallDiskSkip } from '../support/testDatabases.js';
 import { until } from '../support/until.js';
 

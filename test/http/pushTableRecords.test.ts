@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
-import { countRequests } from '../../src/store/threads/requestsInProgress.js';
+import { countRequests } from '../../src/store/vocabulary/requestsInProgress.js';
 import { openStore, type OpenStoreOptions } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { test,type TestContext } from 'node:test';
-import type { GroupAttributionInput,ManagerAttributionInput } from '../../src/store/vocabulary/tenantWriter.js';
-import { buildFixture,type Fixture } from '../support/fixture.js';
+import { test, type TestContext } from 'node:test';
+import type { GroupAttributionInput, ManagerAttributionInput } from '../../src/store/vocabulary/tenantWriter.js';
+import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 import { readAll } from '../support/attributions.js';
 

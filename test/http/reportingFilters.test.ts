@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Store } from '../../src/store/store.js';
 import type { ReportingLineInput } from '../../src/store/vocabulary/tenantWriter.js';
-import { fixtureLine,fixtureUser } from '../support/fixture.js';
-import { startTestServer,type TestServer } from '../support/harness.js';
+import { fixtureLine, fixtureUser } from '../support/fixture.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 /**
  * Filters of GET /v1/reporting (issue 14, part 2): `user`, `date_from`, `date_to`, `plan`,

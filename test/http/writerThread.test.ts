@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe,test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { OpenStoreOptions } from '../../src/store/openStore.js';
 import { storeOver } from '../../src/store/storeOver.js';
 import { openSqliteEngine } from '../../src/store/sqlite/sqliteEngine.js';
 import { DEFAULT_WRITE_WAIT_MS } from '../../src/store/vocabulary/storeErrors.js';
-import { buildFixture,type Fixture } from '../support/fixture.js';
-import { onlyOn,startTestServer,type TestServer } from '../support/harness.js';
+import { buildFixture, type Fixture } from '../support/fixture.js';
+import { onlyOn, startTestServer, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 import { until } from '../support/until.js';
 

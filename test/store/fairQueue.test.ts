@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe,it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fairQueue } from '../../src/store/requests/fairQueue.js';
 
 describe('fairQueue', () => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { describe,test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { parseMonth } from '../../src/domain/months.js';
 import { TenantNotEmpty } from '../../src/store/vocabulary/storeErrors.js';
 import type { Principal } from '../../src/store/vocabulary/tenancy.js';
 import type { Source } from '../../src/store/vocabulary/readShapes.js';
 import type { Store } from '../../src/store/store.js';
-import { buildFixture,fixtureMonth } from '../support/fixture.js';
-import { shared,tempDatabase,type Scope } from '../support/harness.js';
+import { buildFixture, fixtureMonth } from '../support/fixture.js';
+import { shared, tempDatabase, type Scope } from '../support/harness.js';
 
 /**
  * What the `Store` interface promises, asked of the store itself (no server), on the engine of

@@ -1,10 +1,9 @@
-import type { AttributionSteps } from './commonWriteSteps.js';
+import type { AttributionSteps, UserRerender } from './commonWriteSteps.js';
 import type { Answer } from '../vocabulary/answer.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import type { Period } from '../../domain/periods.js';
-import type { UserRerender } from './commonWriteSteps.js';
 import type { ReportAfter } from '../../domain/archiveItems.js';
 import type { IdempotentRequest } from '../vocabulary/writeShapes.js';
 import type { WriteSteps } from './transactionSteps.js';

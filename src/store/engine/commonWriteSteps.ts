@@ -1,5 +1,5 @@
 import type { Answer } from '../vocabulary/answer.js';
-import type { SlotRow,SlotWrites } from '../../domain/bulkPlan.js';
+import type { SlotRow, SlotWrites } from '../../domain/bulkPlan.js';
 import type { Period } from '../../domain/periods.js';
 /** A stored attribution's columns besides its period: user, dimension, group; or user, manager. */
 export type Columns = readonly number[];

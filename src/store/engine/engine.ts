@@ -1,7 +1,7 @@
 import type { WriteSteps } from './transactionSteps.js';
-import type { EngineReads,KeySteps } from './readSteps.js';
+import type { EngineReads, KeySteps } from './readSteps.js';
 import type { SnapshotSteps } from './snapshotSteps.js';
-import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 
 /**
  * What an engine supplies to the one store (../storeOver.ts): its SQL as typed steps, its

@@ -1,8 +1,7 @@
-import type { UserRerender } from './commonWriteSteps.js';
+import type { UserRerender, AttributionSteps } from './commonWriteSteps.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { AttributionSteps } from './commonWriteSteps.js';
 import type { Answer } from '../vocabulary/answer.js';
 
 /**

@@ -1,11 +1,10 @@
 import type { ReportingFilter } from '../../domain/reportingFilter.js';
-import type { PagedSource } from './pagedSource.js';
+import type { PagedSource, KeyedRow } from './pagedSource.js';
 import type { StoredImport } from '../../domain/importJson.js';
-import type { KeyInfo,KeyScope,Tenant } from '../vocabulary/tenancy.js';
+import type { KeyInfo, KeyScope, Tenant } from '../vocabulary/tenancy.js';
 import type { ReportingSchema } from '../vocabulary/readShapes.js';
 import type { PendingImport } from '../vocabulary/writeShapes.js';
 import type { Answer } from '../vocabulary/answer.js';
-import type { KeyedRow } from './pagedSource.js';
 import type { resumeBounds } from '../../domain/syncToken.js';
 /** The reads of the service, on one connection (or pool). Filters naming nothing stored give an empty listing. */
 export interface EngineReads {

@@ -1,6 +1,6 @@
 import type { Tenant } from '../vocabulary/tenancy.js';
 import type { Answer } from '../vocabulary/answer.js';
-import type { EngineReads,TableRow } from './readSteps.js';
+import type { EngineReads, TableRow } from './readSteps.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { MonthIndex } from '../../domain/months.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';

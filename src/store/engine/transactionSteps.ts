@@ -1,6 +1,6 @@
 import type { Answer } from '../vocabulary/answer.js';
 import type { LoadSteps } from './loadSteps.js';
-import type { KeyScope,Tenant } from '../vocabulary/tenancy.js';
+import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
 export interface NewKey {
   readonly id: string;

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { IMPORT_LEASE_MS } from './tableImports.js';
 import type { PendingImport } from '../vocabulary/writeShapes.js';
-import type { Store } from '../store.js';
+import type { ServerStore } from '../store.js';
 import type { StoreLog } from '../vocabulary/storeLog.js';
 
 /** How often a server looks for imports to run besides the pushes it takes itself (those it runs at once). */
@@ -24,7 +24,7 @@ export interface ImportRunner {
  * transaction); the others leave it. One import at a time per server, its tables one after the
  * other, each in a thread of the store's (off the event loop).
  */
-export function startImportRunner(store: Store, log: StoreLog): ImportRunner {
+export function startImportRunner(store: ServerStore, log: StoreLog): ImportRunner {
   const owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> | undefined;

@@ -1,24 +1,11 @@
-import type { PushItem,Pushed,ImportTask,ImportClaim } from '../vocabulary/writeShapes.js';
-import type { ImportSteps,ImportRunSteps } from '../engine/apiWriteSteps.js';
+import { LINES_PER_CHUNK, type PushItem, type Pushed, type ImportTask, type ImportClaim, type WriteOutcome } from '../vocabulary/writeShapes.js';
+import type { ImportSteps, ImportRunSteps } from '../engine/apiWriteSteps.js';
 import { randomBytes } from 'node:crypto';
-import { importFailed,parsingError,storageError,tableNotFound,type ImportError } from '../../domain/importJson.js';
+import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../../domain/importJson.js';
 import type { TableField } from '../../domain/tableJson.js';
-import { checkLines,userIdsNamed } from '../../domain/tableLines.js';
+import { checkLines, userIdsNamed } from '../../domain/tableLines.js';
 import { textCheckFor } from '../loading/loadChecks.js';
 import { TenantLoader } from '../loading/tenantLoader.js';
-import type { WriteOutcome } from '../vocabulary/writeShapes.js';
-
-/**
- * Imports of data tables (docs/rules.md#table-imports), whatever the engine. A push is stored
- * at once (the import's row, its tables, and the pushed lines as JSON text), in the push's
- * transaction; the import then runs in the background, a table per transaction: the table's
- * records and its finished state commit together, so that a table is imported whole or not at
- * all, and never twice. The import's row is written before any data: its last word (a full
- * disk) is an update of rows already there.
- */
-
-/** Lines per stored chunk of a push. */
-export const LINES_PER_CHUNK = 1000;
 /**
  * Records handed to the loader at a time (a statement each). The import itself runs in a
  * thread of its own on each engine (SQLite's writer thread, PostgreSQL's import thread), never

@@ -1,5 +1,5 @@
 import type { UserMonthFragment } from '../../domain/bulkPlan.js';
-import { renderDimensionFragment,type GroupPeriod } from '../../domain/reportingJson.js';
+import { renderDimensionFragment, type GroupPeriod } from '../../domain/reportingJson.js';
 import type { FieldSteps } from '../engine/loadSteps.js';
 
 /** Users re-rendered per round of steps. */

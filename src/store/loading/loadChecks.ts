@@ -1,10 +1,10 @@
 import { DatasetError } from '../../domain/datasetError.js';
-import { customKeyProblem,tableFieldKeyProblem } from '../../domain/fieldKeys.js';
-import { monthOfDate,type MonthIndex } from '../../domain/months.js';
-import { renderReportingBody,type StatementLine } from '../../domain/reportingJson.js';
-import { FIELD_TYPES,FieldValueError,renderTableRecord,type TableField,type TableRecordInput } from '../../domain/tableJson.js';
-import { renderStatementV2,renderTableRecordV2,type UserReference } from '../../domain/v2Json.js';
-import { itemPath,type Origin } from '../vocabulary/tenantWriter.js';
+import { customKeyProblem, tableFieldKeyProblem } from '../../domain/fieldKeys.js';
+import { monthOfDate, type MonthIndex } from '../../domain/months.js';
+import { renderReportingBody, type StatementLine } from '../../domain/reportingJson.js';
+import { FIELD_TYPES, FieldValueError, renderTableRecord, type TableField, type TableRecordInput } from '../../domain/tableJson.js';
+import { renderStatementV2, renderTableRecordV2, type UserReference } from '../../domain/v2Json.js';
+import { itemPath, type Origin } from '../vocabulary/tenantWriter.js';
 
 /**
  * The checks and renderings every engine's tenant writer makes before it writes, worded once:

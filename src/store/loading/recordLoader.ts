@@ -1,9 +1,9 @@
 import { RecordPlacement } from '../../domain/recordPlacement.js';
 import type { ReportingUser } from '../../domain/reportingJson.js';
-import type { TableField,TableRecordInput } from '../../domain/tableJson.js';
-import { assertSameFields,assertValidFields,duplicateId,fieldsJsonOf,renderedLine,renderedTableRecord,unknownTable,unknownUserId,type TextCheck } from './loadChecks.js';
-import { UserMonthsSeen,type KnownUser,type OpenTable } from './loadState.js';
-import { itemPath,type Origin,type ReportingLineInput } from '../vocabulary/tenantWriter.js';
+import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
+import { assertSameFields, assertValidFields, duplicateId, fieldsJsonOf, renderedLine, renderedTableRecord, unknownTable, unknownUserId, type TextCheck } from './loadChecks.js';
+import { UserMonthsSeen, type KnownUser, type OpenTable } from './loadState.js';
+import { itemPath, type Origin, type ReportingLineInput } from '../vocabulary/tenantWriter.js';
 import type { LoadSteps } from '../engine/loadSteps.js';
 
 /** A batch checked and rendered up to its first problem, which is thrown once what comes before it is known. */

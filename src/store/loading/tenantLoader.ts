@@ -1,13 +1,13 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
-import { groupSlot,managerSlot,slotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, slotWrites } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import { parseMonth } from '../../domain/months.js';
 import { sortedAttributes } from '../../domain/userItems.js';
-import { renderUser,type ReportingUser } from '../../domain/reportingJson.js';
-import type { TableField,TableRecordInput } from '../../domain/tableJson.js';
+import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
+import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { newMetricV2Prefix } from '../../domain/v2Json.js';
-import { emailTaken,newCustomKeys,ownManagerError,unknownDimensionKey,unknownUserId,type TextCheck } from './loadChecks.js';
-import { itemPath,type GroupAttributionInput,type ManagerAttributionInput,type ManagerChain,type Origin,type ReportingLineInput,type TenantWriter,type UserInput } from '../vocabulary/tenantWriter.js';
+import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId, type TextCheck } from './loadChecks.js';
+import { itemPath, type GroupAttributionInput, type ManagerAttributionInput, type ManagerChain, type Origin, type ReportingLineInput, type TenantWriter, type UserInput } from '../vocabulary/tenantWriter.js';
 import { refreshDimensionFields } from './dimensionFields.js';
 import { userInRecords } from '../writes/userBulk.js';
 import type { LoadSteps } from '../engine/loadSteps.js';

@@ -1,5 +1,5 @@
 import type { ListingReads } from '../engine/readSteps.js';
-import type { KeyedRow,PagedSource } from '../engine/pagedSource.js';
+import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 
 /** The earliest month: stands for "since always" in the order and in keys (never in rows). */
 export const SINCE_ALWAYS = Number.MIN_SAFE_INTEGER;

@@ -1,7 +1,7 @@
-import type { ChangeRow,ChangeReads } from '../engine/readSteps.js';
-import { encodeSyncToken,readSyncToken,resumeBounds,type ChangePosition } from '../../domain/syncToken.js';
-import { after,type Answer } from '../vocabulary/answer.js';
-import type { ChangedSource,ChangePage,ChangeQuery } from '../vocabulary/readShapes.js';
+import type { ChangeRow, ChangeReads } from '../engine/readSteps.js';
+import { encodeSyncToken, readSyncToken, resumeBounds, type ChangePosition } from '../../domain/syncToken.js';
+import { after, type Answer } from '../vocabulary/answer.js';
+import type { ChangedSource, ChangePage, ChangeQuery } from '../vocabulary/readShapes.js';
 
 type ChangeRead = Omit<ChangePage, 'version'>;
 export type ChangeReadOutcome = ChangeRead | 'badToken' | 'resync' | 'ahead';

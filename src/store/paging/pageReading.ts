@@ -1,6 +1,6 @@
-import { encodeCursor,readCursor } from '../../domain/cursor.js';
-import { firstPosition,pageOutcome } from '../../domain/paging.js';
-import type { Page,PageQuery,Source } from '../vocabulary/readShapes.js';
+import { encodeCursor, readCursor } from '../../domain/cursor.js';
+import { firstPosition, pageOutcome } from '../../domain/paging.js';
+import type { Page, PageQuery, Source } from '../vocabulary/readShapes.js';
 import type { PagedSource } from '../engine/pagedSource.js';
 
 /** A page as read from a source; the store adds the version of the data. */

@@ -1,6 +1,6 @@
-import type { V2Query,V2Page } from '../vocabulary/readShapes.js';
+import type { V2Query, V2Page } from '../vocabulary/readShapes.js';
 import type { V2Reads } from '../engine/readSteps.js';
-import { after,type Answer } from '../vocabulary/answer.js';
+import { after, type Answer } from '../vocabulary/answer.js';
 
 export type V2PageRead = Omit<V2Page, 'version'> | 'badStartId';
 

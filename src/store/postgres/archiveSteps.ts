@@ -1,6 +1,6 @@
 import type { ReportAfter } from '../../domain/archiveItems.js';
 import type { ArchiveSteps } from '../engine/apiWriteSteps.js';
-import { rowsOf,run,statement,type Queryable } from './connection.js';
+import { rowsOf, run, statement, type Queryable } from './connection.js';
 
 const reportsAfter = statement<[number, number[], number[]], ReportAfter>(
   `SELECT DISTINCT ON (a.manager_pk) a.manager_pk AS "managerPk", u.email AS "reportEmail",

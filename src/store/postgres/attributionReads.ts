@@ -1,9 +1,9 @@
-import { renderGroupItem,renderManagerItem } from '../../domain/attributionJson.js';
+import { renderGroupItem, renderManagerItem } from '../../domain/attributionJson.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { EMPTY_LISTING,isGroupKey,isManagerKey,listingSource,SINCE_ALWAYS } from '../paging/attributionListing.js';
-import type { GroupFilter,ManagerFilter } from '../engine/readSteps.js';
-import type { KeyedRow,PagedSource } from '../engine/pagedSource.js';
-import { firstRow,rowsOf,statement,storable,type Queryable,type Statement } from './connection.js';
+import { EMPTY_LISTING, isGroupKey, isManagerKey, listingSource, SINCE_ALWAYS } from '../paging/attributionListing.js';
+import type { GroupFilter, ManagerFilter } from '../engine/readSteps.js';
+import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
+import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
 
 /**
  * The read-back extensions as paged sources (paged as paging/attributionListing.ts says). Rows

@@ -1,13 +1,13 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot,managerSlot,type SlotRow,type SlotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { periodIntersection,type Period } from '../../domain/periods.js';
-import type { AttributionSteps,Columns } from '../engine/commonWriteSteps.js';
+import { periodIntersection, type Period } from '../../domain/periods.js';
+import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
 import type { BulkSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
-import { rowsOf,run,statement,storable,type Queryable } from './connection.js';
-import { newKey,tenantRows } from './tenantKeys.js';
+import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
+import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion } from './dataVersion.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */

@@ -1,6 +1,6 @@
-import type { ChangeReads,ChangeRow,ResumeBounds } from '../engine/readSteps.js';
+import type { ChangeReads, ChangeRow, ResumeBounds } from '../engine/readSteps.js';
 import { CHANGE_COUNTER } from './changeStamps.js';
-import { firstRow,rowsOf,statement,storable,type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
 
 type Row = { stamp: number; stream: 0 | 1; a: number; b: number; c: number; json: string };
 /** `$1` the tenant, `$2..$5` where the dimension-fields stream resumes, `$6, $7` where the record stream resumes, `$8` rows wanted. */

@@ -1,5 +1,5 @@
 import { getRandomValues } from 'node:crypto';
-import { run,statement,type Queryable } from './connection.js';
+import { run, statement, type Queryable } from './connection.js';
 /**
  * The version of the tenant's data: a new random value in each transaction that writes it,
  * drawn here (Citus refuses a volatile function in an UPDATE of a distributed table).

@@ -1,6 +1,6 @@
-import type { DatasetSteps,ExportedUser } from '../engine/snapshotSteps.js';
+import type { DatasetSteps, ExportedUser } from '../engine/snapshotSteps.js';
 import type { TableRow } from '../engine/readSteps.js';
-import { firstRow,rowsOf,statement,type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
 
 const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics WHERE tenant_id = $1 ORDER BY position');
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');

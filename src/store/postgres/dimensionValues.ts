@@ -1,7 +1,7 @@
 import type { GroupPeriod } from '../../domain/reportingJson.js';
 import type { FieldSteps } from '../engine/loadSteps.js';
 import { stampTime } from './changeStamps.js';
-import { rowsOf,run,statement,type Queryable } from './connection.js';
+import { rowsOf, run, statement, type Queryable } from './connection.js';
 
 /**
  * The dimension fields of a tenant's users (`dimension_values`) on PostgreSQL, set-wise: for a

@@ -1,6 +1,6 @@
 import type { TableRow } from '../engine/readSteps.js';
 import type { ReportingSchema } from '../vocabulary/readShapes.js';
-import { firstRow,rowsOf,statement,storable,type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
 
 const tables = statement<[number, string | null], TableRow>(
   `SELECT t.key, t.name, t.fields AS "fieldsJson",

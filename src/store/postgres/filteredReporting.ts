@@ -1,9 +1,9 @@
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { dateRange,type ReportingFilter } from '../../domain/reportingFilter.js';
+import { dateRange, type ReportingFilter } from '../../domain/reportingFilter.js';
 import { EMPTY_LISTING } from '../paging/attributionListing.js';
-import { ALL_POSITIONS,filteredRecords } from '../paging/filteredRecords.js';
-import type { KeyedRow,PagedSource } from '../engine/pagedSource.js';
-import { firstRow,rowsOf,statement,storable,type Queryable,type Statement } from './connection.js';
+import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
+import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
+import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
 
 /**
  * Filtered statement reporting records (paged as paging/filteredRecords.ts says): the statement

@@ -1,5 +1,5 @@
 import type { IdempotencySteps } from '../engine/apiWriteSteps.js';
-import { firstRow,run,statement,type Queryable } from './connection.js';
+import { firstRow, run, statement, type Queryable } from './connection.js';
 
 const forget = statement<[number, number]>('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND created_at < $2');
 const recall = statement<[number, string], { fingerprint: string; written: string }>(

@@ -1,7 +1,7 @@
-import type { StoredImport,StoredImportTable } from '../../domain/importJson.js';
+import type { StoredImport, StoredImportTable } from '../../domain/importJson.js';
 import type { ImportSteps } from '../engine/apiWriteSteps.js';
 import type { PendingImport } from '../vocabulary/writeShapes.js';
-import { firstRow,rowsOf,run,statement,type Queryable } from './connection.js';
+import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
 type ImportState = { status: 'scheduled' | 'started' | 'finished'; launchAt: number; owner: string | null; heartbeatAt: number | null };
 

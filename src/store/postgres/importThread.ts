@@ -7,8 +7,7 @@
  * The transaction is the engine's own (writeTransaction.ts), the same as in the server's thread.
  */
 import { workerData } from 'node:worker_threads';
-import { giveWayToRequests } from '../threads/requestsInProgress.js';
-import type { RequestsInProgress } from '../vocabulary/requestCount.js';
+import { giveWayToRequests, type RequestsInProgress } from '../vocabulary/requestsInProgress.js';
 import { serveWrites } from '../threads/writeThreadService.js';
 import { tenantWrite } from './writeTransaction.js';
 import { openPool } from './connection.js';

@@ -1,8 +1,8 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { ArchivedManager,InvariantReads,PositionGap,SlotOverlap,UserFragments } from '../engine/snapshotSteps.js';
+import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../engine/snapshotSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
-import { firstRow,rowsOf,statement,type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
 import { fieldsOfUsers } from './dimensionValues.js';
 
 /** Users whose dimension fields are compared per round of statements. */

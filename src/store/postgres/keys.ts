@@ -1,8 +1,8 @@
-import type { KeySteps,StoredKey } from '../engine/readSteps.js';
+import type { KeySteps, StoredKey } from '../engine/readSteps.js';
 import type { NewKey } from '../engine/transactionSteps.js';
 import type { KeyInfo } from '../vocabulary/tenancy.js';
-import { firstRow,rowsOf,run,statement,type Queryable } from './connection.js';
-import { BoundedMap } from '../boundedMap.js';
+import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
+import { BoundedMap } from '../../domain/boundedMap.js';
 
 const insert = statement<[string, number, Buffer, string, string]>('INSERT INTO api_keys (id, tenant_id, secret_hash, created_at, scope) VALUES ($1, $2, $3, $4, $5)');
 const revoke = statement<[string, string]>('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL');

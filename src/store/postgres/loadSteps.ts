@@ -2,11 +2,11 @@ import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import type { LoadSteps } from '../engine/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
-import { firstRow,rowsOf,run,statement,storable,type Queryable } from './connection.js';
+import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { stampTime } from './changeStamps.js';
 import { fieldSteps } from './dimensionValues.js';
-import { newKey,tenantRows } from './tenantKeys.js';
-import { rerenderColumns,rerenderUsersInRecords } from './userSteps.js';
+import { newKey, tenantRows } from './tenantKeys.js';
+import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
 /** Each user's custom attributes and last month, where given (`null`: as stored). */
 const setUserExtras = statement<[number, number[], (string | null)[], (number | null)[]]>(

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { SchemaTooNew } from '../vocabulary/storeErrors.js';
 import { distributeTables } from './citus.js';
-import { firstRow,inTransaction,run,statement } from './connection.js';
+import { firstRow, inTransaction, run, statement } from './connection.js';
 
 /**
  * Versioned schema of the PostgreSQL engine: each entry moves the database from version i to

@@ -1,5 +1,5 @@
-import type { JoinedRows,PagedSource } from '../engine/pagedSource.js';
-import { firstRow,rowsOf,statement,storable,textsOf,type Queryable } from './connection.js';
+import type { JoinedRows, PagedSource } from '../engine/pagedSource.js';
+import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
 
 /**
  * A page of a source with dense positions (see migrations.ts) is the key range `[from, from + n)`

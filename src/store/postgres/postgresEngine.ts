@@ -1,18 +1,18 @@
 import type { Engine } from '../engine/engine.js';
-import { BackupUnsupported,CompactUnsupported,SchemaTooNew,StoreBusy,StoreFull,StoreOpenError,StoreOpenFull,StoreUnavailable,StoreUnreachable,StoreUnusable } from '../vocabulary/storeErrors.js';
+import { BackupUnsupported, CompactUnsupported, SchemaTooNew, StoreBusy, StoreFull, StoreOpenError, StoreOpenFull, StoreUnavailable, StoreUnreachable, StoreUnusable } from '../vocabulary/storeErrors.js';
 import type { StoreLog } from '../vocabulary/storeLog.js';
-import type { RequestsInProgress } from '../vocabulary/requestCount.js';
+import type { RequestsInProgress } from '../vocabulary/requestsInProgress.js';
 import { startWriteThread } from '../threads/writeThreadClient.js';
 import { tenantWrite } from './writeTransaction.js';
 import { distributionOf } from './citus.js';
-import { inTransaction,isDiskFull,isLockTimeout,isUnreachable,openPool } from './connection.js';
+import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
 import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
 import type { ImportThreadData } from './importThread.js';
 import { keySteps } from './keys.js';
 import { migrate } from './migrations.js';
 import { postgresReads } from './reads.js';
-import { logPosition,replicaServer } from './replicas.js';
+import { logPosition, replicaServer } from './replicas.js';
 import { writeSteps } from './writeSteps.js';
 
 export interface PostgresEngineOptions {

@@ -2,7 +2,7 @@ import type { EngineReads } from '../engine/readSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import { attributionReads } from './attributionReads.js';
 import { changeReads } from './changeReads.js';
-import { firstRow,statement,type Queryable } from './connection.js';
+import { firstRow, statement, type Queryable } from './connection.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { importReads } from './importSteps.js';

@@ -1,5 +1,5 @@
 import type { ReplicaServer } from '../engine/engine.js';
-import { firstRow,statement,type Queryable } from './connection.js';
+import { firstRow, statement, type Queryable } from './connection.js';
 import type pg from 'pg';
 import { keySteps } from './keys.js';
 import { postgresReads } from './reads.js';

@@ -1,8 +1,8 @@
 import type { UserRerender } from '../engine/commonWriteSteps.js';
-import type { StoredUserRow,UserSteps } from '../engine/apiWriteSteps.js';
-import { changeStamps,stampTime } from './changeStamps.js';
-import { rowsOf,run,statement,type Queryable } from './connection.js';
-import { newKey,tenantRows } from './tenantKeys.js';
+import type { StoredUserRow, UserSteps } from '../engine/apiWriteSteps.js';
+import { changeStamps, stampTime } from './changeStamps.js';
+import { rowsOf, run, statement, type Queryable } from './connection.js';
+import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion } from './dataVersion.js';
 
 const users = statement<[number, string[], string[]], StoredUserRow>(

@@ -1,5 +1,5 @@
 import type { V2Reads } from '../engine/readSteps.js';
-import { firstRow,rowsOf,statement,storable,textsOf,type Queryable } from './connection.js';
+import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
 import { joinedTexts } from './pagedReads.js';
 
 /**

@@ -1,8 +1,8 @@
-import { newDataVersion,bumpDataVersion } from './dataVersion.js';
+import { newDataVersion, bumpDataVersion } from './dataVersion.js';
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import { changeStamps } from './changeStamps.js';
-import { firstRow,run,statement,type Queryable } from './connection.js';
+import { firstRow, run, statement, type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';

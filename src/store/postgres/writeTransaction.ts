@@ -1,14 +1,14 @@
 import type pg from 'pg';
 import type { ImportRunSteps } from '../engine/apiWriteSteps.js';
 import { runTenantWrite } from '../writes/runTenantWrite.js';
-import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';
 import { importSteps } from './importSteps.js';
-import { inTransaction,run,statement } from './connection.js';
+import { inTransaction, run, statement } from './connection.js';
 import { userSteps } from './userSteps.js';
-import { lockForWriting,writeSteps } from './writeSteps.js';
+import { lockForWriting, writeSteps } from './writeSteps.js';
 
 /** A serialization failure or deadlock runs the request again, up to this many times in all. */
 const ATTEMPTS = 5;

@@ -1,4 +1,4 @@
-import { BoundedMap } from '../boundedMap.js';
+import { BoundedMap } from '../../domain/boundedMap.js';
 
 /** Key checks remembered at most: past this many key ids, the memory starts again empty. */
 const MAX_REMEMBERED = 1024;

@@ -1,6 +1,6 @@
-import { EMPTY_LISTING,isGroupKey,isManagerKey,listingSource,SINCE_ALWAYS } from '../paging/attributionListing.js';
-import type { GroupFilter,ManagerFilter } from '../engine/readSteps.js';
-import type { KeyedRow,PagedSource } from '../engine/pagedSource.js';
+import { EMPTY_LISTING, isGroupKey, isManagerKey, listingSource, SINCE_ALWAYS } from '../paging/attributionListing.js';
+import type { GroupFilter, ManagerFilter } from '../engine/readSteps.js';
+import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
 
 /**

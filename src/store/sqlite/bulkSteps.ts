@@ -1,13 +1,13 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot,managerSlot,type SlotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, type SlotWrites } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
-import { periodIntersection,type Period } from '../../domain/periods.js';
-import type { AttributionSteps,Columns } from '../engine/commonWriteSteps.js';
+import { periodIntersection, type Period } from '../../domain/periods.js';
+import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
 import type { BulkSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
-import type { Lookups,WriterCache } from './writerCache.js';
+import type { Lookups, WriterCache } from './writerCache.js';
 
 /**
  * The steps of the bulk upsert (../writes/attributionBulk.ts) on SQLite: each takes every row the request

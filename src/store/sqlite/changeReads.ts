@@ -1,5 +1,5 @@
 import { mergeInChangeOrder } from '../paging/changePaging.js';
-import type { ChangeReads,ChangeRow,ResumeBounds } from '../engine/readSteps.js';
+import type { ChangeReads, ChangeRow, ResumeBounds } from '../engine/readSteps.js';
 import type { Db } from './db.js';
 
 /** The parameters of a read in change order (see `resumeBounds`): tenant or table, bounds, rows wanted. */

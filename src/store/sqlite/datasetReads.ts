@@ -1,4 +1,4 @@
-import type { DatasetSteps,ExportedUser } from '../engine/snapshotSteps.js';
+import type { DatasetSteps, ExportedUser } from '../engine/snapshotSteps.js';
 import type { TableRow } from '../engine/readSteps.js';
 import type { Db } from './db.js';
 

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { DEFAULT_WRITE_WAIT_MS,SchemaTooNew } from '../vocabulary/storeErrors.js';
+import { DEFAULT_WRITE_WAIT_MS, SchemaTooNew } from '../vocabulary/storeErrors.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;

@@ -1,7 +1,7 @@
 import type { UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { Period } from '../../domain/periods.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { FieldSteps,UserGroupPeriod } from '../engine/loadSteps.js';
+import type { FieldSteps, UserGroupPeriod } from '../engine/loadSteps.js';
 import { stampTime } from './changeStamps.js';
 import type { Db } from './db.js';
 import { stampAllRecords } from './recordTexts.js';

@@ -1,7 +1,7 @@
-import { dateRange,type ReportingFilter } from '../../domain/reportingFilter.js';
+import { dateRange, type ReportingFilter } from '../../domain/reportingFilter.js';
 import { EMPTY_LISTING } from '../paging/attributionListing.js';
-import { ALL_POSITIONS,filteredRecords } from '../paging/filteredRecords.js';
-import type { KeyedRow,PagedSource } from '../engine/pagedSource.js';
+import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
+import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
 
 /**

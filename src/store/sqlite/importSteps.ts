@@ -1,4 +1,4 @@
-import type { StoredImport,StoredImportTable } from '../../domain/importJson.js';
+import type { StoredImport, StoredImportTable } from '../../domain/importJson.js';
 import type { ImportSteps } from '../engine/apiWriteSteps.js';
 import type { PendingImport } from '../vocabulary/writeShapes.js';
 import type { Db } from './db.js';

@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import type { ArchivedManager,InvariantReads,PositionGap,SlotOverlap,UserFragments } from '../engine/snapshotSteps.js';
+import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../engine/snapshotSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import type { Violation } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';

@@ -1,4 +1,4 @@
-import type { KeySteps,StoredKey } from '../engine/readSteps.js';
+import type { KeySteps, StoredKey } from '../engine/readSteps.js';
 import type { NewKey } from '../engine/transactionSteps.js';
 import type { KeyInfo } from '../vocabulary/tenancy.js';
 import type { Db } from './db.js';

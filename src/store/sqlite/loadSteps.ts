@@ -1,11 +1,11 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import type { LoadSteps,StoredUser } from '../engine/loadSteps.js';
+import type { LoadSteps, StoredUser } from '../engine/loadSteps.js';
 import { attributionSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
 import { stampTime } from './changeStamps.js';
-import { bothTexts,userRerender } from './recordTexts.js';
+import { bothTexts, userRerender } from './recordTexts.js';
 import { directLookups } from './writerCache.js';
 
 /**

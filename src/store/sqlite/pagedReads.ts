@@ -1,4 +1,4 @@
-import type { JoinedRows,PagedSource } from '../engine/pagedSource.js';
+import type { JoinedRows, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
 
 /** A paged source of this engine: every answer is there when the call returns. */

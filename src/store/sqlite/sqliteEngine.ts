@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import type { Engine } from '../engine/engine.js';
-import { SchemaTooNew,StoreBusy,StoreFull,StoreOpenError,StoreOpenFull,StoreUnusable } from '../vocabulary/storeErrors.js';
+import { SchemaTooNew, StoreBusy, StoreFull, StoreOpenError, StoreOpenFull, StoreUnusable } from '../vocabulary/storeErrors.js';
 import type { StoreLog } from '../vocabulary/storeLog.js';
 import { backupDatabase } from './backup.js';
-import { startCheckpointer,type Checkpointer } from './checkpointer.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { datasetSteps } from './datasetReads.js';
-import { inReadTransaction,inWriteTransaction,isDatabaseBusy,isDiskFull,openDatabase,type Db } from './db.js';
+import { inReadTransaction, inWriteTransaction, isDatabaseBusy, isDiskFull, openDatabase, type Db } from './db.js';
 import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { sqliteReads } from './reads.js';

@@ -1,4 +1,4 @@
-import type { StoredUserRow,UserSteps } from '../engine/apiWriteSteps.js';
+import type { StoredUserRow, UserSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { userRerender } from './recordTexts.js';

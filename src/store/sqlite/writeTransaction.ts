@@ -1,5 +1,5 @@
 import { runTenantWrite } from '../writes/runTenantWrite.js';
-import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';

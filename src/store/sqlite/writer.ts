@@ -1,7 +1,7 @@
 import type { StoreLog } from '../vocabulary/storeLog.js';
-import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 import { startWriteThread } from '../threads/writeThreadClient.js';
-import { CHECKPOINT_BY_ITSELF,type WriterData } from './writerProtocol.js';
+import { CHECKPOINT_BY_ITSELF, type WriterData } from './writerProtocol.js';
 
 export interface Writer {
   write<W extends TenantWrite>(tenantId: number, write: W): Promise<WriteOutcome<WrittenBy<W>>>;

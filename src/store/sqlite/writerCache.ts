@@ -1,6 +1,6 @@
 import type { UserRef } from '../../domain/userRef.js';
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { periodsOverlap,type Period } from '../../domain/periods.js';
+import { periodsOverlap, type Period } from '../../domain/periods.js';
 import type { Db } from './db.js';
 
 /**

@@ -10,7 +10,7 @@ import { workerData } from 'node:worker_threads';
 import { serveWrites } from '../threads/writeThreadService.js';
 import { tenantWriter } from './writeTransaction.js';
 import { openDatabase } from './db.js';
-import { CHECKPOINT_BY_ITSELF,type WriterData } from './writerProtocol.js';
+import { CHECKPOINT_BY_ITSELF, type WriterData } from './writerProtocol.js';
 
 /** SQLite's own threshold (pages in the WAL) for a commit that checkpoints. */
 const AUTOCHECKPOINT_PAGES = 1000;

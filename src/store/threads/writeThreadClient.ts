@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
 import { StoreUnavailable } from '../vocabulary/storeErrors.js';
 import type { StoreLog } from '../vocabulary/storeLog.js';
-import type { TenantWrite,WriteOutcome,WrittenBy } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 import { startThread } from './startThread.js';
-import { STOP,wallClockMs,type WriteReply,type WriteRequest } from './writeThreadProtocol.js';
+import { STOP, wallClockMs, type WriteReply, type WriteRequest } from './writeThreadProtocol.js';
 
 export interface WriteThread {
   write<W extends TenantWrite>(tenantId: number, write: W): Promise<WriteOutcome<WrittenBy<W>>>;

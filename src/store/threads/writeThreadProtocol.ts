@@ -1,4 +1,4 @@
-import type { TenantWrite,WriteOutcome } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WriteOutcome } from '../vocabulary/writeShapes.js';
 
 /** A write handed to a write thread (writeThreadClient.ts, served by writeThreadService.ts). */
 export interface WriteRequest {

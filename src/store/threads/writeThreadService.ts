@@ -1,7 +1,7 @@
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { WriteOutcome } from '../vocabulary/writeShapes.js';
-import { STOP,type WriteReply,type WriteRequest } from './writeThreadProtocol.js';
+import { STOP, type WriteReply, type WriteRequest } from './writeThreadProtocol.js';
 
 /** What a write thread does with the messages of its server (writeThreadClient.ts). */
 export interface WriteService {

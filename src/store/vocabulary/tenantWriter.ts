@@ -1,7 +1,7 @@
 import type { MonthIndex } from '../../domain/months.js';
 import type { AttributeValue } from '../../domain/userItems.js';
-import type { ReportingUser,StatementLine } from '../../domain/reportingJson.js';
-import type { TableField,TableRecordInput } from '../../domain/tableJson.js';
+import type { ReportingUser, StatementLine } from '../../domain/reportingJson.js';
+import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 
 /**
  * How data enters a tenant (`import`, `seed`, test fixtures), whatever the engine: the writer

@@ -1,8 +1,8 @@
-import type { ArchiveItem } from '../../domain/archiveItems.js';
-import type { Upsert } from '../../domain/bulkItems.js';
-import type { AttributeValue,UserUpsert } from '../../domain/userItems.js';
-import type { RulesBroken } from '../../domain/bulkItems.js';
+
 import type { ImportError } from '../../domain/importJson.js';
+import type { ArchiveItem } from '../../domain/archiveItems.js';
+import type { Upsert, RulesBroken } from '../../domain/bulkItems.js';
+import type { AttributeValue, UserUpsert } from '../../domain/userItems.js';
 /**
  * How a write is made: `idempotencyKey`, the request's `Idempotency-Key` (docs/rules.md#retries):
  * sent again within a day, the write answers what it wrote the first time, writing nothing.
@@ -115,3 +115,15 @@ export interface PendingImport {
   readonly owner: string | null;
   readonly heartbeatAt: number | null;
 }
+
+/**
+ * Imports of data tables (docs/rules.md#table-imports), whatever the engine. A push is stored
+ * at once (the import's row, its tables, and the pushed lines as JSON text), in the push's
+ * transaction; the import then runs in the background, a table per transaction: the table's
+ * records and its finished state commit together, so that a table is imported whole or not at
+ * all, and never twice. The import's row is written before any data: its last word (a full
+ * disk) is an update of rows already there.
+ */
+
+/** Lines per stored chunk of a push. */
+export const LINES_PER_CHUNK = 1000;

@@ -1,8 +1,8 @@
 import type { BulkSteps } from '../engine/apiWriteSteps.js';
-import { itemRulesBroken,managerCycle,type RulesBroken,type Upsert } from '../../domain/bulkItems.js';
-import { changedFragments,groupItems,groupSlot,managerCycleAfter,managerItems,managerSlot,namesOf,newManagerEdges,payloadOverlapOf,resolveItems,slotWrites,touchedMonths,type Resolved,type ResolvedGroup,type ResolvedManager } from '../../domain/bulkPlan.js';
+import { itemRulesBroken, managerCycle, type RulesBroken, type Upsert } from '../../domain/bulkItems.js';
+import { changedFragments, groupItems, groupSlot, managerCycleAfter, managerItems, managerSlot, namesOf, newManagerEdges, payloadOverlapOf, resolveItems, slotWrites, touchedMonths, type Resolved, type ResolvedGroup, type ResolvedManager } from '../../domain/bulkPlan.js';
 import type { UserUpsert } from '../../domain/userItems.js';
-import type { BulkOutcome,WrittenItem } from '../vocabulary/writeShapes.js';
+import type { BulkOutcome, WrittenItem } from '../vocabulary/writeShapes.js';
 
 /**
  * `PUT /v1/users/groups/bulk` on any engine, inside the engine's write transaction. In

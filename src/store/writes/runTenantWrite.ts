@@ -1,8 +1,8 @@
-import type { TenantWrite,WrittenBy,WriteOutcome } from '../vocabulary/writeShapes.js';
+import type { TenantWrite, WrittenBy, WriteOutcome } from '../vocabulary/writeShapes.js';
 import type { TenantWriteSteps } from '../engine/apiWriteSteps.js';
 import { bulkUpsertWith } from './attributionBulk.js';
-import { keyReused,REMEMBERED_FOR_MS } from './idempotency.js';
-import { claimWith,failTableWith,finishWith,importTableWith,pushWith } from '../imports/tableImports.js';
+import { keyReused, REMEMBERED_FOR_MS } from './idempotency.js';
+import { claimWith, failTableWith, finishWith, importTableWith, pushWith } from '../imports/tableImports.js';
 import { archiveUsersWith } from './userArchive.js';
 import { upsertUsersWith } from './userBulk.js';
 

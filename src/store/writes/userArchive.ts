@@ -1,5 +1,5 @@
 import type { ArchiveSteps } from '../engine/apiWriteSteps.js';
-import { managersStillInCharge,resolveArchives,type ArchiveItem } from '../../domain/archiveItems.js';
+import { managersStillInCharge, resolveArchives, type ArchiveItem } from '../../domain/archiveItems.js';
 import type { WriteOutcome } from '../vocabulary/writeShapes.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { StoredUserRow,UserSteps } from '../engine/apiWriteSteps.js';
+import type { StoredUserRow, UserSteps } from '../engine/apiWriteSteps.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { renderUser,type ReportingUser } from '../../domain/reportingJson.js';
-import { planUsers,userObject,type AttributeValue,type StoredUserState,type UserUpsert } from '../../domain/userItems.js';
+import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
+import { planUsers, userObject, type AttributeValue, type StoredUserState, type UserUpsert } from '../../domain/userItems.js';
 import { renderUserReference } from '../../domain/v2Json.js';
 import type { UserRerender } from '../engine/commonWriteSteps.js';
 import type { WriteOutcome } from '../vocabulary/writeShapes.js';

@@ -7,7 +7,7 @@ import { parseMonth } from '../../../src/domain/months.js';
 import type { Principal } from '../../../src/store/vocabulary/tenancy.js';
 import type { Source } from '../../../src/store/vocabulary/readShapes.js';
 import type { Store } from '../../../src/store/store.js';
-import { example,exportOf,importInto } from '../../support/datasets.js';
+import { example, exportOf, importInto } from '../../support/datasets.js';
 import { tempDatabase } from '../../support/harness.js';
 
 /**

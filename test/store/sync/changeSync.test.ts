@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe,test } from 'node:test';
+import { describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import fc from 'fast-check';
 import type { ChangedSource } from '../../../src/store/vocabulary/readShapes.js';
 import type { Store } from '../../../src/store/store.js';
 import type { TenantWriter } from '../../../src/store/vocabulary/tenantWriter.js';
-import { fixtureLine,fixtureUser } from '../../support/fixture.js';
+import { fixtureLine, fixtureUser } from '../../support/fixture.js';
 import { tempDatabase } from '../../support/harness.js';
 
 /**

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { Principal } from '../../../src/store/vocabulary/tenancy.js';
 import type { Store } from '../../../src/store/store.js';
 import { buildFixture } from '../../support/fixture.js';
-import { tempDatabase,withOtherStore } from '../../support/harness.js';
+import { tempDatabase, withOtherStore } from '../../support/harness.js';
 import { BEFORE_V2 } from '../../support/undoMigrations.js';
 import { withoutTime } from '../../support/v2Mapping.js';
 

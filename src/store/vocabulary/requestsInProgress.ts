@@ -1,5 +1,12 @@
-import type { RequestsInProgress } from '../vocabulary/requestCount.js';
+
 import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * The requests of a server, counted by the server in memory its threads share: at index 0 those
+ * in progress (admitted, not yet answered), at 1 those admitted so far (wrapping). The store's
+ * background work reads them from its own thread, and gives way to the requests.
+ */
+export type RequestsInProgress = Int32Array;
 
 const IN_PROGRESS = 0;
 const ADMITTED = 1;

@@ -1,0 +1,61 @@
+import { keyIdOf, newKey } from '../apiKeys.js';
+import { textCheckFor } from '../loading/loadChecks.js';
+import { TenantLoader } from '../loading/tenantLoader.js';
+import type { KeyCheck } from '../requests/keyCheck.js';
+import type { AdminStore } from '../store.js';
+import type { StoreContext } from '../storeContext.js';
+import { TenantNotEmpty } from '../vocabulary/storeErrors.js';
+import { datasetReads } from './datasetReading.js';
+import { checkInvariants } from './invariantCheck.js';
+
+/**
+ * Administration over any engine: tenants and their keys (docs/rules.md#keys), loads in one
+ * transaction of the tenant, exports from one snapshot, the database's checks, backup and
+ * compaction. The one implementation behind every command that administers data.
+ */
+export function administration({ engine }: StoreContext, keyChecks: Pick<KeyCheck, 'forget'>): AdminStore {
+  const { reads, keys } = engine;
+  const checkText = textCheckFor(engine.textHoldsNul);
+  return {
+    findTenant: async (name) => reads.findTenant(name),
+    createKey: (tenantName, scope = 'write') =>
+      engine.inWriteTransaction(async (steps) => {
+        const tenant = await steps.ensureTenant(tenantName);
+        const { id, key, secretHash } = newKey();
+        await steps.insertKey({ id, tenantId: tenant.id, secretHash, createdAt: new Date().toISOString(), scope });
+        return { id, key };
+      }),
+    async revokeKey(keyOrId) {
+      const revoked = await keys.revoke(keyIdOf(keyOrId), new Date().toISOString());
+      // A commit on the read connection itself, which its change counter does not count.
+      keyChecks.forget();
+      return revoked;
+    },
+    listKeys: async (tenantName) => keys.list(tenantName),
+    loadTenant: (tenantName, options, work) =>
+      engine.inWriteTransaction(async (steps) => {
+        const tenant = await steps.ensureTenant(tenantName);
+        await steps.lockTenant(tenant.id);
+        if (options.mustBeEmpty && (await steps.hasData(tenant.id))) {
+          throw new TenantNotEmpty(`tenant ${JSON.stringify(tenantName)} already has data; seed another tenant or database`);
+        }
+        if (options.replace) await steps.deleteData(tenant.id);
+        await steps.dataChanged(tenant.id);
+        const stamp = await steps.nextStamp(tenant.id, options.replace === true);
+        return work(await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+      }),
+    readTenant: (tenantName, work) =>
+      engine.inSnapshot(async (steps) => {
+        const tenant = await steps.reads.findTenant(tenantName);
+        return tenant && work(datasetReads(steps, tenant));
+      }),
+    check: () => engine.inSnapshot((steps) => checkInvariants(steps.invariants)),
+    distribution: async () => engine.distribution?.(),
+    backup: (target) => engine.backup(target),
+    async compact() {
+      const bytesBefore = await engine.databaseBytes();
+      await engine.compact();
+      return { bytesBefore, bytesAfter: await engine.databaseBytes() };
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { parseKey, secretMatches } from '../apiKeys.js';
+import type { RequestStore } from '../store.js';
+import type { StoreContext } from '../storeContext.js';
+import type { Principal } from '../vocabulary/tenancy.js';
+import type { ReadServer } from './readRouting.js';
+import { rememberedKeys, type KnownKey } from './rememberedKeys.js';
+
+/**
+ * What a key grants: its tenant, what a read of the tenant needs at once, and the server its
+ * reads go to (the server the key was looked up on: the version is that server's).
+ */
+export interface Grant extends Principal {
+  /** The key's id, to look it up again on another server. */
+  readonly keyId: string;
+  /** The dimension fields of a record whose user holds no group. */
+  emptyFragment: string;
+  /** The version of the tenant's data when the key was looked up (see `Total.version`). */
+  dataVersion: string;
+  /** A read replica, or the primary (`undefined`). */
+  server: ReadServer;
+  /** The replica's replay position known before its reads (a lower bound). */
+  position: bigint | undefined;
+}
+
+/** The principal as the store made it: every principal a store hands out is a grant. */
+export const grantOf = (principal: Principal): Grant => principal as Grant;
+
+/**
+ * The version as the store hands it out: opaque, distinct across tenants. It is read with the
+ * key, before the page: a version read before the data can only be older than the data read,
+ * so a client holding it is at worst sent the same page again, never told that a changed page
+ * is unchanged.
+ */
+const versionText = (tenantId: number, stored: string): string => `${tenantId}.${stored}`;
+
+/** A consistency token as the store issues them (the decimal of a log position), or `undefined` for anything else. */
+const positionOf = (token: string | undefined): bigint | undefined => (token !== undefined && /^[0-9]{1,20}$/.test(token) ? BigInt(token) : undefined);
+
+export interface KeyCheck extends Pick<RequestStore, 'authenticate' | 'servedBy'> {
+  /** The grant's reads moved to the primary, with the primary's version of the tenant's data. */
+  moveToPrimary(held: Grant): Promise<void>;
+  /** Forgets the remembered key checks (a commit the engine's change counter does not count). */
+  forget(): void;
+}
+
+/**
+ * The key check of every request (docs/rules.md#keys): the key's id looked up on the server its
+ * reads go to, its secret compared in constant time, the same work whether the id is unknown,
+ * the secret wrong or the key revoked. On an engine that can tell whether anything was committed
+ * (SQLite), the primary's checks are remembered until it was (rememberedKeys.ts).
+ */
+export function keyCheck({ engine, router, unreachable }: StoreContext): KeyCheck {
+  const { keys } = engine;
+  const remembered = engine.changeCounter && rememberedKeys<Grant>(engine.changeCounter);
+  const lookUpKey = async (id: string): Promise<KnownKey<Grant> | null> => {
+    const counter = remembered?.counter();
+    const stored = await keys.lookup(id);
+    const known = stored
+      ? {
+          secretHash: stored.secretHash,
+          grant: stored.revoked
+            ? undefined
+            : ({
+                keyId: id,
+                tenantId: stored.tenantId,
+                emptyFragment: stored.emptyFragment,
+                dataVersion: versionText(stored.tenantId, stored.dataVersion),
+                scope: stored.scope,
+                server: undefined,
+                position: undefined,
+              } satisfies Grant),
+        }
+      : null;
+    if (remembered && counter !== undefined) remembered.remember(id, counter, known);
+    return known;
+  };
+
+  /** The key `keyId` with `secret` looked up on `server`: its grant, or `undefined`. */
+  const grantOn = async (server: ReadServer, position: bigint | undefined, keyId: string, secret: string): Promise<Grant | undefined> => {
+    if (!server) {
+      const recalled = remembered?.recall(keyId);
+      const known = recalled === undefined ? await lookUpKey(keyId) : recalled;
+      // A copy: a request may move its grant to the primary.
+      if (!secretMatches(secret, known?.secretHash)) return undefined;
+      return known?.grant && { ...known.grant };
+    }
+    const stored = await server.keys.lookup(keyId);
+    if (!secretMatches(secret, stored?.secretHash) || !stored || stored.revoked) return undefined;
+    const dataVersion = versionText(stored.tenantId, stored.dataVersion);
+    return { keyId, tenantId: stored.tenantId, emptyFragment: stored.emptyFragment, dataVersion, scope: stored.scope, server, position };
+  };
+
+  return {
+    async authenticate(presented, read) {
+      const parsed = parseKey(presented);
+      if (!parsed) return undefined;
+      if (read === undefined || router === undefined) return grantOn(undefined, undefined, parsed.id, parsed.secret);
+      const { server, position } = await router.choose(positionOf(read.consistency));
+      if (server) {
+        try {
+          const granted = await grantOn(server, position, parsed.id, parsed.secret);
+          if (granted) return granted;
+          // Not valid there: perhaps a key created a moment ago, which the replica has not replayed yet.
+        } catch (error) {
+          router.failed(server, error, unreachable(error));
+        }
+        router.servedByPrimary();
+      }
+      return grantOn(undefined, undefined, parsed.id, parsed.secret);
+    },
+    servedBy(principal) {
+      if (!router) return undefined;
+      const { server, position } = grantOf(principal);
+      return server ? `${server.name};position=${position}` : 'primary';
+    },
+    async moveToPrimary(held) {
+      router?.servedByPrimary();
+      const stored = await keys.lookup(held.keyId);
+      held.server = undefined;
+      held.position = undefined;
+      if (stored) {
+        held.emptyFragment = stored.emptyFragment;
+        held.dataVersion = versionText(stored.tenantId, stored.dataVersion);
+      }
+    },
+    forget: () => remembered?.forget(),
+  };
+}

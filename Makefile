@@ -78,11 +78,13 @@ check-generated: setup
 typecheck: setup
 	npx tsc -p tsconfig.json --noEmit
 
-## The contract (Redocly), then the code: ESLint with types (eslint.config.js) and knip's unused
+## The contract (Redocly), then the code: no import cycle in src/ (madge, type imports counted),
+## ESLint with types (eslint.config.js: the store's rooms, file and function sizes) and knip's unused
 ## files, exports and dependencies (knip.config.ts). After the build: the example and the client's
 ## type tests import compdata/client from dist/, as an integrator's code does.
 lint: setup typecheck build
 	npx @redocly/cli lint openapi/openapi.yaml --config openapi/redocly.yaml --format=summary
+	npx madge --circular --no-spinner --extensions ts --ts-config tsconfig.json src
 	npx eslint .
 	npx knip
 

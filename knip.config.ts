@@ -37,6 +37,7 @@ const config: KnipConfig = {
     'swagger-ui-dist',
     // Run by the Makefile (npx): `make lint`, `make generate` / `make check-generated`, `make coverage`.
     '@redocly/cli',
+    'madge',
     'openapi-typescript',
     'c8',
   ],

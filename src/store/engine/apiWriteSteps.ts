@@ -39,7 +39,7 @@ export interface StoredUserRow {
 }
 
 /** A user row to write, found again by its id. */
-export interface UserRowInput {
+interface UserRowInput {
   readonly id: string;
   readonly email: string;
   readonly json: string;

@@ -21,7 +21,7 @@ export interface WrittenItem {
 }
 
 /** What each kind of write takes and what it answers once written. */
-export interface WriteKinds {
+interface WriteKinds {
   /** `PUT /v1/users/groups/bulk` and `PUT /v1/users/managers/bulk`. */
   attributions: { items: Upsert; written: WrittenItem[] };
   /** `PUT /v1/users/bulk`: the users as stored. */

@@ -1,6 +1,6 @@
 /**
  * `compdata/client`: a typed client of the compdata API, built on openapi-fetch and the types
- * generated from the contract. See the README's "From TypeScript" section.
+ * generated from the contract. See docs/client.md.
  */
 export { createClient, type ClientOptions, type CompdataClient, type GroupPageOptions, type ManagerPageOptions, type PagedRead } from './createClient.js';
 export { BULK_ITEMS_LIMIT, BulkChunkError, type BulkUpsertOptions, type ChunkOptions } from './attributions.js';

@@ -1,9 +1,8 @@
 import type { ServerOptions as HttpServerOptions } from 'node:http';
 
 /**
- * What one client may ask of the server, each with a safe default (README, "Configuration of
- * serve"). Node's HTTP server enforces the header size and the timeouts; the app enforces the
- * rest.
+ * What one client may ask of the server, each with a safe default (docs/configuration.md#limits).
+ * Node's HTTP server enforces the header size and the timeouts; the app enforces the rest.
  */
 export interface Limits {
   /** Requests in progress at once (a streaming page counts until sent); past it, 503. */

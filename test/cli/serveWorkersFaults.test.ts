@@ -8,9 +8,10 @@ import { databaseFor } from '../support/testDatabases.js';
 
 /**
  * `serve --faults SPEC --workers N`, as the command line sets it up: every worker injects
- * faults, each drawing its own, and with a seed each worker meets the same sequence (README,
- * docs/operations.md). Every request goes on a connection of its own, which the primary hands
- * to the workers in turn; which worker served it is read from its log line.
+ * faults, each drawing its own, and with a seed each worker meets the same sequence
+ * (docs/operations.md#faults-on-demand-for-testing-clients). Every request goes on a connection
+ * of its own, which the primary hands to the workers in turn; which worker served it is read
+ * from its log line.
  */
 const REQUESTS = 16;
 

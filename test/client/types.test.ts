@@ -10,23 +10,24 @@ import { assertClientBuilt, root } from './builtPackage.js';
  * `compdata/client` as an integrator does. `typedRecords.ts` must compile (its `Equal` checks
  * hold only for the exact types); `rejected.ts` holds lines marked `@ts-expect-error` that must
  * each be an error (an unused directive is itself an error). Run here so the runner counts it.
- * The README's TypeScript examples ("From TypeScript", "Migrating from v1 to v2") are checked
- * with them.
+ * The TypeScript examples of the docs pages "From TypeScript" (`docs/client.md`) and "Migrating
+ * from v1 to v2" (`docs/v2-migration.md`) are checked with them.
  */
 const configPath = `${root}test/client/types/tsconfig.json`;
 
-/** The first TypeScript block of the README's section `heading`. */
-function readmeExample(heading: string): string {
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const block = /```ts\n([\s\S]*?)```/.exec(section);
-  assert.ok(start >= 0 && block, `the README has a ${heading} example`);
+/** The first TypeScript block of the docs page `path`, whose title is `title`. */
+function pageExample(path: string, title: string): string {
+  const page = readFileSync(`${root}${path}`, 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(page);
+  assert.ok(page.startsWith(`# ${title}\n`) && block, `${path} is the page "${title}" and has its example`);
   return block[1]!;
 }
 
-/** The README's examples, as files of the types folder. */
-const readmeExamples = () => ({ 'readmeExample.ts': readmeExample('From TypeScript'), 'readmeMigration.ts': readmeExample('Migrating from v1 to v2') });
+/** The docs pages' examples, as files of the types folder. */
+const docsExamples = () => ({
+  'clientExample.ts': pageExample('docs/client.md', 'From TypeScript: the typed client'),
+  'migrationExample.ts': pageExample('docs/v2-migration.md', 'Migrating from v1 to v2'),
+});
 
 function loadConfig(): ts.ParsedCommandLine {
   const config = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
@@ -66,7 +67,7 @@ test('compdata/client types: what must compile compiles, what must be refused is
   for (const expected of ['test/client/types/typedRecords.ts', 'test/client/types/rejected.ts', 'examples/reportingTotals.ts']) {
     assert.ok(names.includes(expected), `${expected} is checked`);
   }
-  const examples = readmeExamples();
+  const examples = docsExamples();
   const checked = program(config, examples);
   const diagnostics = ts.getPreEmitDiagnostics(checked);
   assert.deepEqual(described(diagnostics.filter((d) => d.file === undefined)), [], 'no diagnostics outside the files');

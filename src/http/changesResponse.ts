@@ -1,9 +1,10 @@
 import type { Context } from 'koa';
+import { nextLink } from '../domain/nextLink.js';
 import { parsePageRequest, type ParamProblem } from '../domain/paging.js';
 import type { ChangedSource } from '../store/store.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
-import { sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js';
+import { linkTarget, sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js';
 import { problems } from './problems.js';
 import { publicBase } from './publicBase.js';
 
@@ -39,8 +40,7 @@ export async function respondWithChanges(
   const base = publicBase(ctx, config);
   if (answeredNotModified(ctx, page.version, base)) return;
   if (page.next === undefined) return sendEnvelope(ctx, page, { sync_token: page.syncToken! });
-  const next = new URLSearchParams({ ...target.params, limit: String(limit), changed_since: page.next });
-  sendEnvelope(ctx, page, { next: `${base}${target.path}?${next}` });
+  sendEnvelope(ctx, page, { next: nextLink(linkTarget(base, target), { kind: 'sync', limit, token: page.next }) });
 }
 
 /** `limit` (1 to 2000) beside `changed_since`; `offset`, `cursor` and the filters are refused there. */

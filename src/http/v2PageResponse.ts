@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { nextLink } from '../domain/nextLink.js';
 import { storedTimeOf, type Structure } from '../domain/v2Json.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
@@ -36,13 +37,8 @@ export async function respondWithV2Page(
   const base = publicBase(ctx, config);
   if (answeredNotModified(ctx, page.version, base)) return;
   ctx.state.recordsServed = page.count;
-  let next: string | null = null;
-  if (page.nextStartId !== undefined) {
-    const params = new URLSearchParams({ start_id: page.nextStartId, limit: String(limit) });
-    if (query.last_modified_after !== undefined) params.set('last_modified_after', query.last_modified_after);
-    if (query.last_modified_before !== undefined) params.set('last_modified_before', query.last_modified_before);
-    next = `${base}${path}?${params}`;
-  }
+  const filters = [['last_modified_after', query.last_modified_after], ['last_modified_before', query.last_modified_before]] as const;
+  const next = page.nextStartId === undefined ? null : nextLink({ base, path, params: filters }, { kind: 'v2', limit, startId: page.nextStartId });
   const meta = { next_start_id: page.nextStartId ?? null, has_more: page.nextStartId !== undefined, next_url: next };
   sendJoined(ctx, '{"data":[', page.json, `],"meta":${JSON.stringify(meta)}}`);
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { nextLink } from '../domain/nextLink.js';
-import { parsePageRequest, type ParamProblem } from '../domain/paging.js';
+import { parsePageRequest, type LimitBounds, type ParamProblem } from '../domain/paging.js';
 import type { ChangedSource } from '../store/store.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
@@ -32,7 +32,7 @@ export async function respondWithChanges(
   since: string,
   query: ChangesQuery,
 ): Promise<void> {
-  const limit = changesLimit(query);
+  const limit = changesLimit(query, target.limits);
   const page = await store.changes(ctx.state.principal, source, { since, limit });
   if (page === 'unknownTable') throw unknownTable(source.kind === 'tableRecords' ? source.table : '');
   if (page === 'badToken') throw problems.badRequest([{ pointer: '/query/changed_since', message: 'is not a sync token this server issued for this listing' }]);
@@ -43,13 +43,13 @@ export async function respondWithChanges(
   sendEnvelope(ctx, page, { next: nextLink(linkTarget(base, target), { kind: 'sync', limit, token: page.next }) });
 }
 
-/** `limit` (1 to 2000) beside `changed_since`; `offset`, `cursor` and the filters are refused there. */
-function changesLimit(query: ChangesQuery): number {
+/** `limit` (1 to the contract's maximum) beside `changed_since`; `offset`, `cursor` and the filters are refused there. */
+function changesLimit(query: ChangesQuery, limits: LimitBounds): number {
   const errors: ParamProblem[] = [];
   for (const name of NOT_WITH_CHANGED_SINCE) {
     if (query[name] !== undefined) errors.push({ pointer: `/query/${name}`, message: 'cannot be combined with changed_since' });
   }
-  const request = parsePageRequest(undefined, query.limit);
+  const request = parsePageRequest(undefined, query.limit, limits);
   if (Array.isArray(request)) errors.push(...request);
   else if (request.limit === 0) errors.push({ pointer: '/query/limit', message: 'must be at least 1 with changed_since' });
   if (errors.length > 0) throw problems.badRequest(errors);

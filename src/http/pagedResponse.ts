@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { nextLink } from '../domain/nextLink.js';
-import { parsePageRequest } from '../domain/paging.js';
+import { parsePageRequest, type LimitBounds } from '../domain/paging.js';
 import type { Page, Source } from '../store/store.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
@@ -25,6 +25,8 @@ export interface PageTarget {
   path: string;
   /** Filters to carry into `next` besides `limit` and `offset`, in their order. */
   params?: Readonly<Record<string, string | undefined>>;
+  /** The bounds of the operation's `limit`, the contract's (pageLimits.ts). */
+  limits: LimitBounds;
 }
 
 /** The paging parameters of a request, as the contract accepted them (see validatedQuery.ts). */
@@ -48,7 +50,7 @@ export async function respondWithPage(
   target: PageTarget,
   query: PagingQuery,
 ): Promise<void> {
-  const request = parsePageRequest(query.offset, query.limit);
+  const request = parsePageRequest(query.offset, query.limit, target.limits);
   if (Array.isArray(request)) throw problems.badRequest(request);
   const { principal } = ctx.state;
   const base = publicBase(ctx, config);

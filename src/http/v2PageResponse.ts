@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { nextLink } from '../domain/nextLink.js';
+import type { LimitBounds } from '../domain/paging.js';
 import { storedTimeOf, type Structure } from '../domain/v2Json.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
@@ -24,11 +25,12 @@ export interface V2PageQuery {
 export async function respondWithV2Page(
   ctx: Context & { state: RequestState },
   { store, publicBase: config }: Pick<HandlerDeps, 'store' | 'publicBase'>,
-  structure: { id: string; structure: Structure; path: string },
+  structure: { id: string; structure: Structure; path: string; limits: LimitBounds },
   query: V2PageQuery,
 ): Promise<void> {
   const { id, path } = structure;
-  const limit = query.limit === undefined ? 2000 : Number(query.limit);
+  // The contract has checked the range of a `limit` given (`structure.limits`, its bounds).
+  const limit = query.limit === undefined ? structure.limits.default : Number(query.limit);
   const modifiedAfter = timeOf(query.last_modified_after, 'down', 'last_modified_after');
   const modifiedBefore = timeOf(query.last_modified_before, 'up', 'last_modified_before');
   const page = await store.v2Page(ctx.state.principal, structure.structure, { startId: query.start_id, limit, modifiedAfter, modifiedBefore });

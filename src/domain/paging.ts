@@ -1,11 +1,24 @@
 /**
  * Paged reads (docs/rules.md#paging): exact parsing of `offset` and `limit`, and the arithmetic
  * of a page. `offset` goes up to 2^63 - 1, beyond what a JS number holds exactly, so it is a
- * bigint here.
+ * bigint here. The bounds of `limit` are the contract's, given by the caller.
  */
-export const DEFAULT_LIMIT = 2000;
-const MAX_LIMIT = 2000;
 export const MAX_OFFSET = 9223372036854775807n;
+
+/** The bounds of an operation's `limit`: the `minimum`, `maximum` and `default` of its schema in the contract. */
+export interface LimitBounds {
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly default: number;
+}
+
+/**
+ * v1's bounds of `limit` as the contract states them, for a caller with no contract at hand. The
+ * server passes the bounds it read from the contract (test/contract/pageLimits.test.ts checks
+ * that these are the same).
+ */
+export const V1_LIMITS: LimitBounds = { minimum: 0, maximum: 2000, default: 2000 };
+export const DEFAULT_LIMIT = V1_LIMITS.default;
 
 export interface PageRequest {
   offset: bigint;
@@ -21,15 +34,16 @@ export interface ParamProblem {
 const DIGITS = /^[0-9]+$/;
 
 /**
- * Reads `offset` and `limit` from raw query values. Only plain decimal digits are integers here
- * (no sign, exponent, fraction or spaces); leading zeros are allowed.
+ * Reads `offset` and `limit` from raw query values, `limit` within `limits` (its default when
+ * absent). Only plain decimal digits are integers here (no sign, exponent, fraction or spaces);
+ * leading zeros are allowed.
  */
-export function parsePageRequest(rawOffset: unknown, rawLimit: unknown): PageRequest | ParamProblem[] {
+export function parsePageRequest(rawOffset: unknown, rawLimit: unknown, limits: LimitBounds = V1_LIMITS): PageRequest | ParamProblem[] {
   const problems: ParamProblem[] = [];
   const offset = parseBounded(rawOffset, 0n, MAX_OFFSET, 'offset', problems);
-  const limit = parseBounded(rawLimit, 0n, BigInt(MAX_LIMIT), 'limit', problems);
+  const limit = parseBounded(rawLimit, BigInt(limits.minimum), BigInt(limits.maximum), 'limit', problems);
   if (problems.length > 0) return problems;
-  return { offset: offset ?? 0n, limit: limit === undefined ? DEFAULT_LIMIT : Number(limit) };
+  return { offset: offset ?? 0n, limit: limit === undefined ? limits.default : Number(limit) };
 }
 
 function parseBounded(

@@ -1,9 +1,10 @@
 import type { Context } from 'koa';
-import { parsePageRequest, type ParamProblem } from '../domain/paging.js';
+import { nextLink } from '../domain/nextLink.js';
+import { parsePageRequest, type LimitBounds, type ParamProblem } from '../domain/paging.js';
 import type { ChangedSource } from '../store/vocabulary/readShapes.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
-import { sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js';
+import { linkTarget, sendEnvelope, unknownTable, type PageTarget } from './pagedResponse.js';
 import { problems } from './problems.js';
 import { publicBase } from './publicBase.js';
 
@@ -31,7 +32,7 @@ export async function respondWithChanges(
   since: string,
   query: ChangesQuery,
 ): Promise<void> {
-  const limit = changesLimit(query);
+  const limit = changesLimit(query, target.limits);
   const page = await store.changes(ctx.state.principal, source, { since, limit });
   if (page === 'unknownTable') throw unknownTable(source.kind === 'tableRecords' ? source.table : '');
   if (page === 'badToken') throw problems.badRequest([{ pointer: '/query/changed_since', message: 'is not a sync token this server issued for this listing' }]);
@@ -39,17 +40,16 @@ export async function respondWithChanges(
   const base = publicBase(ctx, config);
   if (answeredNotModified(ctx, page.version, base)) return;
   if (page.next === undefined) return sendEnvelope(ctx, page, { sync_token: page.syncToken! });
-  const next = new URLSearchParams({ ...target.params, limit: String(limit), changed_since: page.next });
-  sendEnvelope(ctx, page, { next: `${base}${target.path}?${next}` });
+  sendEnvelope(ctx, page, { next: nextLink(linkTarget(base, target), { kind: 'sync', limit, token: page.next }) });
 }
 
-/** `limit` (1 to 2000) beside `changed_since`; `offset`, `cursor` and the filters are refused there. */
-function changesLimit(query: ChangesQuery): number {
+/** `limit` (1 to the contract's maximum) beside `changed_since`; `offset`, `cursor` and the filters are refused there. */
+function changesLimit(query: ChangesQuery, limits: LimitBounds): number {
   const errors: ParamProblem[] = [];
   for (const name of NOT_WITH_CHANGED_SINCE) {
     if (query[name] !== undefined) errors.push({ pointer: `/query/${name}`, message: 'cannot be combined with changed_since' });
   }
-  const request = parsePageRequest(undefined, query.limit);
+  const request = parsePageRequest(undefined, query.limit, limits);
   if (Array.isArray(request)) errors.push(...request);
   else if (request.limit === 0) errors.push({ pointer: '/query/limit', message: 'must be at least 1 with changed_since' });
   if (errors.length > 0) throw problems.badRequest(errors);

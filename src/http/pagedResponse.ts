@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import { parsePageRequest, type PageRequest } from '../domain/paging.js';
+import { nextLink } from '../domain/nextLink.js';
+import { parsePageRequest, type LimitBounds } from '../domain/paging.js';
 import type { Page, Source } from '../store/vocabulary/readShapes.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
@@ -22,8 +23,10 @@ const ONE_BUFFER_LIMIT = 4 * CHUNK_SIZE;
 export interface PageTarget {
   /** Path of the operation as a client writes it (encoded), without query. */
   path: string;
-  /** Filters to carry into `next` besides `limit` and `offset`. */
+  /** Filters to carry into `next` besides `limit` and `offset`, in their order. */
   params?: Readonly<Record<string, string | undefined>>;
+  /** The bounds of the operation's `limit`, the contract's (pageLimits.ts). */
+  limits: LimitBounds;
 }
 
 /** The paging parameters of a request, as the contract accepted them (see validatedQuery.ts). */
@@ -47,7 +50,7 @@ export async function respondWithPage(
   target: PageTarget,
   query: PagingQuery,
 ): Promise<void> {
-  const request = parsePageRequest(query.offset, query.limit);
+  const request = parsePageRequest(query.offset, query.limit, target.limits);
   if (Array.isArray(request)) throw problems.badRequest(request);
   const { principal } = ctx.state;
   const base = publicBase(ctx, config);
@@ -64,8 +67,8 @@ export async function respondWithPage(
   if (page === 'badCursor') throw badCursor();
   if (answeredNotModified(ctx, page.version, base)) return;
   ctx.state.recordsServed = page.count;
-  const next = page.more ? nextUrl(base, target, request, request.offset + BigInt(page.count), page.cursor) : undefined;
-  writeEnvelope(ctx, page, next);
+  const position = { kind: 'offset', limit: request.limit, offset: request.offset + BigInt(page.count), cursor: page.cursor } as const;
+  writeEnvelope(ctx, page, page.more ? nextLink(linkTarget(base, target), position) : undefined);
 }
 
 function writeEnvelope(ctx: Context, page: Page, next: string | undefined): void {
@@ -123,17 +126,5 @@ export const unknownTable = (table: string) => problems.notFound(`No data table 
 
 const tableOf = (source: Source) => (source.kind === 'tableRecords' ? source.table : '');
 
-function nextUrl(
-  base: string,
-  target: PageTarget,
-  request: PageRequest,
-  offset: bigint,
-  cursor: string | undefined,
-): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(target.params ?? {})) if (value !== undefined) query.set(name, value);
-  query.set('limit', String(request.limit));
-  query.set('offset', String(offset));
-  if (cursor !== undefined) query.set('cursor', cursor);
-  return `${base}${target.path}?${query}`;
-}
+/** Where a v1 listing's `next` points: its path on the public base, its filters in their order. */
+export const linkTarget = (base: string, target: PageTarget) => ({ base, path: target.path, params: Object.entries(target.params ?? {}) });

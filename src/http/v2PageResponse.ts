@@ -1,4 +1,6 @@
 import type { Context } from 'koa';
+import { nextLink } from '../domain/nextLink.js';
+import type { LimitBounds } from '../domain/paging.js';
 import { storedTimeOf, type Structure } from '../domain/v2Json.js';
 import { answeredNotModified } from './conditionalRead.js';
 import type { HandlerDeps, RequestState } from './handlerTypes.js';
@@ -23,11 +25,12 @@ export interface V2PageQuery {
 export async function respondWithV2Page(
   ctx: Context & { state: RequestState },
   { store, publicBase: config }: Pick<HandlerDeps, 'store' | 'publicBase'>,
-  structure: { id: string; structure: Structure; path: string },
+  structure: { id: string; structure: Structure; path: string; limits: LimitBounds },
   query: V2PageQuery,
 ): Promise<void> {
   const { id, path } = structure;
-  const limit = query.limit === undefined ? 2000 : Number(query.limit);
+  // The contract has checked the range of a `limit` given (`structure.limits`, its bounds).
+  const limit = query.limit === undefined ? structure.limits.default : Number(query.limit);
   const modifiedAfter = timeOf(query.last_modified_after, 'down', 'last_modified_after');
   const modifiedBefore = timeOf(query.last_modified_before, 'up', 'last_modified_before');
   const page = await store.v2Page(ctx.state.principal, structure.structure, { startId: query.start_id, limit, modifiedAfter, modifiedBefore });
@@ -36,13 +39,8 @@ export async function respondWithV2Page(
   const base = publicBase(ctx, config);
   if (answeredNotModified(ctx, page.version, base)) return;
   ctx.state.recordsServed = page.count;
-  let next: string | null = null;
-  if (page.nextStartId !== undefined) {
-    const params = new URLSearchParams({ start_id: page.nextStartId, limit: String(limit) });
-    if (query.last_modified_after !== undefined) params.set('last_modified_after', query.last_modified_after);
-    if (query.last_modified_before !== undefined) params.set('last_modified_before', query.last_modified_before);
-    next = `${base}${path}?${params}`;
-  }
+  const filters = [['last_modified_after', query.last_modified_after], ['last_modified_before', query.last_modified_before]] as const;
+  const next = page.nextStartId === undefined ? null : nextLink({ base, path, params: filters }, { kind: 'v2', limit, startId: page.nextStartId });
   const meta = { next_start_id: page.nextStartId ?? null, has_more: page.nextStartId !== undefined, next_url: next };
   sendJoined(ctx, '{"data":[', page.json, `],"meta":${JSON.stringify(meta)}}`);
 }

@@ -132,8 +132,8 @@ export function applyOverride<T extends Period>(stored: readonly T[], incoming: 
  * upsert overrides the months it covers among the attributions of its slot (`slotOf` names
  * the slot, e.g. a user id and dimension id), then joins them, so the last one written wins
  * its months. A piece of a cut-back row is `{ ...row, start, end }`: rows must be plain
- * objects. The handler uses this to see the manager attributions that a request would leave
- * (for the cycle check) before it writes anything.
+ * objects. The bulk plan (bulkPlan.ts) uses this to see the manager attributions that a request
+ * would leave (for the cycle check) before anything is written.
  */
 export function applyUpserts<T extends Period>(
   stored: readonly T[],

@@ -12,13 +12,13 @@ interface ParsedFor {
  * scenario (a request that does almost nothing else) measures it. Two overrides:
  *
  * - `getOperations()` / `getOperation(id)`: the list, built once. The stock router rebuilds the
- *   whole list from the document with lodash on each call (about 40 µs for this contract), once
+ *   whole list from the document with lodash on each call, once
  *   per routed request on a literal path and twice on a templated one. Relies on: the document
  *   does not change after start-up, and no caller changes the list or its operations.
  * - `matchOperation`: on a path that is no operation's literal path (a templated one, such as
  *   `/v2/reporting/{table_id}/statements`), the stock router compiles a RegExp of every
- *   operation's path and sorts the matches with lodash, on every request (about 7% of the busy
- *   time of a v2 page of 100 records in `make bench-profile SCENARIO=v2-deep-small`). Here the
+ *   operation's path and sorts the matches with lodash, on every request (`make bench-profile
+ *   SCENARIO=v2-deep-small` shows its cost). Here the
  *   patterns are compiled and ordered once; the match, its order (most literal characters
  *   first, then the document's order) and the 404 and 405 errors are the stock router's.
  * - `parseRequest`: `handleRequest` parses the same request three times (before routing, after
@@ -28,7 +28,7 @@ interface ParsedFor {
  *   per request, operation and body (the body is put on the request after the key is accepted,
  *   between the two calls that would share it), and callers after the first get their own
  *   `params`, `query`, `headers` and `cookies` objects, since request validation coerces those
- *   in place. Saves 5 to 9 µs a request. Relies on: `handleRequest` calling `parseRequest` in
+ *   in place. Relies on: `handleRequest` calling `parseRequest` in
  *   that order on the request it was given, which nothing changes between the calls but its
  *   body.
  *

@@ -15,8 +15,7 @@ const CHUNK_SIZE = 64 * 1024;
  * The largest answer sent as one Buffer (a copy of the page) rather than as a stream of
  * chunks. Koa sends a stream through `stream.pipeline`, whose end makes an AbortError (a
  * DOMException with its stack) per answer: for a page of 100 records just past one chunk
- * that cost more than copying it (3.5% of a v2 page's busy time in `make bench-profile
- * SCENARIO=v2-deep-small`, where v1's page of 100, just under one chunk, paid nothing).
+ * that costs more than copying it (`make bench-profile SCENARIO=v2-deep-small` shows it).
  */
 const ONE_BUFFER_LIMIT = 4 * CHUNK_SIZE;
 

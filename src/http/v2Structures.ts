@@ -18,8 +18,7 @@ export interface ListedStructure {
 /**
  * The table key of each data table structure id derived so far. An id is a hash of its table's
  * key, the same for every tenant, so a page of a table's records finds its key here instead of
- * listing the tenant's tables with their record counts on every request (about 40 µs with one
- * table on SQLite, in process). A key learnt from another tenant names no table of this one, and
+ * listing the tenant's tables with their record counts on every request. A key learnt from another tenant names no table of this one, and
  * its page is the same 404. Forgotten (and learnt again) past {@link KNOWN_KEYS_AT_MOST} keys.
  */
 const KNOWN_KEYS_AT_MOST = 10_000;

@@ -2,23 +2,17 @@ import type { LoadSteps } from '../engine/loadSteps.js';
 import type { Queryable } from './connection.js';
 
 /**
- * The planner's statistics kept in step with a large load (PostgreSQL). The planner chooses how
- * to run each statement from statistics that ANALYZE gathers, which autovacuum runs only after
- * transactions commit. A load that writes far more rows into a tenant than the statistics know
- * of (a tenant analysed while it held one record, then an import of 100,000) is planned as if
- * the tenant still held one: a lookup of 250 ids then reads every row of the tenant with the ids
- * as a filter instead of probing the unique index, and a join of a batch with the tenant's rows
- * loops over all of them; the load's cost grows with the square of its size. Measured: such an
- * import of 100,000 records ran for minutes, one UPDATE of a batch of dimension fields took 119
- * s, and a table import of 20,000 records into a table analysed with one record spent 120 ms a
- * batch by its end on the lookup alone.
+ * The planner's statistics kept in step with a large load (PostgreSQL; docs/operations.md says
+ * why). Autovacuum analyses a table only after transactions commit, so a load far larger than
+ * what the statistics know of the tenant would be planned as if the tenant were still small:
+ * lookups of a batch's ids filter the tenant's rows instead of probing the unique index, and the
+ * load's cost grows with the square of its size.
  *
  * So a load analyses a table it writes when its own rows there reach {@link FIRST_ANALYZE}, then
- * twice as many, and so on (a few times per load, about as many ANALYZEs as doublings). ANALYZE
- * inside the load's transaction counts the transaction's own rows, and a new ANALYZE makes the
- * connection plan its prepared statements again. Only the columns that statements look rows up
- * by are analysed (the bodies are large and never a condition). SKIP_LOCKED: while another load
- * of the same table holds its ANALYZE lock (until that load commits), this one goes on without.
+ * at each doubling. ANALYZE inside the load's transaction counts the transaction's own rows, and
+ * new statistics make the connection plan its prepared statements again. Only the columns that
+ * statements look rows up by are analysed. SKIP_LOCKED: while another load holds the table's
+ * ANALYZE lock, this one goes on without.
  */
 const FIRST_ANALYZE = 5_000;
 

@@ -328,8 +328,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tenant_state DROP COLUMN sync_seq
   `,
   // 14 and 15: no foreign key on the two tables an import writes a row of per record. PostgreSQL
-  // checks a foreign key with a lookup and a row lock per row inserted: 40% of the time of
-  // inserting a table's records. The rows they referred to are deleted by one statement
+  // checks a foreign key with a lookup and a row lock per row inserted, a large part of the cost
+  // of inserting a table's records. The rows they referred to are deleted by one statement
   // (writeSteps.ts), after the records of the tenant (tenants themselves are never deleted), and
   // `compdata check` reports a record left without its table (invariantReads.ts). An entry each,
   // as 13.

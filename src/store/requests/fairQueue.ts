@@ -4,22 +4,19 @@ const TURN_BUDGET_MS = 5;
 export type Run = <T>(work: () => T | PromiseLike<T>) => Promise<T>;
 
 /**
- * Runs the synchronous part of each operation handler (the database reads of the SQLite engine,
- * a page of 2000 records taking a millisecond or more; the validation and hand-over of a write
- * to the writer thread) in the order it was asked for, a few milliseconds of it per turn of the
- * event loop.
+ * Runs the reads that hold the thread (the SQLite engine's: a page is one statement on the
+ * event loop) in the order they were asked for, a few milliseconds of them per turn of the
+ * event loop. The store applies it where its engine says reads are synchronous
+ * (`Engine.synchronousReads`); writes do not pass through it (they run in the writer thread).
  *
  * Why: Node reads every ready socket in one turn, and every request read there would run its
- * handler in that same turn, and Node accepts a new connection only once per turn: under load a
- * new connection would wait behind whole turns of handlers (bench/acceptTurns.ts shows it).
+ * read in that same turn, and Node accepts a new connection only once per turn: under load a
+ * new connection would wait behind whole turns of reads (bench/acceptTurns.ts shows it).
  * Through this queue a turn does at most `budgetMs` of work (and always at least one piece),
  * then polls for I/O again: connections are accepted at once, and requests are served first
  * come, first served.
  *
  * `clock` tells the time in milliseconds (a test's own clock makes its turns exact).
- *
- * Order: work runs in the order of the calls. A write is committed by the writer thread after
- * its handler's turn here, so a read sees a write once the write has been answered.
  */
 export function fairQueue(budgetMs = TURN_BUDGET_MS, clock: () => number = () => performance.now()): Run {
   const queue: (() => void)[] = [];

@@ -19,7 +19,7 @@ endif
 # the client, SQLite's internals, process options) and run once. A new file runs on both
 # engines unless it is listed here.
 ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite test/store/threads \
-  test/store/fairQueue.test.ts test/store/sync/mergeInChangeOrder.test.ts \
+  test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
     serveRateLimit.test.ts serveWorkersFaults.test.ts) \

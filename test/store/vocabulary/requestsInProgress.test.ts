@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countRequests, giveWayToRequests, sharedRequestCount } from '../../../src/store/vocabulary/requestsInProgress.js';
+import { countRequests,giveWayToRequests,sharedRequestCount } from '../../../src/store/vocabulary/requestsInProgress.js';
 
 /** Which of `a` and `b` settles first. */
 const first = (a: Promise<unknown>, b: Promise<unknown>) => Promise.race([a.then(() => 'a'), b.then(() => 'b')]);

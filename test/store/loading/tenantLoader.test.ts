@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { DatasetError } from '../../src/domain/datasetError.js';
-import type { TenantWriter } from '../../src/store/vocabulary/tenantWriter.js';
-import { EXAMPLE_BYTES, exportOf, importInto } from '../support/datasets.js';
-import { buildFixture, fixtureLine, fixtureUser } from '../support/fixture.js';
-import { tempDatabase, type TempDatabase } from '../support/harness.js';
+import { describe,test } from 'node:test';
+import { DatasetError } from '../../../src/domain/datasetError.js';
+import type { TenantWriter } from '../../../src/store/vocabulary/tenantWriter.js';
+import { EXAMPLE_BYTES,exportOf,importInto } from '../../support/datasets.js';
+import { buildFixture,fixtureLine,fixtureUser } from '../../support/fixture.js';
+import { tempDatabase,type TempDatabase } from '../../support/harness.js';
 
 /**
  * Loading data into a tenant (`Store.loadTenant` and its writer), on the engine of the run:

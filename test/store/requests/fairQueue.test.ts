@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { fairQueue } from '../../src/store/requests/fairQueue.js';
+import { describe,it } from 'node:test';
+import { fairQueue } from '../../../src/store/requests/fairQueue.js';
 
 describe('fairQueue', () => {
   it('runs work in the order it was asked for, and gives each caller its result', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { rememberedKeys } from '../../src/store/requests/rememberedKeys.js';
+import { describe,it } from 'node:test';
+import { rememberedKeys } from '../../../src/store/requests/rememberedKeys.js';
 
 const known = (grant: string) => ({ secretHash: Buffer.alloc(32, 1), grant });
 

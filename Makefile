@@ -86,8 +86,14 @@ lint: setup typecheck build
 	npx eslint .
 	npx knip
 
+# dist/.built is written last by `npm run build`, which `npm ci` runs too (the prepare script):
+# the build is made again only when something it is made from is newer, not a second time right
+# after `make setup` made it (checked when the recipe runs, after setup).
+BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml tsconfig.json tsconfig.build.json \
+  tsconfig.client.json scripts/contractJson.mjs package.json
 build: setup
-	npm run --silent build
+	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
+	  echo "npm run --silent build"; npm run --silent build; fi
 
 ## Five passes side by side, each one file at a time in one process: the engine-free files once,
 ## the engine files on SQLite, and on PostgreSQL, the paging, bulk and sync tests through PgBouncer,

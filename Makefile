@@ -12,6 +12,11 @@ ifneq ($(NODE_BIN),)
   export PATH := $(NODE_BIN):$(PATH)
 endif
 
+# Node keeps the code it compiles (V8's code cache) in node_modules/.cache/node-compile: the
+# hundreds of processes a test run starts (CLI commands, servers, tsc, ESLint) compile each
+# module once, not once per process. Node checks each entry against the file's contents.
+export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
+
 # Every test file runs on SQLite. Those whose subject the engine changes (the store's behaviour,
 # HTTP through the store, the CLI's commands over a database, datasets, sync) run on PostgreSQL
 # too, with the PostgreSQL engine's own tests; the files listed in ENGINE_FREE test what no

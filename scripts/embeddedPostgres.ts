@@ -1,8 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { scratchDirectory } from './scratchDirectory.js';
 
 /**
  * The package to start servers from: ours (PostgreSQL 15), or another install of it given by
@@ -62,11 +62,11 @@ export interface ClusterOptions {
 
 /**
  * Starts a cluster. A throwaway one (no `directory`) is tuned for data nobody keeps: no fsync,
- * no full pages in the WAL.
+ * no full pages in the WAL, its files in memory when there is room (scratchDirectory.ts).
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const throwaway = options.directory === undefined;
-  const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'compdata-pg-'));
+  const directory = options.directory ?? scratchDirectory('compdata-pg-');
   mkdirSync(directory, { recursive: true });
   chmodSync(directory, 0o711); // the unprivileged user reaches its data dir inside
   const port = options.port ?? (await freePort());

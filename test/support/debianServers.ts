@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, chmodSync, chownSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { scratchDirectory } from '../../scripts/scratchDirectory.js';
 
 /**
  * Real database servers from Debian's packages, for the tests of several servers (a primary and
@@ -48,9 +48,9 @@ function serverUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-/** A directory of our own that the server user owns (and may write). */
+/** A directory of our own that the server user owns (and may write), in memory when there is room (scratchDirectory.ts). */
 function serverDirectory(prefix: string): string {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
+  const directory = scratchDirectory(prefix);
   chmodSync(directory, 0o700);
   const user = serverUser();
   if (user) chownSync(directory, user.uid, user.gid);

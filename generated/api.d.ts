@@ -1679,6 +1679,14 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description What the API reference page may load and do: everything from this server only (its
+         *     icons are `data:` images), requests to this server only, and no other page may frame it
+         *     (`frame-ancestors 'none'`).
+         */
+        DocsContentSecurityPolicy: string;
+        /** @description The page's links and requests send no `Referer`. */
+        DocsReferrerPolicy: "no-referrer";
+        /**
          * @description The consistency token of this write (extension): sent back in `Compdata-Consistency` on a
          *     read, it makes sure the read sees this write, whichever server answers it. Present when
          *     the server reads from PostgreSQL (see "Read replicas"). Opaque; tokens of later writes
@@ -2882,6 +2890,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Content-Security-Policy": components["headers"]["DocsContentSecurityPolicy"];
+                    "Referrer-Policy": components["headers"]["DocsReferrerPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

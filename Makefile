@@ -23,7 +23,7 @@ ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite 
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
     serveRateLimit.test.ts serveWorkersFaults.test.ts) \
-  $(addprefix test/http/,apiSetup.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
+  $(addprefix test/http/,apiSetup.test.ts badRequests.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
     docsPage.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
     rateLimitBuckets.test.ts rateLimits.test.ts validatedQuery.test.ts)
 ALL_TESTS := $(shell find test -name '*.test.ts' -not -path 'test/client/types/*' | sort)

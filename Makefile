@@ -33,9 +33,11 @@ POSTGRES_TESTS := $(filter test/store/postgres/%,$(ALL_TESTS))
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 # The paging, bulk, sync and table-import tests again through PgBouncer in transaction pooling
 # (Debian's postgresql-15 and pgbouncer; skipped, saying why, without them; imports run on a
-# connection of their own thread): test/support/withPgBouncer.ts.
+# connection of their own thread), and `serve` behind it with a URL that says nothing of
+# `prepared` (skipped, saying why, in the other passes): test/support/withPgBouncer.ts.
 PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/upsertGroupsBulk.test.ts \
-  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts test/http/pushTableRecords.test.ts
+  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts test/http/pushTableRecords.test.ts \
+  test/cli/servePgBouncer.test.ts
 # The store's behaviour, the engine parity (the same bulk upserts give the same answers) and a
 # sample of the HTTP suite (paging, bulk PUT with the override rule, sync, tenant isolation with
 # bulk PUTs and their refusals, a kill -9 round), a walk and a sync across moves of a tenant's

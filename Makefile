@@ -28,7 +28,7 @@ ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite 
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
     serveRateLimit.test.ts serveWorkersFaults.test.ts) \
-  $(addprefix test/http/,apiSetup.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
+  $(addprefix test/http/,apiSetup.test.ts badRequests.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
     docsPage.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
     rateLimitBuckets.test.ts rateLimits.test.ts securityHeaders.test.ts validatedQuery.test.ts)
 ALL_TESTS := $(shell find test -name '*.test.ts' -not -path 'test/client/types/*' | sort)
@@ -42,9 +42,11 @@ QUICK_TESTS := $(filter-out test/store/postgres/%,$(filter test/domain/% test/st
 WITH_POSTGRES = node --import tsx test/support/withPostgres.ts
 # The paging, bulk, sync and table-import tests again through PgBouncer in transaction pooling
 # (Debian's postgresql-15 and pgbouncer; skipped, saying why, without them; imports run on a
-# connection of their own thread): test/support/withPgBouncer.ts.
+# connection of their own thread), and `serve` behind it with a URL that says nothing of
+# `prepared` (skipped, saying why, in the other passes): test/support/withPgBouncer.ts.
 PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/upsertGroupsBulk.test.ts \
-  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts test/http/pushTableRecords.test.ts
+  test/http/changedSince.test.ts test/store/sync/changeSync.test.ts test/http/pushTableRecords.test.ts \
+  test/cli/servePgBouncer.test.ts
 # The store's behaviour, the engine parity (the same bulk upserts give the same answers) and a
 # sample of the HTTP suite (paging, bulk PUT with the override rule, sync, tenant isolation with
 # bulk PUTs and their refusals, a kill -9 round), a walk and a sync across moves of a tenant's

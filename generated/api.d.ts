@@ -1130,6 +1130,15 @@ export interface components {
                 message: string;
             }[];
         };
+        /** @description A `400`'s problem. */
+        BadRequestProblem: components["schemas"]["ValidationProblem"] & {
+            /**
+             * @description Every fault found in the request: those of the path, the query and the headers,
+             *     then those of the body, at most 100 (then `detail` says that the first 100 are
+             *     listed). The items of a body array longer than its `maxItems` are not looked at.
+             */
+            errors?: unknown;
+        };
     };
     responses: {
         /**
@@ -1174,8 +1183,10 @@ export interface components {
             content?: never;
         };
         /**
-         * @description Malformed request: bad JSON, a schema violation, a bad or unknown query parameter. `errors` points
-         *     at each offending part of the request. Also the answer to what is not HTTP/1.1 at all
+         * @description Malformed request: bad JSON, a schema violation, a bad or unknown query parameter, a bad
+         *     header. `errors` points at each offending part of the request, all at once: the query,
+         *     the headers and the body (a body that is no JSON is one error, pointer `""`), at most
+         *     100. Also the answer to what is not HTTP/1.1 at all
          *     (pointer `""`), before any operation is matched; that answer closes the connection.
          */
         BadRequest: {
@@ -1201,7 +1212,7 @@ export interface components {
                  *       ]
                  *     }
                  */
-                "application/problem+json": components["schemas"]["ValidationProblem"];
+                "application/problem+json": components["schemas"]["BadRequestProblem"];
             };
         };
         /** @description Missing, unknown or revoked API key (the body never says which). */

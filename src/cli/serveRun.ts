@@ -6,6 +6,7 @@ import type { RatePolicy } from '../http/rateLimit.js';
 import type { RunningServer, ServerOptions } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
+import type { StoreLog } from '../store/vocabulary/storeLog.js';
 import { commandFailureOf, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
@@ -113,6 +114,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
  */
 async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
   let store: Store;
+  const storeLog = heldUntilListening(options.logger);
   try {
     store = await openStore(cli.db, {
       role: 'server',
@@ -120,9 +122,10 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
       poolSize: cli.dbPool,
       replicas: cli.dbReplica ?? [],
       routing: { waitMs: cli.replicaWait, maxLagMs: cli.replicaMaxLag },
-      log: options.logger,
+      log: storeLog.log,
     });
   } catch (error) {
+    storeLog.release();
     throw commandFailureOf(error);
   }
   let server: RunningServer;
@@ -131,11 +134,13 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
     const { startServer } = await import('../http/server.js');
     server = await startServer({ ...options, store });
   } catch (error) {
+    storeLog.release();
     await store.close();
     throw new CommandFailure(`cannot serve ${cli.db} on ${options.host}:${options.port}: ${(error as Error).message}`);
   }
   if (isServeWorker()) reportListening(server.url);
   else process.stdout.write(`listening on ${server.url}\n`);
+  storeLog.release();
   if (server.healthUrl) options.logger.info({ url: server.healthUrl }, 'health port: /healthz and /metrics');
   const signal = await stopRequested();
   options.logger.info({ signal }, 'stopping: finishing the requests in flight');
@@ -144,4 +149,21 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   options.logger.info('stopped');
   await endLog(options.logger);
   process.exit(0);
+}
+
+/**
+ * The store's log, its lines held while the store opens (such as the one that says a connection
+ * pooler was seen) and written once `listening on <url>` is: that stays the first line of stdout.
+ */
+function heldUntilListening(logger: StoreLog): { log: StoreLog; release(): void } {
+  let held: (() => void)[] | undefined = [];
+  const write = (line: () => void) => (held ? held.push(line) : line());
+  return {
+    log: { warn: (details, message) => write(() => logger.warn(details, message)), error: (details, message) => write(() => logger.error(details, message)) },
+    release() {
+      const lines = held ?? [];
+      held = undefined;
+      for (const line of lines) line();
+    },
+  };
 }

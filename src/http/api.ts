@@ -26,9 +26,9 @@ import { pushTableRecords } from './handlers/pushTableRecords.js';
 import { upsertGroupsBulk } from './handlers/upsertGroupsBulk.js';
 import { upsertManagersBulk } from './handlers/upsertManagersBulk.js';
 import { upsertUsersBulk } from './handlers/upsertUsersBulk.js';
-import { problems } from './problems.js';
+import { HttpProblem, problems } from './problems.js';
 import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
-import { problemsFromAjv, type JsonSchema } from './validationErrors.js';
+import { requestProblems, validationProblem } from './validationErrors.js';
 import { isReadMethod } from './readMethods.js';
 
 type KoaCtx = KoaContext & { state: RequestState };
@@ -191,12 +191,20 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
           return;
         }
         // openapi-backend validates the request object it was given: the body goes there.
-        request.body = await readBody(ctx);
+        try {
+          request.body = await readBody(ctx);
+        } catch (error) {
+          // A body that is no JSON: the parameters are validated all the same, so that the 400 names every fault.
+          if (!(error instanceof HttpProblem && error.status === 400 && error.errors)) throw error;
+          const { errors } = api.validator.validateRequest({ ...(request as ApiRequest), body: undefined }, apiContext.operation);
+          const faults = requestProblems(errors ?? [], apiContext.operation, { problems: error.errors });
+          throw validationProblem(faults, faults.errors.length === error.errors.length ? error.detail : undefined);
+        }
         ctx.state.body = request.body;
       },
       validationFail: (apiContext: ApiContext, ctx: KoaCtx) => {
-        const bodySchema = jsonBodySchema(apiContext.operation.requestBody);
-        throw problems.badRequest(problemsFromAjv(apiContext.validation.errors ?? [], bodySchema, ctx.state.body));
+        const body = ctx.state.body === undefined ? undefined : { value: ctx.state.body };
+        throw validationProblem(requestProblems(apiContext.validation.errors ?? [], apiContext.operation, body));
       },
     },
     securityHandlers: {
@@ -222,10 +230,4 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
   // A schema Ajv cannot compile fails the start, not the first request of its operation.
   api.validator.preCompileRequestValidators();
   return api;
-}
-
-/** The JSON schema of an operation's request body (dereferenced by openapi-backend), if any. */
-function jsonBodySchema(requestBody: unknown): JsonSchema | undefined {
-  const content = (requestBody as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content;
-  return content?.['application/json']?.schema;
 }

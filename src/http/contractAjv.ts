@@ -1,7 +1,7 @@
 import type { Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { AjvCustomizer } from 'openapi-backend';
+import { ValidationContext, type AjvCustomizer } from 'openapi-backend';
 
 /**
  * An Ajv for the contract's schemas: JSON Schema 2020-12, the dialect of OpenAPI 3.1 (`type:
@@ -18,13 +18,16 @@ export function contractAjv(options: Options): Ajv2020 {
 /**
  * openapi-backend's `customizeAjv`: every validator it compiles (the request's parameters, with
  * the options it chose, such as `coerceTypes` for them; the request body) is compiled by a
- * {@link contractAjv} instead of the draft-07 Ajv it offers. openapi-backend asks for a new Ajv
+ * {@link contractAjv} instead of the draft-07 Ajv it offers. The parameters' Ajv reports every
+ * fault (`allErrors`: a query and headers are short); the body's stops at the first, and a bad
+ * body's faults are found again, up to a bound, by bodyProblems.ts. openapi-backend asks for a new Ajv
  * for each validator of each operation; one per set of options serves them all (each validator
  * is an anonymous schema compiled on its own), so that the 2020-12 meta-schema every schema is
  * checked against is compiled a few times per process, not once per validator (that was most
  * of a server's start-up: 1.7 s of CPU).
  */
-export const contractAjvForOpenApiBackend: AjvCustomizer = (_draft07, options) => {
+export const contractAjvForOpenApiBackend: AjvCustomizer = (_draft07, chosen, context) => {
+  const options = context === ValidationContext.Params ? { ...chosen, allErrors: true } : chosen;
   const key = JSON.stringify(options);
   let ajv = sharedAjvs.get(key);
   if (!ajv) sharedAjvs.set(key, (ajv = contractAjv(options)));

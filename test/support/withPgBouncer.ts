@@ -3,7 +3,8 @@
  * test/support/withPgBouncer.ts [--mode transaction|session] COMMAND ARGS...` starts a
  * PostgreSQL 15 server and Debian's PgBouncer in front of it (debianServers.ts), runs the
  * command with `COMPDATA_TEST_ENGINE=postgres` and `COMPDATA_TEST_PG` naming PgBouncer (so every
- * test database, store, server and CLI command of the run connects through it), stops both and
+ * test database, store, server and CLI command of the run connects through it) and
+ * `COMPDATA_TEST_PGBOUNCER` its pooling mode (for the tests of PgBouncer itself), stops both and
  * exits with the command's code. In transaction pooling (the default) the URL says
  * `prepared=off`: Debian's PgBouncer (1.18) keeps no prepared statement between transactions.
  * The run's template database is migrated on the server directly (a template must have no
@@ -41,7 +42,12 @@ try {
   const template = await migratedTemplate(server.url());
   const through = new URL(bouncer.url());
   if (mode === 'transaction') through.searchParams.set('prepared', 'off');
-  code = await runCommand(command, commandArgs, { COMPDATA_TEST_ENGINE: 'postgres', COMPDATA_TEST_PG: through.toString(), COMPDATA_TEST_PG_TEMPLATE: template });
+  code = await runCommand(command, commandArgs, {
+    COMPDATA_TEST_ENGINE: 'postgres',
+    COMPDATA_TEST_PG: through.toString(),
+    COMPDATA_TEST_PG_TEMPLATE: template,
+    COMPDATA_TEST_PGBOUNCER: mode,
+  });
 } finally {
   await bouncer.remove();
   await server.remove();

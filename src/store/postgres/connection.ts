@@ -30,9 +30,13 @@ export const statementTexts = (): ReadonlySet<string> => texts;
 /**
  * Pools (and their connections) whose statements go unnamed: behind PgBouncer in transaction
  * pooling before 1.21 (Debian's 1.18), a statement prepared on one server connection is not
- * there on the next, so nothing is prepared by name (`--db-prepared off`).
+ * there on the next, so nothing is prepared by name (`prepared=off` on the URL, or a pooler
+ * seen by ./pooler.ts).
  */
 const unnamed = new WeakSet<Queryable>();
+
+/** From now on, `pool` prepares nothing by name (before its first named statement: see ./pooler.ts). */
+export const prepareNothingByName = (pool: pg.Pool): void => void unnamed.add(pool);
 
 /** `s` as the query `db` is sent: a named prepared statement, unless the pool says otherwise. */
 const queryOf = (db: Queryable, s: { name: string; text: string }, values: readonly unknown[]): pg.QueryConfig =>

@@ -5,12 +5,14 @@ import type { RequestsInProgress } from '../vocabulary/requestsInProgress.js';
 import { startWriteThread } from '../threads/writeThreadClient.js';
 import { tenantWrite } from './writeTransaction.js';
 import { distributionOf } from './citus.js';
-import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool } from './connection.js';
+import type pg from 'pg';
+import { inTransaction, isDiskFull, isLockTimeout, isUnreachable, openPool, prepareNothingByName } from './connection.js';
 import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
 import type { ImportThreadData } from './importThread.js';
 import { keySteps } from './keys.js';
 import { migrate } from './migrations.js';
+import { behindPooler } from './pooler.js';
 import { postgresReads } from './reads.js';
 import { logPosition, replicaServer } from './replicas.js';
 import { writeSteps } from './writeSteps.js';
@@ -29,22 +31,41 @@ export interface PostgresEngineOptions {
 
 /**
  * A connection URL as pg takes it, and whether statements are prepared by name on its
- * connections: yes, unless the URL says `prepared=off` (behind PgBouncer's transaction pooling
- * before 1.21, which keeps no prepared statement from one transaction to the next). Each URL
+ * connections, as the URL says: `prepared=on`, `prepared=off` (behind PgBouncer's transaction
+ * pooling before 1.21, which keeps no prepared statement from one transaction to the next), or
+ * nothing (`undefined`): by name unless a pooler is seen ({@link namedUnlessPooled}). Each URL
  * says it for its own server, so a primary behind PgBouncer and replicas reached directly mix.
  */
-function connectionOf(location: string): { connectionString: string; namedStatements: boolean } {
+function connectionOf(location: string): { connectionString: string; prepared?: boolean } {
   let url: URL;
   try {
     url = new URL(location);
   } catch {
-    return { connectionString: location, namedStatements: true };
+    return { connectionString: location };
   }
   const prepared = url.searchParams.get('prepared');
-  if (prepared === null) return { connectionString: location, namedStatements: true };
+  if (prepared === null) return { connectionString: location };
   if (prepared !== 'on' && prepared !== 'off') throw new StoreUnusable(`${withoutPassword(location)}: prepared must be on or off, not ${JSON.stringify(prepared)}`);
   url.searchParams.delete('prepared');
-  return { connectionString: url.toString(), namedStatements: prepared === 'on' };
+  return { connectionString: url.toString(), prepared: prepared === 'on' };
+}
+
+/**
+ * Whether `pool`, whose URL said nothing of `prepared`, prepares statements by name: not behind
+ * a connection pooler (./pooler.ts), which in transaction pooling would run a statement prepared
+ * on one server connection on another ("prepared statement ... already exists", or "does not
+ * exist"). Any pooler counts, whatever its mode: unnamed statements work in every mode, named
+ * ones not in all. Said once, in one log line. Runs before the pool's first named statement.
+ */
+async function namedUnlessPooled(pool: pg.Pool, location: string, log: StoreLog): Promise<boolean> {
+  if (!(await behindPooler(pool))) return true;
+  prepareNothingByName(pool);
+  log.warn(
+    { server: withoutPassword(location) },
+    'a connection pooler (such as PgBouncer) is between compdata and PostgreSQL: no statement is prepared by name ' +
+      '(prepared=on in the URL prepares them, for session pooling or PgBouncer 1.21 and later with max_prepared_statements)',
+  );
+  return false;
 }
 
 /** A snapshot: every read of the transaction sees the database as it was at its first. */
@@ -64,20 +85,29 @@ const SNAPSHOT = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' };
  */
 export async function openPostgresEngine(connectionString: string, options: PostgresEngineOptions): Promise<Engine> {
   const poolOf = (location: string) => {
-    const { connectionString: url, namedStatements } = connectionOf(location);
-    return openPool(url, {
+    const { connectionString: url, prepared } = connectionOf(location);
+    const pool = openPool(url, {
       size: options.poolSize,
-      namedStatements,
+      namedStatements: prepared ?? true,
       // What the server said, not the error's fields: pg-pool hangs the whole client on it (its
       // settings and every statement it prepared), tens of kilobytes in one log line.
       onIdleError: (error) =>
         options.log.warn({ reason: error.message, code: (error as { code?: string }).code }, 'a database connection was lost; the pool opens another when needed'),
     });
+    // Whether it prepares by name, settled before its first named statement.
+    const settled = async () => prepared ?? (await namedUnlessPooled(pool, location, options.log));
+    return { pool, settled };
   };
-  const replicas = (options.replicaLocations ?? []).map((location, i) => replicaServer(`replica-${i + 1}`, poolOf(location)));
-  let pool: ReturnType<typeof openPool> | undefined;
+  const replicas = (options.replicaLocations ?? []).map((location, i) => {
+    const { pool, settled } = poolOf(location);
+    return replicaServer(`replica-${i + 1}`, pool, settled);
+  });
+  let pool: pg.Pool | undefined;
+  let namedStatements: boolean;
   try {
-    pool = poolOf(connectionString);
+    const primary = poolOf(connectionString);
+    pool = primary.pool;
+    namedStatements = await primary.settled();
     await migrate(pool);
   } catch (error) {
     await pool?.end();
@@ -94,7 +124,13 @@ export async function openPostgresEngine(connectionString: string, options: Post
     title: 'import thread',
     busyTimeoutMs: options.busyTimeoutMs,
     log: options.log,
-    data: () => ({ ...connectionOf(connectionString), busyTimeoutMs: options.busyTimeoutMs, requestsInProgress: options.requestsInProgress }) satisfies ImportThreadData,
+    data: () =>
+      ({
+        connectionString: connectionOf(connectionString).connectionString,
+        namedStatements,
+        busyTimeoutMs: options.busyTimeoutMs,
+        requestsInProgress: options.requestsInProgress,
+      }) satisfies ImportThreadData,
   });
 
   return {

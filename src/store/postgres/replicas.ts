@@ -27,14 +27,27 @@ export async function logPosition(db: Queryable): Promise<bigint> {
   return BigInt((await firstRow(db, insertPosition))!.position);
 }
 
-/** A read replica (`--db-replica`) over a pool of its own: the service's reads, the key lookup, its replay position. */
-export function replicaServer(name: string, pool: pg.Pool): ReplicaServer {
+/**
+ * A read replica (`--db-replica`) over a pool of its own: the service's reads, the key lookup, its
+ * replay position. `settle` runs before the first replay position is read (how its statements
+ * are sent: ./pooler.ts), and again until it succeeds: a replica serves no read before that.
+ */
+export function replicaServer(name: string, pool: pg.Pool, settle: () => Promise<unknown> = async () => {}): ReplicaServer {
   const keys = keySteps(pool);
+  let settled: Promise<unknown> | undefined;
+  const ready = () =>
+    (settled ??= settle().catch((error: unknown) => {
+      settled = undefined;
+      throw error;
+    }));
   return {
     name,
     reads: postgresReads(pool),
     keys: { lookup: (id) => keys.lookup(id) },
-    replayed: async () => BigInt((await firstRow(pool, replayPosition))?.position ?? '0'),
+    replayed: async () => {
+      await ready();
+      return BigInt((await firstRow(pool, replayPosition))?.position ?? '0');
+    },
     close: () => pool.end(),
   };
 }

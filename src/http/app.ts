@@ -9,7 +9,7 @@ import type { FaultSpec } from './faultSpec.js';
 import { injectFaults } from './faults.js';
 import type { Limits } from './limits.js';
 import { requestIdOf, requestLog, type Logger } from './logging.js';
-import { lingerAfterEarlyAnswers } from './linger.js';
+import { LINGER_BYTES, lingerAfterEarlyAnswers } from './linger.js';
 import type { Metrics } from './metrics.js';
 import { HttpProblem, problems, respondWithProblem } from './problems.js';
 import type { PublicBaseConfig } from './publicBase.js';
@@ -18,7 +18,7 @@ import { securityHeaders } from './securityHeaders.js';
 import { isReadMethod } from './readMethods.js';
 
 export interface AppSettings {
-  limits: Pick<Limits, 'maxUrlLength'>;
+  limits: Pick<Limits, 'maxUrlLength' | 'bodyLimit' | 'pushBodyLimit'>;
   logger: Logger;
   publicBase: PublicBaseConfig;
   /** `--faults`: faults injected into the answers of the API, for testing clients; none: off. */
@@ -35,8 +35,8 @@ export interface AppSettings {
 
 /**
  * The request flow, in order: `X-Content-Type-Options: nosniff` on every answer -> request id
- * and log line -> a lingering close for an answer sent
- * before its body was read -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
+ * and log line -> a lingering close for an answer given before its body was read (the rest
+ * of a declared body within the bound read before the answer goes out, linger.ts) -> faults injected on demand (`--faults`, off by default) -> compression of the answer (gzip, br)
  * -> problem rendering for anything thrown -> metrics (with --metrics) -> CORS (preflight 204, headers on every answer)
  * -> request target length (414) -> on the health port, anything but the probes 404 -> `GET /`
  * redirected to `/docs` -> admission (one request at
@@ -49,7 +49,7 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
 
   app.use(securityHeaders());
   app.use(requestLog(logger));
-  app.use(lingerAfterEarlyAnswers());
+  app.use(lingerAfterEarlyAnswers(Math.max(limits.bodyLimit, limits.pushBodyLimit) + LINGER_BYTES));
   if (faults) app.use(injectFaults(faults, logger));
   app.use(compression());
 

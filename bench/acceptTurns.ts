@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/acceptTurns.ts [CONNECTIONS] [SECONDS]`: why handlers run through
- * `src/store/fairQueue.ts`. A plain node:http server whose handler holds the thread for 11 ms
+ * `src/store/requests/fairQueue.ts`. A plain node:http server whose handler holds the thread for 11 ms
  * (what a bulk PUT of 200 items costs), driven by autocannon, twice: the handler run directly
  * in the request's callback, then through a fair queue. Prints when each connection was
  * accepted and the latency percentiles; writes them to bench/results/accept-turns-<time>.md.

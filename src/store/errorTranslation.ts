@@ -14,18 +14,27 @@ import { StoreUnavailable } from './vocabulary/storeErrors.js';
 export function translatingErrors(store: Store, translate: (error: unknown) => unknown): Store {
   const immediate = new Set<string>(['servedBy', 'readServers'] satisfies (keyof Store)[]);
   let closing = false;
-  const closed = (error: unknown, translated: unknown) =>
-    closing && translated === error ? new StoreUnavailable('The server is stopping: try again.', 1, { cause: error }) : translated;
-  const guarded = Object.entries(store).map(([name, operation]) => [
-    name,
-    immediate.has(name) || typeof operation !== 'function' ? (operation as unknown) : async (...args: unknown[]) => {
-      if (name === 'close') closing = true;
-      try {
-        return await (operation as (...a: unknown[]) => Promise<unknown>)(...args);
-      } catch (error) {
-        throw closed(error, translate(error));
-      }
+  const storeError = (error: unknown) => {
+    const translated = translate(error);
+    return closing && translated === error ? new StoreUnavailable('The server is stopping: try again.', 1, { cause: error }) : translated;
+  };
+  const guarded = Object.fromEntries(
+    Object.entries(store).map(([name, operation]) => [
+      name,
+      immediate.has(name) || typeof operation !== 'function' ? (operation as unknown) : async (...args: unknown[]) => {
+        try {
+          return await (operation as (...a: unknown[]) => Promise<unknown>)(...args);
+        } catch (error) {
+          throw storeError(error);
+        }
+      },
+    ]),
+  ) as unknown as Store;
+  return {
+    ...guarded,
+    close: () => {
+      closing = true;
+      return guarded.close();
     },
-  ]);
-  return Object.fromEntries(guarded) as unknown as Store;
+  };
 }

@@ -12,14 +12,6 @@ export interface LimitBounds {
   readonly default: number;
 }
 
-/**
- * v1's bounds of `limit` as the contract states them, for a caller with no contract at hand. The
- * server passes the bounds it read from the contract (test/contract/pageLimits.test.ts checks
- * that these are the same).
- */
-export const V1_LIMITS: LimitBounds = { minimum: 0, maximum: 2000, default: 2000 };
-export const DEFAULT_LIMIT = V1_LIMITS.default;
-
 export interface PageRequest {
   offset: bigint;
   limit: number;
@@ -38,7 +30,7 @@ const DIGITS = /^[0-9]+$/;
  * absent). Only plain decimal digits are integers here (no sign, exponent, fraction or spaces);
  * leading zeros are allowed.
  */
-export function parsePageRequest(rawOffset: unknown, rawLimit: unknown, limits: LimitBounds = V1_LIMITS): PageRequest | ParamProblem[] {
+export function parsePageRequest(rawOffset: unknown, rawLimit: unknown, limits: LimitBounds): PageRequest | ParamProblem[] {
   const problems: ParamProblem[] = [];
   const offset = parseBounded(rawOffset, 0n, MAX_OFFSET, 'offset', problems);
   const limit = parseBounded(rawLimit, BigInt(limits.minimum), BigInt(limits.maximum), 'limit', problems);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_LIMIT, V1_LIMITS, parsePageRequest, type LimitBounds } from '../../src/domain/paging.js';
+import { parsePageRequest, type LimitBounds } from '../../src/domain/paging.js';
 import { loadDocument } from '../../src/http/document.js';
 import { contractPageLimits, pageLimits } from '../../src/http/pageLimits.js';
 
@@ -26,11 +26,6 @@ describe("the bounds of limit are the contract's", () => {
     assert.deepEqual(Object.keys(used).sort(), [...v1, ...v2].sort());
     for (const operationId of v1) assert.deepEqual(used[operationId], stated('Limit'), operationId);
     for (const operationId of v2) assert.deepEqual(used[operationId], stated('V2Limit'), operationId);
-  });
-
-  test("the domain's bounds for a caller without the contract are v1's in the contract", () => {
-    assert.deepEqual(V1_LIMITS, stated('Limit'));
-    assert.equal(DEFAULT_LIMIT, stated('Limit').default);
   });
 
   test('a changed contract changes the bounds, and pages are parsed within them', () => {

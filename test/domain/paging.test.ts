@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_LIMIT, MAX_OFFSET, firstPosition, pageOutcome, parsePageRequest } from '../../src/domain/paging.js';
+import { MAX_OFFSET, firstPosition, pageOutcome, parsePageRequest as parseWithin, type LimitBounds } from '../../src/domain/paging.js';
+
+/** The bounds of v1's `limit` (the contract's; the server passes those it reads from it: test/contract/pageLimits.test.ts). */
+const BOUNDS: LimitBounds = { minimum: 0, maximum: 2000, default: 2000 };
+const parsePageRequest = (rawOffset: unknown, rawLimit: unknown) => parseWithin(rawOffset, rawLimit, BOUNDS);
 
 describe('parsePageRequest', () => {
   const accepted: [string, { given: [unknown, unknown]; want: { offset: bigint; limit: number } }][] = [
-    ['defaults', { given: [undefined, undefined], want: { offset: 0n, limit: DEFAULT_LIMIT } }],
+    ['defaults', { given: [undefined, undefined], want: { offset: 0n, limit: BOUNDS.default } }],
     ['zero limit', { given: ['0', '0'], want: { offset: 0n, limit: 0 } }],
     ['largest limit', { given: ['5', '2000'], want: { offset: 5n, limit: 2000 } }],
     ['largest offset exactly', { given: ['9223372036854775807', '1'], want: { offset: 9223372036854775807n, limit: 1 } }],

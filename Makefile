@@ -23,7 +23,7 @@ export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
 # engine changes (pure rules, the contract, the HTTP layer's own limits, logs, faults and docs,
 # the client, SQLite's internals, process options) and run once. A new file runs on both
 # engines unless it is listed here.
-ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite test/store/threads \
+ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
   test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
@@ -124,6 +124,9 @@ test: check-generated
 # build made just before (src/store/threads/startThread.ts). `make test TIMES=DIR`: each pass also
 # writes its files' times, slowest first, to DIR/PASS.txt.
 TEST_RUN = env COMPDATA_THREADS_FROM_BUILD=1 node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
+# The three long passes each share their files over TEST_JOBS runners side by side (testShards.ts):
+# their files mostly wait, so two runners a pass keep both cores busy to the end of the run.
+TEST_JOBS ?= 2
 
 ## The inner loop: the domain's, the datasets' and the store's unit tests on SQLite (QUICK_TESTS above).
 test-quick: build
@@ -131,15 +134,15 @@ test-quick: build
 
 ## The engine-free files (`make test-once FILES=...` for some).
 test-once: build
-	$(TEST_RUN) $(or $(FILES),$(ONCE_TESTS))
+	$(TEST_RUN) --jobs $(TEST_JOBS) $(or $(FILES),$(ONCE_TESTS))
 
 ## The engine files on SQLite.
 test-sqlite: build
-	$(TEST_RUN) $(or $(FILES),$(ENGINE_TESTS))
+	$(TEST_RUN) --jobs $(TEST_JOBS) $(or $(FILES),$(ENGINE_TESTS))
 
 ## The engine files on PostgreSQL, with the PostgreSQL engine's own (`make test-postgres FILES=test/http/auth.test.ts` for some).
 test-postgres: build
-	$(WITH_POSTGRES) $(TEST_RUN) $(or $(FILES),$(ENGINE_TESTS) $(POSTGRES_TESTS))
+	$(WITH_POSTGRES) $(TEST_RUN) --jobs $(TEST_JOBS) $(or $(FILES),$(ENGINE_TESTS) $(POSTGRES_TESTS))
 
 ## Line and branch coverage of src/ over the whole suite, every pass of `make test` (c8: every
 ## process the tests start counts, the CLI's over dist/ mapped back to src/ by its source maps).

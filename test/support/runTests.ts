@@ -2,26 +2,39 @@
  * Runs test files one after another in this one process (node:test's `isolation: 'none'`): the
  * modules, the contract and its validators load once for all of them, not once per file.
  *
- *   node --import tsx test/support/runTests.ts [--times FILE] FILES...
+ *   node --import tsx test/support/runTests.ts [--times FILE] [--jobs N] FILES...
  *
  * Prints the spec report; with `--times`, writes each file's time, slowest first, to FILE
- * (fileTimes.ts). Exits 0 only when the run's own summary says every test passed: a run that
- * ends before its summary (a file that exits the process, a crash) is a failure, never a silent
- * pass. The process is kept alive until the reports are written in full.
+ * (fileTimes.ts). With `--jobs N`, the files are shared over N such runners side by side
+ * (testShards.ts), each report printed whole. Exits 0 only when the run's own summary says every
+ * test passed: a run that ends before its summary (a file that exits the process, a crash) is a
+ * failure, never a silent pass. The process is kept alive until the reports are written in full.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
 import fileTimes from './fileTimes.js';
+import { runSharded } from './testShards.js';
 
 const args = process.argv.slice(2);
-const timesAt = args.indexOf('--times');
-const timesFile = timesAt >= 0 ? args.splice(timesAt, 2)[1] : undefined;
-if (args.length === 0 || (timesAt >= 0 && !timesFile)) {
-  process.stderr.write('usage: runTests.ts [--times FILE] FILES...\n');
+const option = (name: string): string | null | undefined => {
+  const at = args.indexOf(name);
+  return at < 0 ? undefined : (args.splice(at, 2)[1] ?? null);
+};
+const timesFile = option('--times');
+const jobs = Number(option('--jobs') ?? 1);
+if (args.length === 0 || timesFile === null || !Number.isInteger(jobs) || jobs < 1) {
+  process.stderr.write('usage: runTests.ts [--times FILE] [--jobs N] FILES...\n');
   process.exit(2);
+}
+
+if (jobs > 1 && args.length > 1) {
+  const { success, timeLines } = await runSharded(fileURLToPath(import.meta.url), args, jobs);
+  if (timesFile) writeFileSync(timesFile, `${timeLines.sort((a, b) => parseFloat(b) - parseFloat(a)).join('\n')}\n(${jobs} runners side by side)\n`);
+  process.exit(success ? 0 : 1);
 }
 
 // In one process, node:test ends its run when nothing is left to do ('beforeExit'); its reports

@@ -51,9 +51,10 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     return { url, key, child, exited };
   }
 
-  test('--public-url, --body-limit, --cors-origin and --max-concurrent reach the server', async (t) => {
+  // One server (a seeded file, a process) for both: the options do not touch a GET page.
+  test('--public-url, --body-limit, --cors-origin and --max-concurrent reach the server; SIGTERM lets a page in flight finish, then exits 0', async (t) => {
     const cors = ['--cors-origin', 'https://a.example', '--cors-origin', 'https://b.example:8443'];
-    const { url, key } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64', ...cors]);
+    const { url, key, child, exited } = await serveFixture(t, ['--public-url', 'https://api.example.com/compdata/', '--body-limit', '64', ...cors]);
     for (const origin of ['https://a.example', 'https://b.example:8443']) {
       const preflight = await fetch(`${url}/v1/reporting`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } });
       assert.equal(preflight.status, 204);
@@ -67,6 +68,14 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
       body: JSON.stringify({ data: [{ user: 'x'.repeat(100) }] }),
     });
     assert.equal(large.status, 413);
+
+    const response = await fetch(`${url}/v1/reporting?limit=2000`, { headers: { 'X-API-Key': key } });
+    child.kill('SIGTERM');
+    const inFlight = (await response.json()) as { count: number; data: unknown[] };
+    assert.equal(inFlight.count, 2000);
+    assert.equal(inFlight.data.length, 2000);
+    const [code] = await exited;
+    assert.equal(code, 0);
   });
 
   test('the limits and the log level reach the server; stdout is the URL line, then one JSON line per request', async (t) => {
@@ -93,16 +102,5 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /^error: [^\n]+\n$/, args.join(' '));
     }
-  });
-
-  test('SIGTERM lets a page in flight finish, then exits 0', async (t) => {
-    const { url, key, child, exited } = await serveFixture(t, []);
-    const response = await fetch(`${url}/v1/reporting?limit=2000`, { headers: { 'X-API-Key': key } });
-    child.kill('SIGTERM');
-    const page = (await response.json()) as { count: number; data: unknown[] };
-    assert.equal(page.count, 2000);
-    assert.equal(page.data.length, 2000);
-    const [code] = await exited;
-    assert.equal(code, 0);
   });
 });

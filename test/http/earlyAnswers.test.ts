@@ -17,7 +17,11 @@ import { shared, startTestServer } from '../support/harness.js';
  * cost more (a process per curl), fewer. None may be lost.
  */
 
-/** Past the sockets' buffers on loopback (a client still writes when the answer comes), yet cheap. */
+/**
+ * Past the sockets' buffers on loopback (a client still writes when the answer comes), yet cheap.
+ * No smaller: without the drain before the answer, Node's client lost 200 of 200 answers at
+ * 4 MiB + 1, and none at 64 KiB, 256 KiB, 1, 2 or 3 MiB (Linux, net.ipv4.tcp_wmem max 4 MiB).
+ */
 const LIMIT = 4 * 1024 * 1024;
 const PATH = '/v1/tables/deals/records/bulk';
 const AT_ONCE = 16;

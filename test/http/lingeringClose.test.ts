@@ -35,16 +35,20 @@ async function putThenRead(
   const chunk = Buffer.alloc(256 * 1024, 'a');
   let written = 0;
   let stalled = false;
+  const closed = new Promise<boolean>((resolve) => socket.once('close', () => resolve(false)));
   while (written < bodyBytes && !cut) {
     const part = chunk.subarray(0, Math.min(chunk.length, bodyBytes - written));
     written += part.length;
     if (socket.write(part)) continue;
     // A server that stopped reading never drains the socket: 20 s without a drain says so (a
-    // loaded machine may take seconds to read the buffers' worth).
+    // loaded machine may take seconds to read the buffers' worth). A cut ends the wait at once.
+    let timer: NodeJS.Timeout | undefined;
     const drained = await Promise.race([
       new Promise<boolean>((resolve) => socket.once('drain', () => resolve(true))),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000)),
+      closed,
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 20_000))),
     ]);
+    clearTimeout(timer);
     if (!drained && !cut) {
       stalled = true;
       break;

@@ -9,8 +9,10 @@
 # on stderr.
 #
 #   scripts/node.sh               the folder for make (empty: the machine's Node is used)
-#   scripts/node.sh --version V   the bin folder of Node V from the registry, fetched if missing
-#                                 (the test that runs the service on each supported line)
+#   scripts/node.sh --version V   a bin folder with Node V's `node` from the registry, fetched if
+#                                 missing (the test that runs the service on each supported
+#                                 line): the whole release when .node/ has it, else the binary
+#                                 alone, unpacked into .node/vV-node (no npm, no headers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,9 +20,12 @@ cd "$(dirname "$0")/.."
 BROUGHT=24.21.0
 MINIMUM=22.12.0
 
-# The bin folder of Node $1 under .node/, unpacked from the registry when missing.
+# The bin folder of Node $1 under .node/, unpacked from the registry when missing; with a second
+# argument, only the tar members it names (a path under the package, such as bin/node), into
+# .node/v$1-node.
 fetch() {
-  local version=$1 dir=".node/v$1"
+  local version=$1 dir=".node/v$1" members=()
+  if [ -n "${2:-}" ]; then dir=".node/v$1-node" members=("package/$2"); fi
   if [ ! -x "$dir/bin/node" ]; then
     local platform package
     platform=$(uname -s | tr '[:upper:]' '[:lower:]')
@@ -35,14 +40,17 @@ fetch() {
     (cd "$tmp" && npm pack --silent "$package@$version" >/dev/null) ||
       { echo "compdata: could not fetch $package@$version from the npm registry" >&2; exit 1; }
     mkdir "$tmp/node"
-    tar -xzf "$tmp"/*.tgz -C "$tmp/node" --strip-components=1
+    tar -xzf "$tmp"/*.tgz -C "$tmp/node" --strip-components=1 "${members[@]}"
     rm -rf "$dir"
     mv "$tmp/node" "$dir"
   fi
   echo "$PWD/$dir/bin"
 }
 
-if [ "${1:-}" = --version ]; then fetch "$2"; exit 0; fi
+if [ "${1:-}" = --version ]; then
+  if [ -x ".node/v$2/bin/node" ]; then fetch "$2"; else fetch "$2" bin/node; fi
+  exit 0
+fi
 
 current=$(node -p 'process.versions.node' 2>/dev/null || echo 0.0.0)
 newer_or_same() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }

@@ -25,6 +25,13 @@ test('every operation has a summary and a description', () => {
   }
 });
 
+test('every operation of the API carries its version as the prefix of its path: /v1/ or /v2/', () => {
+  const service = new Set(['/openapi.json', '/healthz', '/docs', '/docs/{asset}', '/metrics']);
+  const api = operations.filter(({ path }) => !service.has(path));
+  assert.ok(api.some(({ path }) => path.startsWith('/v2/')) && api.length > 10);
+  for (const { path, method } of api) assert.match(path, /^\/v[12]\//, `${method} ${path}`);
+});
+
 test('info.contact says who to ask', () => {
   assert.ok(String((definition.info as Json).contact?.name ?? '').length > 0);
 });

@@ -202,6 +202,30 @@ test('the same push again with its Idempotency-Key answers the first import and 
   assert.deepEqual(await ids(server, key, 't6'), ['t6-0', 't6-1', 't6-2', 't6-3']);
 });
 
+test('an import waiting for its debounce is scheduled, with no launch, no finish and no count yet; once run, each element of its state says so', async () => {
+  const { server, key } = await served();
+  const waiting = await push(server, key, 't5', [row('t5', 20)], '?debounce=3600');
+  assert.equal(waiting.status, 202, waiting.text);
+  const state = await server.call('GET', `/v1/imports/${waiting.body.import_id}`, { key });
+  assert.equal(state.status, 200, state.text);
+  const scheduled = state.body.data_import;
+  assert.deepEqual(Object.keys(state.body), ['data_import']);
+  assert.equal(scheduled.id, waiting.body.import_id);
+  assert.match(scheduled.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+  assert.deepEqual([scheduled.status, scheduled.progress, scheduled.launched_at, scheduled.finished_at], ['scheduled', 0, null, null]);
+  assert.deepEqual(scheduled.data_tables_details, [{ type: 'api', status: 'scheduled', data_table_key: 't5', progress: 0, number_of_records: null, error: null }]);
+
+  const joined = await push(server, key, 't5', [row('t5', 21)]);
+  assert.equal(joined.body.import_id, waiting.body.import_id, 'a push without debounce joins it and starts it');
+  const done = await finished(server, key, waiting.body.import_id);
+  assert.equal(done.id, waiting.body.import_id);
+  assert.equal(done.created_at, scheduled.created_at);
+  assert.match(done.launched_at, /Z$/);
+  assert.match(done.finished_at, /Z$/);
+  assert.equal(done.progress, 100);
+  assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't5', progress: 100, number_of_records: 2, error: null }]);
+});
+
 test('refusals: an unknown table, another tenant’s import, a body that is not a push', async () => {
   const { server, key } = await served();
   assert.equal((await push(server, key, 'nope', [row('nope', 1)])).status, 404);

@@ -18,7 +18,7 @@ describe('the v2 reads', () => {
     const server = await startTestServer(scope, {}, async (store) => {
       acme = await buildFixture(store, { tenant: 'acme', records: 25, deals: 7 });
       globex = await buildFixture(store, { tenant: 'globex', records: 2, deals: 1 });
-      await store.loadTenant('globex', {}, (writer) => writer.defineDataTable('forecasts', 'Forecasts', []));
+      await store.loadTenant('globex', {}, (writer) => writer.defineDataTable('forecasts', 'Forecasts', [{ key: 'probability', type: 'number' }]));
     });
     return { server, acme, globex };
   });
@@ -88,6 +88,21 @@ describe('the v2 reads', () => {
     assert.notEqual(deals.body.schema_hash, statements.body.schema_hash);
     const again = await server.call('GET', `/v2/data-structures/${STATEMENTS}/fields`, { key: acme.key });
     assert.equal(again.body.schema_hash, statements.body.schema_hash, 'unchanged structure, unchanged hash');
+  });
+
+  test('fields: created_at and currencies are null, a plain number is a float, the schema_hash is 32 hexadecimal characters, and the standard fields are the same in every tenant', async () => {
+    const { server, acme, globex } = await fixture();
+    const fieldsOf = async (key: string, id: string) => (await server.call('GET', `/v2/data-structures/${id}/fields`, { key })).body;
+    const statements = await fieldsOf(acme.key, STATEMENTS);
+    for (const field of statements.fields) assert.deepEqual([field.created_at, field.currencies], [null, null], field.api_key);
+    assert.match(statements.schema_hash, /^[0-9a-f]{32}$/);
+    const forecasts = (await server.call('GET', '/v2/data-structures', { key: globex.key })).body.data[2].id;
+    const probability = (await fieldsOf(globex.key, forecasts)).fields.find((field: { api_key: string }) => field.api_key === 'datatable.probability');
+    assert.deepEqual([probability.type, probability.format], ['number', 'float']);
+    const standard = (body: { fields: { api_key: string; type: string; format: string | null }[] }) =>
+      body.fields.filter((field) => field.api_key.startsWith('standard.')).map((field) => [field.api_key, field.type, field.format]);
+    assert.ok(standard(statements).some(([key]) => key === 'standard.payment'));
+    assert.deepEqual(standard(await fieldsOf(globex.key, STATEMENTS)), standard(statements));
   });
 
   test('statements: the records of v1, in its order, mapped as documented, page by page by start_id', async () => {

@@ -25,7 +25,7 @@ test('every operation has a summary and a description', () => {
   }
 });
 
-test('every operation of the API carries its version as the prefix of its path: /v1/ or /v2/', () => {
+test('every operation of the API carries its version as the prefix of its path: /v1/ or /v2/ [conf:versions-path-prefix]', () => {
   const service = new Set(['/openapi.json', '/healthz', '/docs', '/docs/{asset}', '/metrics']);
   const api = operations.filter(({ path }) => !service.has(path));
   assert.ok(api.some(({ path }) => path.startsWith('/v2/')) && api.length > 10);

@@ -27,7 +27,7 @@ const email = (i: number) => `user${i}@acme.example`;
 const pointers = (body: { errors: { pointer: string }[] }) => body.errors.map((error) => error.pointer);
 const region = (i: number, end_date: string | null) => ({ user: email(i), group_dimension: 'region', group: 'NA', start_date: '2026-01', end_date });
 
-test('an archived user keeps its history and holds no attribution past its last month', async () => {
+test('an archived user keeps its history and holds no attribution past its last month [conf:archive-envelope] [conf:archive-message] [conf:archive-later-data]', async () => {
   const { archive, managers, groups, get } = await served();
   assert.equal((await managers([{ user: email(1), manager: email(2), start_date: '2026-01', end_date: '2026-06' }])).status, 200);
   const archived = await archive([{ user: 'User2@ACME.example', end_date: '2026-06' }]);
@@ -48,7 +48,7 @@ test('an archived user keeps its history and holds no attribution past its last 
   assert.equal((await groups([region(2, '2026-06')])).status, 200, 'up to its last month');
 });
 
-test('a user who manages someone after its last month is not archived, nor anyone of the request (422)', async () => {
+test('a user who manages someone after its last month is not archived, nor anyone of the request (422) [conf:archive-manager-error]', async () => {
   const { archive, managers, groups } = await served();
   assert.equal((await managers([{ user: email(4), manager: email(5), start_date: '2026-01' }])).status, 200);
   const response = await archive([{ user: email(6), end_date: '2026-01' }, { user: email(5), end_date: '2026-06' }]);
@@ -60,7 +60,7 @@ test('a user who manages someone after its last month is not archived, nor anyon
   assert.equal((await archive([{ user: email(5), end_date: '2026-06' }])).status, 200, 'once another manages from 2026-07');
 });
 
-test('unknown users and users named twice are a 422; more than 50 items or a bad month a 400', async () => {
+test('unknown users and users named twice are a 422; more than 50 items or a bad month a 400 [conf:archive-max-50] [conf:archive-error-status]', async () => {
   const { archive } = await served();
   const unknown = await archive([{ user: 'nobody@acme.example', end_date: '2026-01' }, { user: email(7), end_date: '2026-01' }, { user: 'USER7@acme.example', end_date: '2026-02' }]);
   assert.equal(unknown.status, 422, unknown.text);

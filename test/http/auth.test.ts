@@ -4,7 +4,7 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, withOtherStore } from '../support/harness.js';
 
 describe('tenants and API keys', () => {
-  test('missing, unknown, malformed and revoked keys get the same 401 body', async (t) => {
+  test('missing, unknown, malformed and revoked keys get the same 401 body [conf:auth-x-api-key]', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {
       fixture = await buildFixture(store, { tenant: 'acme' });

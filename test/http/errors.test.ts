@@ -16,7 +16,7 @@ async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
 const PROBLEM_FIELDS = ['detail', 'status', 'title', 'type'];
 
 describe('errors are problem+json with documented statuses', () => {
-  test('an unknown path is a 404 problem', async (t) => {
+  test('an unknown path is a 404 problem [conf:status-codes]', async (t) => {
     const { server, key } = await serve(t);
     for (const path of ['/nope', '/v1', '/v1/reporting/extra', '/v2/reporting', '/v1/tables/deals']) {
       const response = await server.call('GET', path, { key });

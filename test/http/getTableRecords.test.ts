@@ -4,7 +4,7 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 
 describe('GET /v1/tables/{data_table_key}/records', () => {
-  test('records are flat: id, then each field in table order with the amount currency companion', async (t) => {
+  test('records are flat: id, then each field in table order with the amount currency companion [conf:tables-set-up-editable]', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {
       fixture = await buildFixture(store, { tenant: 'acme', deals: 7 });

@@ -159,7 +159,7 @@ describe('a full disk fails the table of an import, with its error in the import
   });
 });
 
-test('a push larger than the push limit is a 413 with the limit; other operations keep theirs', async (t) => {
+test('a push larger than the push limit is a 413 with the limit; other operations keep theirs [conf:ingest-limits]', async (t) => {
   let fixture!: Fixture;
   const server = await startTestServer(t, { pushBodyLimit: 4096, bodyLimit: 2048 }, async (store) => (fixture = await buildFixture(store, { tenant: 'acme', users: 3, records: 1, deals: 1 })));
   const small = await server.call('POST', '/v1/tables/deals/records/bulk', { key: fixture.key, json: { data: records(10) } });

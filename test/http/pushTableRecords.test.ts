@@ -55,7 +55,7 @@ async function finished(server: TestServer, key: string, id: string) {
 const ids = async (server: TestServer, key: string, table: string) =>
   (await server.call('GET', `/v1/tables/${table}/records?limit=100`, { key })).body.data.map((record: { id: string }) => record.id);
 
-test('a push is answered 202 with its import, which upserts the records by id in the background', async () => {
+test('a push is answered 202 with its import, which upserts the records by id in the background [conf:ids-opaque] [conf:tables-field-keys] [conf:ingest-all-default] [conf:ingest-background] [conf:ingest-status-code]', async () => {
   const { server, key } = await served();
   const before = await server.call('GET', '/v1/tables/t1/records?changed_since=0', { key });
   const response = await push(server, key, 't1', [row('t1', 1, 99), row('t1', 3)]);
@@ -74,7 +74,7 @@ test('a push is answered 202 with its import, which upserts the records by id in
   assert.deepEqual(await server.store.check(), []);
 });
 
-test('all=true replaces the table: the records before are gone, earlier sync tokens of the table only are 410, v2 reads see the change', async () => {
+test('all=true replaces the table: the records before are gone, earlier sync tokens of the table only are 410, v2 reads see the change [conf:ingest-all]', async () => {
   const { server, key } = await served();
   const tableToken = (await server.call('GET', '/v1/tables/t2/records?changed_since=0', { key })).body.sync_token;
   const reportingToken = (await server.call('GET', '/v1/reporting?changed_since=0', { key })).body.sync_token;
@@ -115,7 +115,7 @@ test('an import while the server has requests in progress throughout (it gives w
   assert.deepEqual(stored.body.data[1199], row('t9', 1199, 1200));
 });
 
-test('a table with lines that do not fit imports nothing and lists each line, its row and why', async () => {
+test('a table with lines that do not fit imports nothing and lists each line, its row and why [conf:ingest-parse-error-table] [conf:import-table-error] [conf:import-parsing-error-details] [conf:import-parsing-error-example]', async () => {
   const { server, key } = await served();
   const bad = [row('t3', 5), { ...row('t3', 6), seats: 'many' }, { id: 't3-7', color: 'red' }, { ...row('t3', 8), owner_id: 'nobody' }, { name: 'no id' }];
   const response = await push(server, key, 't3', bad);
@@ -170,7 +170,7 @@ test('a record with a "__proto__" key is a line that does not fit, kept as the k
   assert.deepEqual(await ids(server, key, 't8'), ['t8-0', 't8-1', 't8-2']);
 });
 
-test('pushes with a debounce join one import; an id pushed twice counts once, with its last record', async () => {
+test('pushes with a debounce join one import; an id pushed twice counts once, with its last record [conf:ingest-debounce] [conf:import-stacks]', async () => {
   const { server, key } = await served();
   const first = await push(server, key, 't4', [row('t4', 5), row('t4', 6)], '?debounce=30&all=true');
   const second = await push(server, key, 't4', [row('t4', 6, 60)], '?debounce=30');
@@ -202,7 +202,7 @@ test('the same push again with its Idempotency-Key answers the first import and 
   assert.deepEqual(await ids(server, key, 't6'), ['t6-0', 't6-1', 't6-2', 't6-3']);
 });
 
-test('an import waiting for its debounce is scheduled, with no launch, no finish and no count yet; once run, each element of its state says so', async () => {
+test('an import waiting for its debounce is scheduled, with no launch, no finish and no count yet; once run, each element of its state says so [conf:import-envelope] [conf:import-id] [conf:import-created-at] [conf:import-launched-at] [conf:import-finished-at] [conf:import-status] [conf:import-progress] [conf:import-tables] [conf:import-table-type] [conf:import-table-status] [conf:import-table-key] [conf:import-table-progress] [conf:import-table-count]', async () => {
   const { server, key } = await served();
   const waiting = await push(server, key, 't5', [row('t5', 20)], '?debounce=3600');
   assert.equal(waiting.status, 202, waiting.text);
@@ -226,7 +226,7 @@ test('an import waiting for its debounce is scheduled, with no launch, no finish
   assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't5', progress: 100, number_of_records: 2, error: null }]);
 });
 
-test('refusals: an unknown table, another tenant’s import, a body that is not a push', async () => {
+test('refusals: an unknown table, another tenant’s import, a body that is not a push [conf:tables-exist-first] [conf:ingest-debounce-minimum] [conf:ingest-envelope]', async () => {
   const { server, key } = await served();
   assert.equal((await push(server, key, 'nope', [row('nope', 1)])).status, 404);
   const other = (await server.store.createKey('other')).key;

@@ -21,7 +21,7 @@ const served = shared(async (scope) => {
 
 const email = (i: number) => `user${i}@acme.example`;
 
-test('items are written and echoed normalised; a new period overrides the stored one of its user', async () => {
+test('items are written and echoed normalised; a new period overrides the stored one of its user [conf:managers-envelope] [conf:managers-one-per-period] [conf:managers-override] [conf:managers-response] [conf:managers-dates]', async () => {
   const { put, managersOf } = await served();
   const first = await put([{ user: 'USER1@acme.example', manager: email(2), start_date: '2026-01' }]);
   assert.equal(first.status, 200, first.text);
@@ -35,7 +35,7 @@ test('items are written and echoed normalised; a new period overrides the stored
   ]);
 });
 
-test('the rules of the groups bulk refuse the whole request (422), at the item that breaks them', async () => {
+test('the rules of the groups bulk refuse the whole request (422), at the item that breaks them [conf:managers-all-or-nothing] [conf:managers-overlap-in-payload]', async () => {
   const { put, managersOf } = await served();
   const valid = { user: email(4), manager: email(5) };
   // A cycle is pointed at by an item that closes it: here either of its two items.
@@ -53,7 +53,7 @@ test('the rules of the groups bulk refuse the whole request (422), at the item t
   assert.deepEqual(await managersOf(email(4)), [], 'nothing was written');
 });
 
-test('group items, extra fields, an empty list and more than 200 items are refused (400)', async () => {
+test('group items, extra fields, an empty list and more than 200 items are refused (400) [conf:managers-max-200]', async () => {
   const { put } = await served();
   const cases: [string, unknown[], string][] = [
     ['a group item', [{ user: email(9), group_dimension: 'region', group: 'EMEA', start_date: '2026-01' }], '/data/0/manager'],

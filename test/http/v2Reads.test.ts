@@ -23,7 +23,7 @@ describe('the v2 reads', () => {
     return { server, acme, globex };
   });
 
-  test('GET /v2/data-structures: statement reporting, then each data table, with derived ids whose links answer', async () => {
+  test('GET /v2/data-structures: statement reporting, then each data table, with derived ids whose links answer [conf:v2-structure-id] [conf:v2-structure-name] [conf:v2-structure-type] [conf:v2-structure-total-records] [conf:v2-structure-links-fields] [conf:v2-structure-links-records]', async () => {
     const { server, acme, globex } = await fixture();
     const listed = await server.call('GET', '/v2/data-structures', { key: acme.key });
     assert.equal(listed.status, 200);
@@ -48,7 +48,7 @@ describe('the v2 reads', () => {
     assert.equal((await server.call('GET', '/v2/data-structures')).status, 401);
   });
 
-  test('fields: v1 discovery rendered for v2, prefixed keys and amounts with their currency; the hash moves with the structure', async () => {
+  test('fields: v1 discovery rendered for v2, prefixed keys and amounts with their currency; the hash moves with the structure [conf:v2-fields-envelope] [conf:v2-field-elements] [conf:v2-field-formats] [conf:v2-key-prefixes] [conf:v2-statement-payment]', async () => {
     const { server, acme } = await fixture();
     const statements = await server.call('GET', `/v2/data-structures/${STATEMENTS}/fields`, { key: acme.key });
     const byKey = new Map(statements.body.fields.map((field: { api_key: string }) => [field.api_key, field]));
@@ -90,7 +90,7 @@ describe('the v2 reads', () => {
     assert.equal(again.body.schema_hash, statements.body.schema_hash, 'unchanged structure, unchanged hash');
   });
 
-  test('fields: created_at and currencies are null, a plain number is a float, the schema_hash is 32 hexadecimal characters, and the standard fields are the same in every tenant', async () => {
+  test('fields: created_at and currencies are null, a plain number is a float, the schema_hash is 32 hexadecimal characters, and the standard fields are the same in every tenant [conf:v2-field-format-float] [conf:v2-standard-fields-every-account] [conf:v2-field-created-at] [conf:v2-field-currencies] [conf:v2-schema-hash-length]', async () => {
     const { server, acme, globex } = await fixture();
     const fieldsOf = async (key: string, id: string) => (await server.call('GET', `/v2/data-structures/${id}/fields`, { key })).body;
     const statements = await fieldsOf(acme.key, STATEMENTS);
@@ -105,7 +105,7 @@ describe('the v2 reads', () => {
     assert.deepEqual(standard(await fieldsOf(globex.key, STATEMENTS)), standard(statements));
   });
 
-  test('statements: the records of v1, in its order, mapped as documented, page by page by start_id', async () => {
+  test('statements: the records of v1, in its order, mapped as documented, page by page by start_id [conf:v2-query-start-id] [conf:v2-data-prefixed-keys] [conf:v2-meta-next-start-id] [conf:v2-meta-has-more] [conf:v2-meta-next-url] [conf:v2-value-amount] [conf:v2-value-user] [conf:v2-value-date] [conf:v2-value-plain] [conf:v2-mapping]', async () => {
     const { server, acme } = await fixture();
     const v1 = await v1Records(server, acme.key, '/v1/reporting');
     const { records, pages } = await walkV2(server, acme.key, `${statementsPath}?limit=7`);
@@ -134,7 +134,7 @@ describe('the v2 reads', () => {
     assert.deepEqual(from.body.data.map((record: Record<string, unknown>) => record['standard.id']), ['acme-r21', 'acme-r22']);
   });
 
-  test('records: a data table, mapped as documented, in v1 order', async () => {
+  test('records: a data table, mapped as documented, in v1 order [conf:v2-records-data-tables]', async () => {
     const { server, acme } = await fixture();
     const v1 = await v1Records(server, acme.key, '/v1/tables/deals/records');
     const { records } = await walkV2(server, acme.key, `/v2/reporting/${DEALS}/records?limit=3`);
@@ -151,7 +151,7 @@ describe('the v2 reads', () => {
     });
   });
 
-  test('bad input and unknown structures: 400 with a pointer, 404 for a structure the tenant does not have', async () => {
+  test('bad input and unknown structures: 400 with a pointer, 404 for a structure the tenant does not have [conf:v2-query-limit] [conf:v2-error-statuses]', async () => {
     const { server, acme, globex } = await fixture();
     const forecasts = (await server.call('GET', '/v2/data-structures', { key: globex.key })).body.data[2].id;
     const cases: [string, number, string?][] = [
@@ -188,7 +188,7 @@ describe('the v2 reads', () => {
     assert.equal(again.status, 304);
   });
 
-  test('v1 reporting answers say they are deprecated, when, and which v2 route replaces them', async () => {
+  test('v1 reporting answers say they are deprecated, when, and which v2 route replaces them [conf:v1-reporting-deprecated] [conf:v1-others-stay]', async () => {
     const { server, acme } = await fixture();
     for (const [path, successor] of [
       ['/v1/reporting?limit=1', statementsPath],
@@ -206,7 +206,7 @@ describe('the v2 reads', () => {
 });
 
 describe('v2 reads after writes', () => {
-  test('last_modified_after from the newest time seen returns exactly what a changed_since sync returns; times only increase', async (t) => {
+  test('last_modified_after from the newest time seen returns exactly what a changed_since sync returns; times only increase [conf:v2-query-last-modified-after] [conf:v2-query-last-modified-before]', async (t) => {
     let acme!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {
       acme = await buildFixture(store, { tenant: 'acme', records: 36, users: 3 });

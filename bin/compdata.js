@@ -9,6 +9,11 @@ if (major < 22 || (major === 22 && minor < 12)) {
   );
   process.exit(1);
 }
+// The compiled code of the modules is kept on disk (NODE_COMPILE_CACHE, else a directory in the
+// system's temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a later start reuses
+// it instead of compiling every module again.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 import('../dist/src/cli/main.js').catch((error) => {
   process.stderr.write(`compdata: cannot start (${error.message}); run 'npm run build' first\n`);
   process.exit(1);

@@ -1,7 +1,7 @@
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
 import type { Principal } from '../store/vocabulary/tenancy.js';
-import { contractAjvForOpenApiBackend } from './contractAjv.js';
+import { contractAjvForOpenApiBackend, requestAjv } from './contractAjv.js';
 import { ContractRouter } from './contractRouter.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getDataStructureFields } from './handlers/getDataStructureFields.js';
@@ -227,6 +227,10 @@ async function buildBackend(definition: Record<string, unknown>): Promise<OpenAP
   // its work on every request (openapi-backend takes no router of ours as an option).
   api.router = new ContractRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
   api.validator.router = api.router;
+  // openapi-backend builds a draft-07 Ajv for each validator before it asks customizeAjv for
+  // ours: asked directly, as customizeAjv would be, without that Ajv.
+  const { validator } = api;
+  validator.getAjv = (context, options = {}) => requestAjv({ ...validator.ajvOpts, ...options }, context);
   // A schema Ajv cannot compile fails the start, not the first request of its operation.
   api.validator.preCompileRequestValidators();
   return api;

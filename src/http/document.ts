@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+
+/**
+ * The YAML parser, loaded only when YAML is read (the built server reads the contract as JSON
+ * and would load it for nothing).
+ */
+const parse = (text: string, options: { intAsBigInt: boolean }): unknown =>
+  (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text, options);
 
 /** A file of the repository, from `src/http` or from `dist/src/http`. */
 export function repositoryPath(relative: string): string {

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { storeOver } from './storeOver.js';
 import { DEFAULT_READ_ROUTING, type ReadRoutingOptions } from './requests/readRouting.js';
 
 /** How reads are spread over replicas unless told (`--replica-wait`, `--replica-max-lag`). */
@@ -64,6 +63,8 @@ export async function openStore(location: string, options: OpenStoreOptions): Pr
   // Counted by the server that serves the store; PostgreSQL's import thread gives way to the requests.
   const requestsInProgress = sharedRequestCount();
   const storeOptions = { routing: { ...DEFAULT_READ_ROUTING, ...options.routing }, log, requestsInProgress };
+  // The store's code loads when a store is opened: a command that opens none (`--help`, a usage error) starts without it.
+  const { storeOver } = await import('./storeOver.js');
   if (isPostgres(location)) {
     const poolSize = options.poolSize ?? (options.role === 'server' ? DEFAULT_POOL_SIZE : 2);
     const replicaLocations = options.replicas ?? [];

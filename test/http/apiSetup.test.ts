@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ValidationContext } from 'openapi-backend';
+import { ValidationContext, type OpenAPIBackend } from 'openapi-backend';
 import { createApi } from '../../src/http/api.js';
+import { contractAjv } from '../../src/http/contractAjv.js';
 import { loadDocument } from '../../src/http/document.js';
 import type { HandlerDeps } from '../../src/http/handlerTypes.js';
 
@@ -17,6 +18,22 @@ const bulk = (item: Record<string, unknown>) => ({
   headers: { 'content-type': 'application/json' },
   body: { data: [{ user: 'ada@example.com', group_dimension: 'region', group: 'NA', start_date: '2026-01', ...item }] },
 });
+
+/**
+ * Compiles every request validator of `backend` again, each schema checked against the 2020-12
+ * meta-schema first (which a server's start skips: contractAjv.ts); throws on the first invalid one.
+ */
+function checkRequestSchemas(backend: OpenAPIBackend): void {
+  const ajvs = new Map<string, Ajv2020>();
+  const checking = Object.create(backend.validator) as OpenAPIBackend['validator'];
+  checking.getAjv = (context, options = {}) => {
+    const chosen = { ...backend.validator.ajvOpts, ...options, ...(context === ValidationContext.Params ? { allErrors: true } : {}) };
+    const key = JSON.stringify(chosen);
+    if (!ajvs.has(key)) ajvs.set(key, contractAjv(chosen));
+    return ajvs.get(key)!;
+  };
+  for (const operation of backend.getOperations()) checking.buildRequestValidatorsForOperation(operation);
+}
 
 describe('openapi-backend as createApi sets it up', () => {
   it('validates requests as JSON Schema 2020-12, the dialect of OpenAPI 3.1', () => {
@@ -47,5 +64,13 @@ describe('openapi-backend as createApi sets it up', () => {
     const definition = loadDocument().definition as { components: { parameters: { Cursor: { schema: Record<string, unknown> } } } };
     definition.components.parameters.Cursor.schema.pattern = '(';
     await assert.rejects(apiOver(definition), /Invalid regular expression/);
+  });
+
+  it("has every request validator's schema valid JSON Schema 2020-12 (checked here: a server's start does not)", async () => {
+    checkRequestSchemas(api);
+    const definition = loadDocument().definition as { components: { parameters: { Cursor: { schema: Record<string, unknown> } } } };
+    definition.components.parameters.Cursor.schema.maxLength = -1; // compiles, but is no length
+    const faulty = await apiOver(definition);
+    assert.throws(() => checkRequestSchemas(faulty), /schema is invalid: data\/properties\/query\/properties\/cursor\/maxLength must be >= 0/);
   });
 });

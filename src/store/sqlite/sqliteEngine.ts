@@ -42,17 +42,19 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
     log,
   );
-  const checkpointer: Checkpointer | undefined =
-    options.role === 'server'
-      ? startCheckpointer(path, {
-          onError: (error) => log.error({ err: error }, 'the checkpoint thread failed'),
-          onStopped: () => writer.checkpointByItself(),
-          onDiskFull: (full) =>
-            full
-              ? log.warn({}, 'WAL checkpoints fail: the disk that holds the database is full; the WAL keeps every commit until space returns')
-              : log.warn({}, 'WAL checkpoints succeed again: the disk has room'),
-        })
-      : undefined;
+  // A server's checkpoint thread starts with its first write: only the writer thread's commits,
+  // which do not checkpoint, leave the WAL to it (a server that only reads starts no thread).
+  let checkpointer: Checkpointer | undefined;
+  const startCheckpoints = () =>
+    startCheckpointer(path, {
+      onError: (error) => log.error({ err: error }, 'the checkpoint thread failed'),
+      onStopped: () => writer.checkpointByItself(),
+      onDiskFull: (full) =>
+        full
+          ? log.warn({}, 'WAL checkpoints fail: the disk that holds the database is full; the WAL keeps every commit until space returns')
+          : log.warn({}, 'WAL checkpoints succeed again: the disk has room'),
+    });
+  let closing = false;
   const ping = db.prepare<[], number>('SELECT 1').pluck();
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
 
@@ -73,7 +75,10 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     synchronousReads: true,
     changeCounter: () => dataVersion.get()!,
     replicas: [],
-    write: (tenantId, write) => writer.write(tenantId, write),
+    write: (tenantId, write) => {
+      if (options.role === 'server' && !closing) checkpointer ??= startCheckpoints();
+      return writer.write(tenantId, write);
+    },
     inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
     inSnapshot: (work) =>
       withConnection((connection) =>
@@ -94,6 +99,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
         connection.pragma('wal_checkpoint(TRUNCATE)');
       }),
     async close() {
+      closing = true;
       await writer.stop();
       await checkpointer?.stop();
       foldWal(db, log);

@@ -544,8 +544,9 @@ export interface paths {
         /**
          * Read the records of a data table, page by page (v2)
          * @description The records of `GET /v1/tables/{data_table_key}/records` for the data table whose
-         *     structure id is `table_id`, in the same order, keyed `datatable.<field>` (an `amount` field
-         *     with its currency as one amount), with `standard.last_modified_at`. Paging and filters as
+         *     structure id is `table_id`, in the same order: the record's id as `standard.id`, each field
+         *     of the table keyed `datatable.<field>` (an `amount` field with its currency as one
+         *     amount), and `standard.last_modified_at`. Paging and filters as
          *     for the statements. An id that is not one of the tenant's data tables is a `404`.
          */
         get: operations["getV2Records"];
@@ -1031,7 +1032,10 @@ export interface components {
          *     ratio, 1 is 100%), `float`, or `null` for plain text. `origin`: where the field comes
          *     from, the prefix of `api_key`. `created_at` and `currencies` are `null`: the service keeps
          *     no creation time of a field, and an amount carries its own currency. `properties`: the
-         *     properties of an object field, with their types.
+         *     properties of an object field (an amount's `value` and `currency`, a user reference's `id`
+         *     and `email`), each with its JSON type and whether the object always holds it (`required`;
+         *     an amount's `value` may still be `null`, and a data table amount's `currency` too), else
+         *     `null`.
          */
         V2Field: {
             api_key: string;
@@ -1046,8 +1050,18 @@ export interface components {
             currencies: null;
             enum_values: string[] | null;
             properties: {
-                [key: string]: "string" | "number";
+                [key: string]: components["schemas"]["V2FieldProperty"];
             } | null;
+        };
+        /** @description A property of an object field of a v2 record. */
+        V2FieldProperty: {
+            /**
+             * @description The property's JSON type.
+             * @enum {string}
+             */
+            type: "string" | "number";
+            /** @description Whether the object always holds the property (its value may be `null` where the field's can be). */
+            required: boolean;
         };
         V2FieldListing: {
             schema_hash: components["schemas"]["SchemaHash"];
@@ -1061,9 +1075,11 @@ export interface components {
         /**
          * @description A record keyed by prefixed field keys (see `GET /v2/data-structures/{table_id}/fields`):
          *     an amount is a `V2Amount`, a statement's user `{"id", "email"}`, a dimension the names of
-         *     its groups; `standard.last_modified_at` is the time of the record's last change.
+         *     its groups. `standard.id` is the record's id (a statement's or a data table record's);
+         *     `standard.last_modified_at` is the time of the record's last change.
          */
         V2Record: {
+            "standard.id": string;
             /** Format: date-time */
             "standard.last_modified_at": string;
         } & {
@@ -2838,7 +2854,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "compdata sales-compensation data API",
-                     *         "version": "1.0.0"
+                     *         "version": "2.0.0"
                      *       },
                      *       "paths": {}
                      *     }

@@ -85,7 +85,15 @@ export type DataStructure = Schemas['DataStructure'];
 export type DataStructureListing = Schemas['DataStructureListing'];
 /** The answer of `GET /v2/data-structures/{table_id}/fields`. */
 export type V2FieldListing = Schemas['V2FieldListing'];
-/** A v2 record, keyed by prefixed field keys (`standard.id`, `custom.new_arr`, `datatable.amount`, ...). */
+/** A field of a v2 structure: `api_key`, `type`, `format`, `origin`, ..., and the `properties` of an object field. */
+export type V2Field = Schemas['V2Field'];
+/** A property of an object field (an amount's `value`, a user reference's `email`, ...): `{ type, required }`. */
+export type V2FieldProperty = Schemas['V2FieldProperty'];
+/**
+ * A v2 record, keyed by prefixed field keys (`standard.id`, `custom.new_arr`, `datatable.amount`,
+ * ...): `standard.id` (a statement's or a data table record's id) and `standard.last_modified_at`
+ * are in every record.
+ */
 export type V2Record = Schemas['V2Record'];
 /** A v2 amount: `{ value, currency }`, as a v2 record holds `standard.payment` or a metric (`custom.new_arr`). */
 export type V2Amount = Schemas['V2Amount'];

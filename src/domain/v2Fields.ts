@@ -15,7 +15,17 @@ export interface V2Field {
   created_at: null;
   currencies: null;
   enum_values: string[] | null;
-  properties: Record<string, 'string' | 'number'> | null;
+  properties: Record<string, V2FieldProperty> | null;
+}
+
+/**
+ * A property of an object field (an amount, a user reference): its JSON type, and whether the
+ * object always holds it (it may still be `null` where the field's value can be: see
+ * docs/rules.md#v2-reads).
+ */
+interface V2FieldProperty {
+  type: 'string' | 'number';
+  required: boolean;
 }
 
 type Origin = 'standard' | 'custom' | 'datatable';
@@ -23,17 +33,21 @@ type Origin = 'standard' | 'custom' | 'datatable';
 /** The fields v1 lists that are standard fields of a statement record (the others are the tenant's metrics and dimensions). */
 const STANDARD_STATEMENT_FIELDS: ReadonlySet<string> = new Set(['id', 'date', 'plan', 'user', 'payment', 'target', 'target_achievement', 'on_target_earning', 'achievement']);
 
-const AMOUNT = { value: 'number', currency: 'string' } as const;
-const USER_REFERENCE = { id: 'string', email: 'string' } as const;
+const AMOUNT: Readonly<Record<string, V2FieldProperty>> = { value: { type: 'number', required: true }, currency: { type: 'string', required: true } };
+const USER_REFERENCE: Readonly<Record<string, V2FieldProperty>> = { id: { type: 'string', required: true }, email: { type: 'string', required: true } };
 
 /** The fields of a statement as v2 writes it, from v1's listing (`reportingFields`). */
 export function v2StatementFields(listed: readonly ListedField[]): V2Field[] {
   return v2Fields(listed, (name) => (STANDARD_STATEMENT_FIELDS.has(name) ? 'standard' : 'custom'));
 }
 
-/** The fields of a data table's record as v2 writes it, from v1's listing (`tableFields`). */
+/**
+ * The fields of a data table's record as v2 writes it, from v1's listing (`tableFields`): the
+ * record's id is `standard.id` (as in a statement: no table declares a field `id`), the table's
+ * own fields `datatable.<key>`.
+ */
 export function v2TableFields(listed: readonly ListedField[]): V2Field[] {
-  return v2Fields(listed, () => 'datatable');
+  return v2Fields(listed, (name) => (name === 'id' ? 'standard' : 'datatable'));
 }
 
 function v2Fields(listed: readonly ListedField[], originOf: (name: string) => Origin): V2Field[] {
@@ -51,18 +65,23 @@ function v2Field(listed: ListedField, origin: Origin): V2Field {
     case 'number':
       return field(origin, name, 'number', name === 'target_achievement' && origin === 'standard' ? 'percentage' : 'float');
     case 'amount':
-      return { ...field(origin, name, 'object', 'currency'), properties: { ...AMOUNT } };
+      return { ...field(origin, name, 'object', 'currency'), properties: copied(AMOUNT) };
     case 'date':
       return field(origin, name, 'string', 'date');
     case 'datetime':
       return field(origin, name, 'string', 'date-time');
     case 'user':
-      return { ...field(origin, name, 'object', 'user_reference'), properties: { ...USER_REFERENCE } };
+      return { ...field(origin, name, 'object', 'user_reference'), properties: copied(USER_REFERENCE) };
     case 'user_id':
       return field(origin, name, 'string', 'user_id');
     case 'groups':
       return { ...field(origin, name, 'array', 'enum'), enum_values: [...(listed.groups ?? [])] };
   }
+}
+
+/** A fresh copy of a field's properties: a listing is the caller's to change. */
+function copied(properties: Readonly<Record<string, V2FieldProperty>>): Record<string, V2FieldProperty> {
+  return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, { ...property }]));
 }
 
 function field(origin: Origin, name: string, type: V2Field['type'], format: V2Field['format']): V2Field {

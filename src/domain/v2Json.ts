@@ -5,7 +5,7 @@ import type { TableField } from './tableJson.js';
 /**
  * The v2 rendering of records (docs/rules.md#v2-reads), done when a record is written, as v1's
  * is (reportingJson.ts): a v2 read only joins stored texts. Keys carry where a field comes from
- * (`standard.`, `custom.`, `datatable.`); an amount is `{"value": number | null, "currency":
+ * (`standard.`, `custom.`, `datatable.`; a record's id is `standard.id`); an amount is `{"value": number | null, "currency":
  * code}`; a statement's user is a reference `{"id", "email"}`.
  *
  * A statement's stored v2 body holds every field but the dimensions and the closing brace; the
@@ -46,11 +46,12 @@ export const newMetricV2Prefix = (key: string): string => `,${str(`custom.${key}
 
 /**
  * The stored v2 text of a data table's record (given as v1 stores it, with every field), without
- * its closing brace: `datatable.` keys, and each `amount` field with its `<key>_currency`
- * companion as one amount. The database appends the time of its last change.
+ * its closing brace: the id as `standard.id` (as a statement's), the table's fields under
+ * `datatable.` keys, and each `amount` field with its `<key>_currency` companion as one amount.
+ * The database appends the time of its last change.
  */
 export function renderTableRecordV2(fields: readonly TableField[], v1Record: Readonly<Record<string, unknown>>): string {
-  let json = `{"datatable.id":${str(v1Record.id)}`;
+  let json = `{"standard.id":${str(v1Record.id)}`;
   for (const { key, type } of fields) {
     const value = v1Record[key] ?? null;
     json += `,${str(`datatable.${key}`)}:`;

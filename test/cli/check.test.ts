@@ -140,11 +140,17 @@ describe('compdata check', { concurrency: true }, () => {
     const stored = await db.sql.value(`SELECT changed_at FROM ${v2Row}`, 'acme-r3');
     await db.sql.rows(`UPDATE ${v2Row.replace('WHERE', `SET changed_at = '2000-01-01T00:00:00.000Z' WHERE`)}`, 'acme-r3');
     await assertReported(db.database, {
-      'v2-records': /^v2-records: tenant "acme": reporting record acme-r3: no v2 text, or a time of last change that is not the time of its change stamp/,
+      'v2-records': /^v2-records: tenant "acme": reporting record acme-r3: no v2 text, a v2 text whose id is not keyed standard\.id, or a time of last change that is not the time of its change stamp/,
     });
     await db.sql.rows(`UPDATE ${v2Row.replace('WHERE', 'SET changed_at = ? WHERE')}`, stored, 'acme-r3');
     await db.sql.rows(`UPDATE table_records SET body_v2 = NULL WHERE id = 'acme-d5'`);
     await assertReported(db.database, { 'v2-records': /^v2-records: tenant "acme": record acme-d5 of table deals: no v2 text/ });
+  });
+
+  test('a table record whose v2 text keys its id datatable.id, as before the upgrade that keys it standard.id', async (t) => {
+    const db = await fixtureDatabase(t);
+    await db.sql.rows(`UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16) WHERE id = 'acme-d4'`);
+    await assertReported(db.database, { 'v2-records': /^v2-records: tenant "acme": record acme-d4 of table deals: no v2 text, a v2 text whose id is not keyed standard\.id/ });
   });
 
   test('positions of a table that are not dense', async (t) => {

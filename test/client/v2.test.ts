@@ -107,7 +107,7 @@ test('records: the deals table, walked as read by hand', async (t) => {
     await t.test(JSON.stringify(options), async () => {
       const records = await assertWalkMatchesRaw(env, path, walk, options);
       const first = options.startId === undefined ? 0 : 11;
-      assert.deepEqual(records.map((record) => record['datatable.id']), Array.from({ length: 23 - first }, (_, i) => `acme-d${first + i}`));
+      assert.deepEqual(records.map((record) => record['standard.id']), Array.from({ length: 23 - first }, (_, i) => `acme-d${first + i}`));
     });
   }
 });

@@ -54,7 +54,7 @@ test("the document's examples work against make demo's data", { timeout: 120_000
     const pages = Object.entries(components.examples as Json).filter(([, example]) => /\(GET \S+\)$/.test(example.summary));
     assert.deepEqual(pages.map(([name]) => name).sort(), [
       'DataStructures', 'DealsFields', 'DealsPage', 'DealsSyncPage', 'FilteredReportingPage', 'GroupAttributionsPage',
-      'ManagerAttributionsPage', 'ReportingFields', 'ReportingPage', 'Tables', 'V2DealsPage', 'V2StatementFields', 'V2StatementsPage',
+      'ManagerAttributionsPage', 'ReportingFields', 'ReportingPage', 'Tables', 'V2DealsFields', 'V2DealsPage', 'V2StatementFields', 'V2StatementsPage',
     ]);
     for (const [name, example] of pages) {
       const path = /\(GET (\S+)\)$/.exec(example.summary)![1]!;

@@ -89,7 +89,7 @@ test('all=true replaces the table: the records before are gone, earlier sync tok
   assert.equal((await server.call('GET', `/v1/reporting?changed_since=${encodeURIComponent(reportingToken)}`, { key })).status, 200);
   const v2 = await server.call('GET', `/v2/reporting/${t2}/records?last_modified_after=${encodeURIComponent(since)}`, { key });
   assert.equal(v2.status, 200, v2.text);
-  assert.deepEqual(v2.body.data.map((record: Record<string, unknown>) => record['datatable.id']), ['t2-7', 't2-1']);
+  assert.deepEqual(v2.body.data.map((record: Record<string, unknown>) => record['standard.id']), ['t2-7', 't2-1']);
   const removed = await server.sql.rows(`SELECT id FROM removed_records WHERE structure = 't2' ORDER BY id`);
   assert.deepEqual(removed.map(([id]) => id), ['t2-0', 't2-1', 't2-2']);
   assert.deepEqual(await server.store.check(), []);

@@ -9,6 +9,10 @@ const STATEMENTS = '2fa94265-8b29-8997-887d-7958c0ab8234';
 const DEALS = '34e95ea1-8cbc-866c-8332-8f647ce1e7b6';
 const statementsPath = `/v2/reporting/${STATEMENTS}/statements`;
 
+/** The properties of an amount field and of a user reference (docs/rules.md#v2-reads). */
+const AMOUNT = { value: { type: 'number', required: true }, currency: { type: 'string', required: true } };
+const USER_REFERENCE = { id: { type: 'string', required: true }, email: { type: 'string', required: true } };
+
 const v1Records = async (server: TestServer, key: string, path: string) => (await server.call('GET', path, { key })).body.data as Record<string, unknown>[];
 
 describe('the v2 reads', () => {
@@ -65,11 +69,11 @@ describe('the v2 reads', () => {
       const field = byKey.get(key) as Record<string, unknown>;
       return [field.type, field.format, field.origin, field.enum_values, field.properties];
     };
-    assert.deepEqual(pick('standard.payment'), ['object', 'currency', 'standard', null, { value: 'number', currency: 'string' }]);
-    assert.deepEqual(pick('standard.user'), ['object', 'user_reference', 'standard', null, { id: 'string', email: 'string' }]);
+    assert.deepEqual(pick('standard.payment'), ['object', 'currency', 'standard', null, AMOUNT]);
+    assert.deepEqual(pick('standard.user'), ['object', 'user_reference', 'standard', null, USER_REFERENCE]);
     assert.deepEqual(pick('standard.date'), ['string', 'date', 'standard', null, null]);
     assert.deepEqual(pick('standard.target_achievement'), ['number', 'percentage', 'standard', null, null]);
-    assert.deepEqual(pick('custom.new_arr'), ['object', 'currency', 'custom', null, { value: 'number', currency: 'string' }]);
+    assert.deepEqual(pick('custom.new_arr'), ['object', 'currency', 'custom', null, AMOUNT]);
     assert.deepEqual(pick('custom.region'), ['array', 'enum', 'custom', ['APAC', 'EMEA'], null]);
     assert.deepEqual(pick('standard.last_modified_at'), ['string', 'date-time', 'standard', null, null]);
 
@@ -77,7 +81,7 @@ describe('the v2 reads', () => {
     assert.deepEqual(
       deals.body.fields.map((field: { api_key: string; format: string | null }) => [field.api_key, field.format]),
       [
-        ['datatable.id', null],
+        ['standard.id', null],
         ['datatable.name', null],
         ['datatable.owner_id', 'user_id'],
         ['datatable.close_date', 'date-time'],
@@ -143,7 +147,7 @@ describe('the v2 reads', () => {
       v1.map((record) => v2OfV1TableRecord(record, ['amount'])),
     );
     assert.deepEqual(withoutTime(records[2]!).fields, {
-      'datatable.id': 'acme-d2',
+      'standard.id': 'acme-d2',
       'datatable.name': 'Deal 2',
       'datatable.owner_id': 'u2',
       'datatable.close_date': '2026-03-03T10:00:00.000Z',

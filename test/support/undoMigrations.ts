@@ -21,6 +21,21 @@ const BEFORE_TENANT_STATE = `
   `;
 
 /**
+ * SQL that takes a database of this build back to before a data table record's v2 text keyed
+ * its id `standard.id` (SQLite migration 14, PostgreSQL migration 16): `datatable.id` again.
+ */
+export const BEFORE_STANDARD_ID: Record<TestEngine, string> = {
+  sqlite: `
+    UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
+    PRAGMA user_version = 13;
+  `,
+  postgres: `
+    UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
+    UPDATE schema_version SET version = 15;
+  `,
+};
+
+/**
  * SQL that takes a SQLite database of this build back to before the statements' v2 texts had
  * a table of their own (migration 13): the columns back in `reporting_records`, with their values.
  */

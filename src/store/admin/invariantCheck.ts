@@ -17,7 +17,7 @@ const TENANT_CHECKS: readonly (readonly [ViolationKind, TenantCheck])[] = [
   ['positions', positions],
   ['v2-records', async (reads, tenant) => {
     const record = await reads.v2Mismatch(tenant.id);
-    return record && `${record}: no v2 text, or a time of last change that is not the time of its change stamp (docs/rules.md#v2-reads)`;
+    return record && `${record}: no v2 text, a v2 text whose id is not keyed standard.id, or a time of last change that is not the time of its change stamp (docs/rules.md#v2-reads)`;
   }],
 ];
 

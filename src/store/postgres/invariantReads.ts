@@ -74,7 +74,8 @@ const reportingPositions = statement<[number], PositionGap>(
 );
 /** The time of `stamp` of the tenant `$1`. */
 const TIME_OF = (stamp: string) => `SELECT at FROM stamp_times WHERE tenant_id = $1 AND stamp = ${stamp}`;
-// See ../sqlite/migrations.ts, 8: each record's v2 text, and beside each stamp (but a fields row's minus one) its time.
+// See ../sqlite/migrations.ts, 8 and 14: each record's v2 text (a table record's with its id keyed `standard.id`), and beside
+// each stamp (but a fields row's minus one) its time.
 const v2Records = statement<[number], { record: string | null }>(
   `SELECT coalesce(
      (SELECT 'reporting record ' || r.id FROM reporting_records r
@@ -83,7 +84,8 @@ const v2Records = statement<[number], { record: string | null }>(
         OR (d.stamp > 0 AND d.changed_at IS DISTINCT FROM (${TIME_OF('d.stamp')})))
       ORDER BY r.pos LIMIT 1),
      (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.tenant_id = t.tenant_id AND r.table_pk = t.pk
-      WHERE t.tenant_id = $1 AND (r.body_v2 IS NULL OR r.changed_at IS DISTINCT FROM (${TIME_OF('r.stamp')}))
+      WHERE t.tenant_id = $1 AND (r.body_v2 IS NULL OR left(r.body_v2, 15) <> '{"standard.id":'
+        OR r.changed_at IS DISTINCT FROM (${TIME_OF('r.stamp')}))
       ORDER BY t.key, r.pos LIMIT 1)) AS record`,
 );
 const tablePositions = statement<[number], PositionGap>(

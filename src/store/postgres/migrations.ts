@@ -338,6 +338,12 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   ALTER TABLE removed_records DROP CONSTRAINT removed_records_tenant_id_fkey
+  `,  // 16: a data table record's id keyed `standard.id` in its v2 text, as in SQLite's migration
+  // 14; every tenant's data a new version. No volatile function (Citus refuses one in an UPDATE
+  // of a distributed table, see dataVersion.ts): the next version is the last one plus one.
+  `
+  UPDATE table_records SET body_v2 = '{"standard.id":' || substr(body_v2, 17) WHERE left(body_v2, 16) = '{"datatable.id":';
+  UPDATE tenant_state SET data_version = (data_version + 1) % 9007199254740992;
   `,
 ];
 

@@ -72,8 +72,9 @@ export function invariantReads(db: Db): InvariantReads {
     `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
      FROM reporting_records WHERE tenant_id = ? HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
   );
-  // Migrations 8 and 13: each record's v2 text (a statement's in its own row, of the same user
-  // and month), and beside each stamp (but a fields row's minus one) its time.
+  // Migrations 8, 13 and 14: each record's v2 text (a statement's in its own row, of the same
+  // user and month; a table record's with its id keyed `standard.id`), and beside each stamp
+  // (but a fields row's minus one) its time.
   const v2Records = db
     .prepare<{ tenant: number }, string>(
       `SELECT ifnull(
@@ -84,7 +85,8 @@ export function invariantReads(db: Db): InvariantReads {
             OR v.changed_at IS NOT (${TIME_OF('r.stamp')}) OR (d.stamp > 0 AND d.changed_at IS NOT (${TIME_OF('d.stamp')})))
           ORDER BY r.pos LIMIT 1),
          (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.table_pk = t.pk
-          WHERE t.tenant_id = @tenant AND (r.body_v2 IS NULL OR r.changed_at IS NOT (${TIME_OF('r.stamp')}))
+          WHERE t.tenant_id = @tenant AND (r.body_v2 IS NULL OR substr(r.body_v2, 1, 15) <> '{"standard.id":'
+            OR r.changed_at IS NOT (${TIME_OF('r.stamp')}))
           ORDER BY t.key, r.pos LIMIT 1))`,
     )
     .pluck();

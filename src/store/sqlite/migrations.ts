@@ -346,6 +346,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE reporting_records DROP COLUMN body_v2;
   ALTER TABLE reporting_records DROP COLUMN changed_at;
   `,
+  // 14: a data table record's id keyed `standard.id` in its v2 text, as the hosted reference
+  // keys a record's id (docs/rules.md#v2-reads); it was `datatable.id`, first in the text. Only
+  // that key changes: the record's time of last change stays (its v1 record did not change).
+  // Every tenant's data gets a new version, so that no v2 page of before is answered `304`.
+  `
+  UPDATE table_records SET body_v2 = '{"standard.id":' || substr(body_v2, 17) WHERE substr(body_v2, 1, 16) = '{"datatable.id":';
+  UPDATE tenants SET data_version = random();
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

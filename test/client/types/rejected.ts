@@ -2,7 +2,7 @@
  * What must not compile: each `@ts-expect-error` line must be an error, or tsc reports the
  * directive as unused and the type test fails.
  */
-import { createClient, ProblemError, type CompdataClient } from 'compdata/client';
+import { createClient, ProblemError, type CompdataClient, type V2FieldProperty } from 'compdata/client';
 
 declare const client: CompdataClient;
 
@@ -71,4 +71,13 @@ export function v2Options() {
   client.v2.statements.records({ startId: 10 });
   // @ts-expect-error a time is text or a Date
   client.v2.records.pages('34e95ea1-8cbc-866c-8332-8f647ce1e7b6', { lastModifiedAfter: 1764000000000 });
+}
+
+export function v2FieldProperties(): V2FieldProperty[] {
+  return [
+    // @ts-expect-error a property of an object field is an object, not its type's name (before 2.0.0)
+    'number',
+    // @ts-expect-error a property says whether it is required
+    { type: 'string' },
+  ];
 }

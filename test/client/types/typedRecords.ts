@@ -2,7 +2,7 @@
  * What must compile: the types `compdata/client` gives, each compared exactly with what the
  * contract says (`Equal` is true only for identical types, so a wider or narrower type fails).
  */
-import { createClient, ProblemError, type BulkItem, type CompdataClient, type Page, type ReportingRecord } from 'compdata/client';
+import { createClient, ProblemError, type BulkItem, type CompdataClient, type Page, type ReportingRecord, type V2Field, type V2FieldProperty } from 'compdata/client';
 import type { components } from '../../../generated/api.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -112,9 +112,13 @@ export async function v2Reads() {
   const fields = await client.v2.fields(statements.id);
   same<Equal<typeof fields, components['schemas']['V2FieldListing']>>();
   same<Equal<(typeof fields.fields)[number]['created_at'], null>>();
+  const field: V2Field = fields.fields[0]!;
+  same<Equal<typeof field.properties, Record<string, V2FieldProperty> | null>>();
+  same<Equal<V2FieldProperty, { type: 'string' | 'number'; required: boolean }>>();
   for await (const record of client.v2.statements.records({ limit: 500, lastModifiedAfter: new Date(0), signal: AbortSignal.timeout(1000) })) {
     same<Equal<typeof record, components['schemas']['V2Record']>>();
     same<Equal<(typeof record)['standard.last_modified_at'], string>>();
+    same<Equal<(typeof record)['standard.id'], string>>();
   }
   for await (const page of client.v2.statements.pages(statements.id, { startId: 'stl_0000100', lastModifiedBefore: '2026-11-27T08:00:00Z' })) {
     same<Equal<typeof page, components['schemas']['V2RecordPage']>>();
@@ -123,5 +127,7 @@ export async function v2Reads() {
   }
   for await (const record of client.v2.records.records('34e95ea1-8cbc-866c-8332-8f647ce1e7b6', { limit: 10 })) {
     same<Equal<typeof record, components['schemas']['V2Record']>>();
+    // A data table record's id is `standard.id` too, as a statement's.
+    same<Equal<(typeof record)['standard.id'], string>>();
   }
 }

@@ -4,7 +4,7 @@ import type { Principal } from '../../../src/store/vocabulary/tenancy.js';
 import type { Store } from '../../../src/store/store.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempDatabase, withOtherStore } from '../../support/harness.js';
-import { BEFORE_V2 } from '../../support/undoMigrations.js';
+import { BEFORE_STANDARD_ID, BEFORE_V2 } from '../../support/undoMigrations.js';
 import { withoutTime } from '../../support/v2Mapping.js';
 
 /** Every v2 record of a structure, read 6 at a time. */
@@ -43,5 +43,31 @@ test('a database from before the v2 reads is migrated: its v2 records are those 
     const ids = (JSON.parse(`[${changed.json.toString()}]`) as Record<string, unknown>[]).map((record) => record['standard.id']);
     // u1 holds records 1, 4, 7, ...; 2026-01 and 2026-02 are i % 12 of 0 and 1: records 1 and 13.
     assert.deepEqual(ids, ['acme-r1', 'acme-r13']);
+  });
+});
+
+test('a database whose data table records key their v2 id datatable.id is migrated: the id is keyed standard.id, nothing else changes, and the data has a new version', async (t) => {
+  const { engine, database, store, sql } = await tempDatabase(t);
+  const fixture = await buildFixture(store, { tenant: 'acme', records: 6, users: 2, deals: 9 });
+  const principal = (await store.authenticate(fixture.key))!;
+  const deals = { kind: 'table', key: 'deals' } as const;
+  const written = await walk(store, principal, deals);
+  const before = await store.v2Page(principal, deals, { limit: 100 });
+  if (typeof before !== 'object') assert.fail(before);
+  await sql.exec(BEFORE_STANDARD_ID[engine]);
+  const old = await store.v2Page(principal, deals, { limit: 1 });
+  if (typeof old !== 'object') assert.fail(old);
+  assert.deepEqual(Object.keys(JSON.parse(old.json.toString()) as object)[0], 'datatable.id', 'the records are keyed as before the upgrade');
+
+  await withOtherStore(database, async (migrated) => {
+    const again = (await migrated.authenticate(fixture.key))!;
+    const records = await walk(migrated, again, deals);
+    // The same texts a new load writes, with the same times: only the key of the id was rewritten.
+    assert.deepEqual(records, written);
+    assert.deepEqual(records.map((record) => Object.keys(record)[0]), written.map(() => 'standard.id'));
+    assert.ok(records.every((record) => !('datatable.id' in record)));
+    const after = await migrated.v2Page(again, deals, { limit: 100 });
+    if (typeof after !== 'object') assert.fail(after);
+    assert.notEqual(after.version, before.version, 'a page cached before the upgrade is not answered 304');
   });
 });

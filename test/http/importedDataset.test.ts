@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { runCli } from '../cli/cliProcess.js';
 import { example } from '../support/datasets.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { v2OfV1TableRecord, walkV2, withoutTime } from '../support/v2Mapping.js';
 
 const EXAMPLE_PATH = new URL('../fixtures/dataset.example.json', import.meta.url).pathname;
 
@@ -84,6 +85,13 @@ describe('an imported dataset is what the API serves', () => {
     assert.deepEqual(total.body, { count: dataset.reporting.length, data: [] });
     for (const table of dataset.tables) {
       assertSameRecords(await walk(server, key, `/v1/tables/${table.key}/records`, 2), expectedTableRecords(table));
+    }
+    // And in v2: each table's records keyed as documented, the id as standard.id.
+    const structures = (await server.call('GET', '/v2/data-structures', { key })).body.data as { name: string; links: { records: string } }[];
+    for (const table of dataset.tables) {
+      const { records } = await walkV2(server, key, structures.find((structure) => structure.name === table.name)!.links.records.slice(server.url.length));
+      const amounts = (table.fields as Json[]).filter((field) => field.type === 'amount').map((field) => field.key as string);
+      assert.deepEqual(records.map((record) => withoutTime(record).fields), expectedTableRecords(table).map((record) => v2OfV1TableRecord(record, amounts)));
     }
   });
 

@@ -346,11 +346,15 @@ export interface paths {
          *       appended. An `id` sent twice in one import counts once, with the last record sent.
          *     - The body may be up to 64 MiB (`serve --push-body-limit`), and is read as a stream:
          *       about 100,000 records of 200 bytes fit. Past the limit: `413`, with the limit.
-         *     - Records are checked against the table's fields when the import runs, not here: a
-         *       table with a record that does not fit (an unknown field, a value of the wrong type,
-         *       a user that does not exist, no `id`) imports nothing, and its import says which
-         *       lines, with the record and why (`ParsingError`). Here only the body's form is
-         *       checked (`400`: not JSON, no `data` array, an item that is not an object).
+         *     - Records are checked against the table's fields when the import runs, not here. A
+         *       property that is not a field of the table (nor an amount's `_currency`) is ignored:
+         *       the record is imported without it, and the import's table lists each key ignored
+         *       and in how many records (`ignored_fields`). A record that does not fit (a value of
+         *       the wrong type, a user that does not exist, no `id`) is not imported: the table's
+         *       other records are, and its import says which lines were not, with the record and
+         *       why (`ParsingError`); when no record fits, nothing of the table is. Here only the
+         *       body's form is checked (`400`: not JSON, no `data` array, an item that is not an
+         *       object).
          *     - `all=true`: the table's stored records are deleted before the import (in the same
          *       transaction as the records imported): the table then holds the records of the import
          *       only. Earlier sync tokens of the table are then answered `410`.
@@ -360,8 +364,8 @@ export interface paths {
          *       after it: several pushes, for example a large push in parts after `all=true`, make
          *       one import. A table pushed several times in one import gets its records in push
          *       order; `all=true` on any of them replaces the table.
-         *     - Each table of an import is all or nothing: one transaction, with its stamps of
-         *       incremental sync and its `ETag` change. Imports are kept in the database: any server
+         *     - Each table of an import is one transaction (its records that fit, or nothing), with
+         *       its stamps of incremental sync and its `ETag` change. Imports are kept in the database: any server
          *       of it answers `GET /v1/imports/{import_id}`, and an import a stopped server did not
          *       finish is finished by the next server that starts (a table is never imported twice).
          *     - `Idempotency-Key`: the same push again within a day answers the first push's
@@ -388,16 +392,24 @@ export interface paths {
          *
          *     - `status`: `scheduled` (waiting for its `debounce`), `started` (`launched_at` set),
          *       `finished` (`finished_at` set). `progress` is the share of its tables finished (0-100).
+         *       `has_error`: whether any of its tables has an `error` (so far).
          *     - `data_tables_details`: one per table pushed, in the order of their first push, each
          *       `type: api`, with its own `status` and `progress` (0 until its transaction commits,
          *       then 100), and `number_of_records`: `null` until the table is finished, then the
-         *       records imported (0 when it failed).
-         *     - `error`: `null`, or why nothing of the table was imported: `ParsingError` with
+         *       records imported; `null` again when the table failed (nothing of it imported).
+         *     - `error`: `null`, or what of the table was not imported. `ParsingError` with
          *       `parsing_error_details`, one per line that does not fit (at most 100 listed; the
          *       description counts them all): its `line_number` (1 for the first record pushed
          *       into the table in this import, counting on across its pushes), the `row` as sent,
-         *       and the `details`. `StorageError`: the disk that holds the database was full.
-         *       `TableNotFound`: the table was deleted before the import ran.
+         *       and the `details`. The table's other lines are imported (the import is "in
+         *       warning": `number_of_records` counts them); when no line fits, the table failed.
+         *       `StorageError`: the disk that holds the database was full. `TableNotFound`: the
+         *       table was deleted before the import ran. `ImportError`: the import of the table
+         *       failed otherwise. These three fail the table.
+         *     - `ignored_fields`: the properties of the records imported that are not fields of the
+         *       table (nor an amount's `_currency`), each key once, in the order first seen, with
+         *       the number of records that had it; they were left out of the records. `[]` when
+         *       none (and while the table is not finished, or when it failed).
          */
         get: operations["getImport"];
         put?: never;
@@ -935,6 +947,13 @@ export interface components {
             progress: components["schemas"]["Progress"];
             number_of_records: number | null;
             error: null | components["schemas"]["ImportError"];
+            /** @description The properties of the records imported that are not fields of the table, left out of them. */
+            ignored_fields: {
+                /** @description The key as it was pushed. */
+                field: string;
+                /** @description How many of the records imported had it. */
+                records: number;
+            }[];
         };
         DataImportResponse: {
             data_import: {
@@ -947,6 +966,8 @@ export interface components {
                 finished_at: string | null;
                 status: components["schemas"]["ImportStatus"];
                 progress: components["schemas"]["Progress"];
+                /** @description Whether any table of the import has an `error` (it failed, or lines of it were not imported). */
+                has_error: boolean;
                 data_tables_details: components["schemas"]["ImportTableDetail"][];
             };
         };

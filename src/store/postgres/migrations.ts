@@ -339,6 +339,15 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE removed_records DROP CONSTRAINT removed_records_tenant_id_fkey
   `,
+  // 16 and 17: imports that ignore the properties of pushed records that are not fields and
+  // import the lines that fit, as in SQLite's migration 14: the keys ignored, and no count of
+  // records for a table that failed (those stored before with 0). An entry each, as 13.
+  `
+  ALTER TABLE import_tables ADD COLUMN ignored_fields text
+  `,
+  `
+  UPDATE import_tables SET records = NULL WHERE error IS NOT NULL AND records = 0
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -346,6 +346,15 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE reporting_records DROP COLUMN body_v2;
   ALTER TABLE reporting_records DROP COLUMN changed_at;
   `,
+  // 14: imports that ignore the properties of pushed records that are not fields of the table
+  // and import the lines that fit beside those that do not (docs/rules.md#table-imports):
+  // `ignored_fields`, the JSON of the keys ignored and in how many lines; a table that failed
+  // has no count of records. Before, a failed table stored 0 and every failure had an error:
+  // those read as failed, with no count.
+  `
+  ALTER TABLE import_tables ADD COLUMN ignored_fields TEXT;
+  UPDATE import_tables SET records = NULL WHERE error IS NOT NULL AND records = 0;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

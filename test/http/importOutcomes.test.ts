@@ -51,7 +51,7 @@ async function finished(base: string, key: string, id: string) {
 const records = async (server: TestServer, key: string, table: string) => (await server.call('GET', `/v1/tables/${table}/records?limit=100`, { key })).body.data;
 const ids = async (server: TestServer, key: string, table: string) => (await records(server, key, table)).map((record: { id: string }) => record.id);
 
-test('[conf:ingest-unknown-keys] keys that are not field API names are ignored: the import looks successful, the records come without them, and the table says which keys in how many records', async () => {
+test('keys that are not field API names are ignored: the import looks successful, the records come without them, and the table says which keys in how many records [conf:ingest-unknown-keys]', async () => {
   const { server, key } = await served();
   const pushed = await push(server, key, 'k1', [
     { id: 'k1-1', Name: 'Renamed', seats: 7, region: 'EMEA' },
@@ -87,7 +87,7 @@ test('records keyed by the field API names (with an amount\'s _currency) ignore 
   assert.deepEqual([table.error, table.number_of_records, table.ignored_fields], [null, 1, []]);
 });
 
-test('[conf:import-failed-count-null] a table that failed (no line fits) has number_of_records null and nothing of it written, even with all=true', async () => {
+test('a table that failed (no line fits) has number_of_records null and nothing of it written, even with all=true [conf:import-failed-count-null]', async () => {
   const { server, key } = await served();
   const pushed = await push(server, key, 'k3', [{ ...row('k3', 5), seats: 'many', region: 'EMEA' }, { name: 'no id' }], '?all=true');
   const done = await finished(server.url, key, pushed.body.import_id);
@@ -105,7 +105,7 @@ test('[conf:import-failed-count-null] a table that failed (no line fits) has num
   assert.deepEqual(await ids(server, key, 'k3'), ['k3-0', 'k3-1', 'k3-2'], 'all=true deleted nothing');
 });
 
-test('[conf:import-error-flag] has_error is false while scheduled and for an import without errors, and true once any table of it has an error', async () => {
+test('has_error is false while scheduled and for an import without errors, and true once any table of it has an error [conf:import-error-flag]', async () => {
   const { server, key } = await served();
   const clean = await push(server, key, 'k4', [row('k4', 5)]);
   assert.equal((await finished(server.url, key, clean.body.import_id)).has_error, false);

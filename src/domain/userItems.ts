@@ -122,7 +122,7 @@ export function planUsers(
     if (earlier !== undefined) violations.push({ index, field: 'email', message: `names the same user as /data/${earlier}` });
     else firstOfEmail.set(key, index);
     const user = mergedUser(item, before?.user);
-    if (user.id === undefined) violations.push({ index, field: 'id', message: `no id for the new user ${item.email}` });
+    if (user.id === undefined && earlier === undefined) violations.push({ index, field: 'id', message: `no id for the new user ${item.email}` });
     const id = item.fields.id;
     if (typeof id === 'string') {
       const holder = byId.get(id);

@@ -140,9 +140,17 @@ export interface paths {
          *     - Each item names a user by `email`, matched without regard to case: a user of the
          *       tenant with that e-mail address is updated, otherwise a new user is created. The
          *       e-mail address is stored as sent (its case may change).
-         *     - A field left out of an item stays as it is. A standard field sent as `null` is a
-         *       `422`: every user has each of them. A new user needs every standard field (`422`
-         *       otherwise, one pointer per missing field).
+         *     - A field left out of an item stays as it is. A standard field sent as `null` is
+         *       emptied: `name`, `role`, `country` and `code` read as `""`, `currency` and
+         *       `calculation_currency` as `XXX` (ISO 4217's code for "no currency"), in this answer
+         *       and in the `user` object of the reporting records alike (whose fields are always
+         *       text, and currencies always codes). Sending `""` or `XXX` is the same as `null`.
+         *       `email` cannot be emptied (`null` is a `400`); an `id` sent as `null` is as if left
+         *       out.
+         *     - A new user needs only `email`: every standard field it is sent without is empty, as
+         *       above. Its `id` is the one sent, or, when none is, one the service gives it
+         *       (`usr_` and 12 lowercase hex digits, as the service's other users have), returned in
+         *       this answer.
          *     - `id` cannot change: an item whose `id` is not the stored user's is a `422`, and so is
          *       a new user whose `id` another user holds. Two items naming one user (or one new id):
          *       `422`, pointer at the later item.
@@ -150,9 +158,11 @@ export interface paths {
          *       (`^[a-z][a-z0-9_]{0,63}$`), with a string, number or boolean value. A key the user has
          *       not held yet adds that attribute; `null` removes it. Attributes are not part of the
          *       user object inside the reporting records.
-         *     - A change of a standard field changes the `user` object of that user's statement
-         *       reporting records: they count as changed for incremental sync, and every `ETag`
-         *       changes.
+         *     - A change of a standard field (emptying one included) changes the `user` object of
+         *       that user's statement reporting records: they count as changed for incremental sync,
+         *       their v2 `standard.last_modified_at` moves, and every `ETag` changes. The records'
+         *       own amounts and currencies (`payment_currency`, ...) are loaded with them and never
+         *       follow the user's `currency`: emptying it changes only the user object.
          *
          *     Errors, in the order they are looked for (the first kind found is answered, with every
          *     instance of it): schema errors (`400`); then every broken rule above (`422`, pointers
@@ -221,7 +231,9 @@ export interface paths {
         /**
          * Archive up to 50 users in one transaction
          * @description Each item names a user by `user` (an e-mail address, matched without regard to case) and
-         *     its last active month, `end_date`: the user is archived from the month after. All or
+         *     its last active month, `end_date`: the user is archived from the month after. An item
+         *     without `end_date` archives its user from now on: its last active month is the current
+         *     month in UTC when the request arrives, and it is archived from the next month. All or
          *     nothing: on any error nothing is written.
          *
          *     - An archived user keeps its history: its reporting records and its attributions stay
@@ -868,17 +880,28 @@ export interface components {
         /**
          * user item
          * @description A user named by `email`: the standard fields sent replace the stored ones (a field left
-         *     out stays as it is); every other property is a custom attribute (`null` removes it).
+         *     out stays as it is; `null` empties it); every other property is a custom attribute
+         *     (`null` removes it). A new user needs only `email`.
          */
         UserPutBodyModel: {
             email: components["schemas"]["Email"];
-            /** @description The user's id; required for a new user, and never changes. */
+            /**
+             * @description The user's id, which never changes. A new user sent without one (or with `null`)
+             *     gets one from the service (`usr_` and 12 lowercase hex digits); a client may choose
+             *     it instead. For a stored user, `null` changes nothing.
+             */
             id?: string | null;
+            /** @description `null` empties it (`""`). */
             name?: string | null;
+            /** @description `null` empties it (`""`). */
             role?: string | null;
+            /** @description `null` empties it: it reads as `XXX`, ISO 4217's "no currency". */
             currency?: string | null;
+            /** @description `null` empties it: it reads as `XXX`, ISO 4217's "no currency". */
             calculation_currency?: string | null;
+            /** @description `null` empties it (`""`). */
             country?: string | null;
+            /** @description `null` empties it (`""`). */
             code?: string | null;
         } & {
             [key: string]: string | number | boolean | null;
@@ -886,7 +909,11 @@ export interface components {
         UsersBulkPutBody: {
             data: components["schemas"]["UserPutBodyModel"][];
         };
-        /** @description A user as stored, the standard fields then the custom attributes in key order. */
+        /**
+         * @description A user as stored, the standard fields then the custom attributes in key order: the
+         *     same standard fields as the `user` object of its reporting records. An empty field is
+         *     `""` (`XXX` for `currency` and `calculation_currency`).
+         */
         StoredUser: {
             [key: string]: string | number | boolean;
         } & components["schemas"]["User"];
@@ -906,7 +933,11 @@ export interface components {
         ArchiveBulkBody: {
             data: {
                 user: components["schemas"]["Email"];
-                end_date: components["schemas"]["Month"];
+                /**
+                 * @description The user's last active month: it is archived from the month after. Left out:
+                 *     the current month in UTC when the request arrives (archived from now on).
+                 */
+                end_date?: components["schemas"]["Month"];
             }[];
         };
         ArchiveSuccessResponse: {
@@ -2127,16 +2158,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "data": [
-                 *         {
-                 *           "user": "jack.wong@example.com",
-                 *           "end_date": "2026-06"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["ArchiveBulkBody"];
             };
         };

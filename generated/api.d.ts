@@ -140,9 +140,17 @@ export interface paths {
          *     - Each item names a user by `email`, matched without regard to case: a user of the
          *       tenant with that e-mail address is updated, otherwise a new user is created. The
          *       e-mail address is stored as sent (its case may change).
-         *     - A field left out of an item stays as it is. A standard field sent as `null` is a
-         *       `422`: every user has each of them. A new user needs every standard field (`422`
-         *       otherwise, one pointer per missing field).
+         *     - A field left out of an item stays as it is. A standard field sent as `null` is
+         *       emptied: `name`, `role`, `country` and `code` read as `""`, `currency` and
+         *       `calculation_currency` as `XXX` (ISO 4217's code for "no currency"), in this answer
+         *       and in the `user` object of the reporting records alike (whose fields are always
+         *       text, and currencies always codes). Sending `""` or `XXX` is the same as `null`.
+         *       `email` cannot be emptied (`null` is a `400`); an `id` sent as `null` is as if left
+         *       out.
+         *     - A new user needs only `email`: every standard field it is sent without is empty, as
+         *       above. Its `id` is the one sent, or, when none is, one the service gives it
+         *       (`usr_` and 12 lowercase hex digits, as the service's other users have), returned in
+         *       this answer.
          *     - `id` cannot change: an item whose `id` is not the stored user's is a `422`, and so is
          *       a new user whose `id` another user holds. Two items naming one user (or one new id):
          *       `422`, pointer at the later item.
@@ -150,9 +158,11 @@ export interface paths {
          *       (`^[a-z][a-z0-9_]{0,63}$`), with a string, number or boolean value. A key the user has
          *       not held yet adds that attribute; `null` removes it. Attributes are not part of the
          *       user object inside the reporting records.
-         *     - A change of a standard field changes the `user` object of that user's statement
-         *       reporting records: they count as changed for incremental sync, and every `ETag`
-         *       changes.
+         *     - A change of a standard field (emptying one included) changes the `user` object of
+         *       that user's statement reporting records: they count as changed for incremental sync,
+         *       their v2 `standard.last_modified_at` moves, and every `ETag` changes. The records'
+         *       own amounts and currencies (`payment_currency`, ...) are loaded with them and never
+         *       follow the user's `currency`: emptying it changes only the user object.
          *
          *     Errors, in the order they are looked for (the first kind found is answered, with every
          *     instance of it): schema errors (`400`); then every broken rule above (`422`, pointers
@@ -221,7 +231,9 @@ export interface paths {
         /**
          * Archive up to 50 users in one transaction
          * @description Each item names a user by `user` (an e-mail address, matched without regard to case) and
-         *     its last active month, `end_date`: the user is archived from the month after. All or
+         *     its last active month, `end_date`: the user is archived from the month after. An item
+         *     without `end_date` archives its user from now on: its last active month is the current
+         *     month in UTC when the request arrives, and it is archived from the next month. All or
          *     nothing: on any error nothing is written.
          *
          *     - An archived user keeps its history: its reporting records and its attributions stay
@@ -346,11 +358,15 @@ export interface paths {
          *       appended. An `id` sent twice in one import counts once, with the last record sent.
          *     - The body may be up to 64 MiB (`serve --push-body-limit`), and is read as a stream:
          *       about 100,000 records of 200 bytes fit. Past the limit: `413`, with the limit.
-         *     - Records are checked against the table's fields when the import runs, not here: a
-         *       table with a record that does not fit (an unknown field, a value of the wrong type,
-         *       a user that does not exist, no `id`) imports nothing, and its import says which
-         *       lines, with the record and why (`ParsingError`). Here only the body's form is
-         *       checked (`400`: not JSON, no `data` array, an item that is not an object).
+         *     - Records are checked against the table's fields when the import runs, not here. A
+         *       property that is not a field of the table (nor an amount's `_currency`) is ignored:
+         *       the record is imported without it, and the import's table lists each key ignored
+         *       and in how many records (`ignored_fields`). A record that does not fit (a value of
+         *       the wrong type, a user that does not exist, no `id`) is not imported: the table's
+         *       other records are, and its import says which lines were not, with the record and
+         *       why (`ParsingError`); when no record fits, nothing of the table is. Here only the
+         *       body's form is checked (`400`: not JSON, no `data` array, an item that is not an
+         *       object).
          *     - `all=true`: the table's stored records are deleted before the import (in the same
          *       transaction as the records imported): the table then holds the records of the import
          *       only. Earlier sync tokens of the table are then answered `410`.
@@ -360,8 +376,8 @@ export interface paths {
          *       after it: several pushes, for example a large push in parts after `all=true`, make
          *       one import. A table pushed several times in one import gets its records in push
          *       order; `all=true` on any of them replaces the table.
-         *     - Each table of an import is all or nothing: one transaction, with its stamps of
-         *       incremental sync and its `ETag` change. Imports are kept in the database: any server
+         *     - Each table of an import is one transaction (its records that fit, or nothing), with
+         *       its stamps of incremental sync and its `ETag` change. Imports are kept in the database: any server
          *       of it answers `GET /v1/imports/{import_id}`, and an import a stopped server did not
          *       finish is finished by the next server that starts (a table is never imported twice).
          *     - `Idempotency-Key`: the same push again within a day answers the first push's
@@ -388,16 +404,24 @@ export interface paths {
          *
          *     - `status`: `scheduled` (waiting for its `debounce`), `started` (`launched_at` set),
          *       `finished` (`finished_at` set). `progress` is the share of its tables finished (0-100).
+         *       `has_error`: whether any of its tables has an `error` (so far).
          *     - `data_tables_details`: one per table pushed, in the order of their first push, each
          *       `type: api`, with its own `status` and `progress` (0 until its transaction commits,
          *       then 100), and `number_of_records`: `null` until the table is finished, then the
-         *       records imported (0 when it failed).
-         *     - `error`: `null`, or why nothing of the table was imported: `ParsingError` with
+         *       records imported; `null` again when the table failed (nothing of it imported).
+         *     - `error`: `null`, or what of the table was not imported. `ParsingError` with
          *       `parsing_error_details`, one per line that does not fit (at most 100 listed; the
          *       description counts them all): its `line_number` (1 for the first record pushed
          *       into the table in this import, counting on across its pushes), the `row` as sent,
-         *       and the `details`. `StorageError`: the disk that holds the database was full.
-         *       `TableNotFound`: the table was deleted before the import ran.
+         *       and the `details`. The table's other lines are imported (the import is "in
+         *       warning": `number_of_records` counts them); when no line fits, the table failed.
+         *       `StorageError`: the disk that holds the database was full. `TableNotFound`: the
+         *       table was deleted before the import ran. `ImportError`: the import of the table
+         *       failed otherwise. These three fail the table.
+         *     - `ignored_fields`: the properties of the records imported that are not fields of the
+         *       table (nor an amount's `_currency`), each key once, in the order first seen, with
+         *       the number of records that had it; they were left out of the records. `[]` when
+         *       none (and while the table is not finished, or when it failed).
          */
         get: operations["getImport"];
         put?: never;
@@ -857,17 +881,28 @@ export interface components {
         /**
          * user item
          * @description A user named by `email`: the standard fields sent replace the stored ones (a field left
-         *     out stays as it is); every other property is a custom attribute (`null` removes it).
+         *     out stays as it is; `null` empties it); every other property is a custom attribute
+         *     (`null` removes it). A new user needs only `email`.
          */
         UserPutBodyModel: {
             email: components["schemas"]["Email"];
-            /** @description The user's id; required for a new user, and never changes. */
+            /**
+             * @description The user's id, which never changes. A new user sent without one (or with `null`)
+             *     gets one from the service (`usr_` and 12 lowercase hex digits); a client may choose
+             *     it instead. For a stored user, `null` changes nothing.
+             */
             id?: string | null;
+            /** @description `null` empties it (`""`). */
             name?: string | null;
+            /** @description `null` empties it (`""`). */
             role?: string | null;
+            /** @description `null` empties it: it reads as `XXX`, ISO 4217's "no currency". */
             currency?: string | null;
+            /** @description `null` empties it: it reads as `XXX`, ISO 4217's "no currency". */
             calculation_currency?: string | null;
+            /** @description `null` empties it (`""`). */
             country?: string | null;
+            /** @description `null` empties it (`""`). */
             code?: string | null;
         } & {
             [key: string]: string | number | boolean | null;
@@ -875,7 +910,11 @@ export interface components {
         UsersBulkPutBody: {
             data: components["schemas"]["UserPutBodyModel"][];
         };
-        /** @description A user as stored, the standard fields then the custom attributes in key order. */
+        /**
+         * @description A user as stored, the standard fields then the custom attributes in key order: the
+         *     same standard fields as the `user` object of its reporting records. An empty field is
+         *     `""` (`XXX` for `currency` and `calculation_currency`).
+         */
         StoredUser: {
             [key: string]: string | number | boolean;
         } & components["schemas"]["User"];
@@ -895,7 +934,11 @@ export interface components {
         ArchiveBulkBody: {
             data: {
                 user: components["schemas"]["Email"];
-                end_date: components["schemas"]["Month"];
+                /**
+                 * @description The user's last active month: it is archived from the month after. Left out:
+                 *     the current month in UTC when the request arrives (archived from now on).
+                 */
+                end_date?: components["schemas"]["Month"];
             }[];
         };
         ArchiveSuccessResponse: {
@@ -936,6 +979,13 @@ export interface components {
             progress: components["schemas"]["Progress"];
             number_of_records: number | null;
             error: null | components["schemas"]["ImportError"];
+            /** @description The properties of the records imported that are not fields of the table, left out of them. */
+            ignored_fields: {
+                /** @description The key as it was pushed. */
+                field: string;
+                /** @description How many of the records imported had it. */
+                records: number;
+            }[];
         };
         DataImportResponse: {
             data_import: {
@@ -948,6 +998,8 @@ export interface components {
                 finished_at: string | null;
                 status: components["schemas"]["ImportStatus"];
                 progress: components["schemas"]["Progress"];
+                /** @description Whether any table of the import has an `error` (it failed, or lines of it were not imported). */
+                has_error: boolean;
                 data_tables_details: components["schemas"]["ImportTableDetail"][];
             };
         };
@@ -2122,16 +2174,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "data": [
-                 *         {
-                 *           "user": "jack.wong@example.com",
-                 *           "end_date": "2026-06"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["ArchiveBulkBody"];
             };
         };

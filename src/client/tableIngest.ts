@@ -26,7 +26,7 @@ export interface Ingestion {
   readonly importId: string;
   /** The import as it stands now. */
   state(options?: { signal?: AbortSignal }): Promise<DataImport>;
-  /** The import once `finished` (each table's `error` says whether it was imported). */
+  /** The import once `finished`: `has_error` says whether a table failed or had lines left out (its `error`), each table's `ignored_fields` the keys that are not fields. */
   finished(options?: WaitOptions): Promise<DataImport>;
 }
 

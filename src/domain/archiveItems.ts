@@ -31,6 +31,14 @@ export interface ReportAfter {
   readonly month: MonthIndex;
 }
 
+/**
+ * The last month of an archive item (docs/rules.md#archived-users): its `end_date`, or, when it
+ * sends none, the month `now` falls in, in UTC: the user is archived from the next month on.
+ */
+export function archiveEnd(endDate: MonthIndex | undefined, now: Date): MonthIndex {
+  return endDate ?? now.getUTCFullYear() * 12 + now.getUTCMonth();
+}
+
 /** Each item with its stored user (`users`: by the e-mail as sent); unknown users and users named twice are violations. */
 export function resolveArchives(items: readonly ArchiveItem[], users: ReadonlyMap<string, UserRef>): ResolvedArchive[] | RulesBroken {
   const violations: RuleViolation[] = [];

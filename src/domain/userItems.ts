@@ -12,6 +12,30 @@ const STANDARD_USER_FIELDS = ['id', 'email', 'name', 'role', 'currency', 'calcul
 
 type StandardField = (typeof STANDARD_USER_FIELDS)[number];
 
+/**
+ * What an empty standard field reads as (docs/rules.md#users): a field sent as `null`, and one a
+ * new user was created without. The user object of the reporting records types every field as
+ * text and each currency as an ISO 4217 code, so an empty text is `""` and an empty currency is
+ * `XXX`, ISO 4217's code for "no currency". `id` and `email` are never empty.
+ */
+const EMPTY_USER_FIELDS: Readonly<Record<Exclude<StandardField, 'id' | 'email'>, string>> = {
+  name: '',
+  role: '',
+  currency: 'XXX',
+  calculation_currency: 'XXX',
+  country: '',
+  code: '',
+};
+
+/** The prefix of the ids the service gives users (docs/rules.md#users), as the seed's ids have it. */
+const SERVICE_ID_PREFIX = 'usr_';
+
+/** The id the service gives a new user: `usr_` and the 12 lowercase hex digits of 6 random bytes, as the seed's ids look. */
+export function serviceUserId(randomBytes: Uint8Array): string {
+  if (randomBytes.length !== 6) throw new RangeError(`a user id takes 6 random bytes (got ${randomBytes.length})`);
+  return SERVICE_ID_PREFIX + Array.from(randomBytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /** A custom attribute's value; `null` in a request clears it. */
 export type AttributeValue = string | number | boolean;
 
@@ -50,11 +74,37 @@ export function userUpsertOf(item: Readonly<Record<string, unknown>>): UserUpser
 }
 
 /**
+ * The indexes of the items that create a user without sending an id (an `id` sent as `null`
+ * is none): the first item of each e-mail that names no stored user. The service gives each
+ * one an id ({@link serviceUserId}) before the request is planned.
+ */
+export function itemsWithoutId(items: readonly UserUpsert[], byEmailKey: ReadonlyMap<string, StoredUserState>): number[] {
+  const seen = new Set<string>();
+  const wanted: number[] = [];
+  for (const [index, item] of items.entries()) {
+    const key = asciiLowerCase(item.email);
+    if (!seen.has(key) && !byEmailKey.has(key) && typeof item.fields.id !== 'string') wanted.push(index);
+    seen.add(key);
+  }
+  return wanted;
+}
+
+/** Each item with the id the service gives it (`given`: by index), as if the client had sent it. */
+export function withGivenIds(items: readonly UserUpsert[], given: ReadonlyMap<number, string>): UserUpsert[] {
+  return items.map((item, index) => {
+    const id = given.get(index);
+    return id === undefined ? item : { ...item, fields: { ...item.fields, id } };
+  });
+}
+
+/**
  * Each item merged into the stored user its e-mail names (`byEmailKey`, keyed by the e-mail in
- * ASCII lower case), or a new user; `byId`: the stored users with an id an item sends. Every
- * broken rule is a violation: a standard field sent as `null`, a new user without a standard
- * field, an id that is not the stored user's or that another user holds, two items of one user
- * or of one id.
+ * ASCII lower case), or a new user; `byId`: the stored users with an id an item sends. A
+ * standard field sent as `null` is emptied ({@link EMPTY_USER_FIELDS}), and so is one a new
+ * user is created without; an `id` sent as `null` is as if left out. Every broken rule is a
+ * violation: a new user without an id (the service gives one first: {@link itemsWithoutId}), an
+ * id that is not the stored user's or that another user holds, two items of one user or of one
+ * id.
  */
 export function planUsers(
   items: readonly UserUpsert[],
@@ -71,13 +121,8 @@ export function planUsers(
     const earlier = firstOfEmail.get(key);
     if (earlier !== undefined) violations.push({ index, field: 'email', message: `names the same user as /data/${earlier}` });
     else firstOfEmail.set(key, index);
-    for (const [field, value] of Object.entries(item.fields)) {
-      if (value === null) violations.push({ index, field, message: `${field} cannot be null: every user has one` });
-    }
     const user = mergedUser(item, before?.user);
-    for (const field of STANDARD_USER_FIELDS) {
-      if (user[field] === undefined) violations.push({ index, field, message: `${field} is required for a new user (no user has e-mail ${item.email})` });
-    }
+    if (user.id === undefined && earlier === undefined) violations.push({ index, field: 'id', message: `no id for the new user ${item.email}` });
     const id = item.fields.id;
     if (typeof id === 'string') {
       const holder = byId.get(id);
@@ -92,10 +137,16 @@ export function planUsers(
   return violations.length > 0 ? itemRulesBroken(violations) : planned;
 }
 
-/** The stored user with the fields sent (the e-mail as sent: its case may change). */
+/**
+ * The stored user (a new one: every field empty) with the fields sent, `null` emptying one
+ * (the e-mail as sent: its case may change; an `id` sent as `null` changes nothing).
+ */
 function mergedUser(item: UserUpsert, stored: ReportingUser | undefined): Partial<ReportingUser> {
-  const merged: Partial<Record<StandardField, string>> = { ...stored, email: item.email };
-  for (const [field, value] of Object.entries(item.fields)) if (value !== null) merged[field as StandardField] = value;
+  const merged: Partial<Record<StandardField, string>> = { ...EMPTY_USER_FIELDS, ...stored, email: item.email };
+  for (const [field, value] of Object.entries(item.fields)) {
+    if (value !== null) merged[field as StandardField] = value;
+    else if (field !== 'id') merged[field as Exclude<StandardField, 'id' | 'email'>] = EMPTY_USER_FIELDS[field as Exclude<StandardField, 'id' | 'email'>];
+  }
   return merged;
 }
 

@@ -18,7 +18,9 @@ test('ingest pushes the records, and finished() waits for the import; the record
   assert.match(pushed.importId, /^imp_/);
   const done = await pushed.finished({ timeoutMs: 60_000, intervalMs: 20 });
   assert.equal(done.status, 'finished');
-  assert.deepEqual(done.data_tables_details.map((table) => [table.data_table_key, table.number_of_records, table.error]), [['deals', 1, null]]);
+  assert.deepEqual(done.data_tables_details.map((table) => [table.data_table_key, table.number_of_records, table.error, table.ignored_fields]), [['deals', 1, null, []]]);
+  const hasError: boolean = done.has_error;
+  assert.equal(hasError, false);
   assert.deepEqual((await collect(client.tables.records('deals'))).map((record) => record.id), ['acme-new']);
   assert.equal((await pushed.state()).status, 'finished');
   const [push] = env.sent;

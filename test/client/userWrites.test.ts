@@ -75,3 +75,12 @@ test('with an Idempotency-Key a write is retried after a 503, and written once',
   assert.deepEqual(env.sent.map((sent) => sent.status), [503, 200]);
   assert.equal(replayed, 'true', 'the retry wrote nothing: it got the first answer again');
 });
+
+test("the client sends the reference's shapes: a new user by e-mail alone, null fields, an archive item without end_date", async (t) => {
+  const env = await startClientServer(t, { users: 4 });
+  const client = env.client();
+  const users = await client.users.bulkUpsert([{ email: 'new@acme.example' }, { email: 'user1@acme.example', role: null }]);
+  assert.match(users.data[0]!.id, /^usr_[0-9a-f]{12}$/);
+  assert.equal(users.data[1]!.role, '');
+  await client.users.archive([{ user: 'user3@acme.example' }, { user: 'new@acme.example', end_date: '2026-06' }]);
+});

@@ -116,5 +116,6 @@ test("the document's examples work against make demo's data", { timeout: 120_000
     });
     assert.deepEqual(done.data_tables_details[0].error, null);
     assert.equal(done.data_tables_details[0].number_of_records, 2);
+    assert.deepEqual([done.has_error, done.data_tables_details[0].ignored_fields], [false, []]);
   });
 });

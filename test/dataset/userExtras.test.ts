@@ -51,3 +51,26 @@ test('an import without attributes leaves those stored; a bad attribute key is r
   const bad = { ...dataset, users: [{ ...dataset.users[0], attributes: { 'Bad-Key': 1 } }] };
   await assert.rejects(importInto(db.store, 'other', bad), /\$\.users\[0\]\.attributes/);
 });
+
+test('a user with emptied fields and a service-given id survives export and import exactly', async (t) => {
+  const source = await tempDatabase(t);
+  const fixture = await buildFixture(source.store, { tenant: 'acme', users: 2, records: 4 });
+  const principal = (await source.store.authenticate(fixture.key))!;
+  const written = await source.store.upsertUsers(principal, [
+    { email: 'new@acme.example', fields: {}, attributes: {} },
+    { email: 'user1@acme.example', fields: { name: null, currency: null, code: null }, attributes: {} },
+  ]);
+  assert.ok('written' in written);
+  const newId = written.written[0]!.id as string;
+  assert.match(newId, /^usr_[0-9a-f]{12}$/);
+
+  const exported = (await exportOf(source.store, 'acme'))!;
+  const users = JSON.parse(exported).users as Record<string, unknown>[];
+  const empty = { name: '', role: '', currency: 'XXX', calculation_currency: 'XXX', country: '', code: '' };
+  assert.deepEqual(users.find((user) => user.email === 'new@acme.example'), { id: newId, email: 'new@acme.example', ...empty });
+  assert.deepEqual(users.find((user) => user.id === 'u1'), { ...fixtureUser('acme', 1), name: '', currency: 'XXX', code: '' });
+
+  const target = await tempDatabase(t);
+  await importInto(target.store, 'acme', exported);
+  assert.equal(await exportOf(target.store, 'acme'), exported, 'the same file again');
+});

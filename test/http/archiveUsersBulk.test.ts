@@ -25,6 +25,11 @@ const served = shared(async (scope) => {
 
 const email = (i: number) => `user${i}@acme.example`;
 const pointers = (body: { errors: { pointer: string }[] }) => body.errors.map((error) => error.pointer);
+const utcMonth = (date: Date) => `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+const monthAfter = (month: string) => {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
+};
 const region = (i: number, end_date: string | null) => ({ user: email(i), group_dimension: 'region', group: 'NA', start_date: '2026-01', end_date });
 
 test('an archived user keeps its history and holds no attribution past its last month [conf:archive-envelope] [conf:archive-message] [conf:archive-later-data]', async () => {
@@ -80,4 +85,31 @@ test('archived again, a user gets its new last month; PUT /v1/users/bulk re-acti
   assert.equal((await groups([region(8, '2026-05')])).status, 200, 'the later month holds');
   assert.equal((await users([{ email: email(8), role: 'Rehired' }])).status, 200);
   assert.equal((await groups([region(8, null)])).status, 200, 'active again');
+});
+
+test("the reference's example: an item without end_date archives its user after the current month (UTC) [conf:archive-without-end-date]", async () => {
+  const { archive, groups, managers } = await served();
+  const monthBefore = utcMonth(new Date());
+  const archived = await archive([{ user: email(10), end_date: '2026-06' }, { user: email(11) }]);
+  assert.equal(archived.status, 200, archived.text);
+  assert.deepEqual(archived.body, { message: 'users archived successfully' });
+  const monthAfterCall = utcMonth(new Date());
+
+  const current = { user: email(11), group_dimension: 'region', group: 'NA', start_date: monthBefore, end_date: monthBefore };
+  assert.equal((await groups([current])).status, 200, 'active through the current month');
+  const next = await groups([{ ...current, start_date: monthAfter(monthAfterCall), end_date: null }]);
+  assert.equal(next.status, 422, next.text);
+  assert.deepEqual(pointers(next.body), ['/data/0/user'], 'archived from the next month');
+  const dated = await managers([{ user: email(12), manager: email(10), start_date: '2026-07' }]);
+  assert.equal(dated.status, 422, 'the item with end_date is archived after its month, as ever');
+});
+
+test('without end_date, a user who manages someone after the current month is not archived (422)', async () => {
+  const { archive, managers } = await served();
+  assert.equal((await managers([{ user: email(13), manager: email(14), start_date: monthAfter(utcMonth(new Date())) }])).status, 200);
+  const refused = await archive([{ user: email(14) }]);
+  assert.equal(refused.status, 422, refused.text);
+  assert.deepEqual(pointers(refused.body), ['/data/0/user']);
+  const nullEnd = await archive([{ user: email(15), end_date: null }]);
+  assert.equal(nullEnd.status, 400, 'end_date is a month or left out');
 });

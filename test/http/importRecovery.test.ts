@@ -88,7 +88,7 @@ test('a table removed before its import runs (the tenant replaced by a dataset w
   await server.sql.exec(`UPDATE imports SET launch_at = 0 WHERE id = '${pushed.body.import_id as string}'`);
   const done = await finishedImport(server.url, fixture.key, pushed.body.import_id as string);
   const [table] = done.data_tables_details;
-  assert.equal(table.number_of_records, 0);
+  assert.equal(table.number_of_records, null);
   assert.equal(table.error.title, 'TableNotFound');
   assert.match(table.error.description, /deals/);
   assert.equal((await server.call('GET', '/v1/tables/deals/records', { key: fixture.key })).status, 404);
@@ -146,7 +146,7 @@ describe('a full disk fails the table of an import, with its error in the import
     const done = await finishedImport(server.url, fixture.key, pushed.body.import_id);
     const [table] = done.data_tables_details;
     assert.equal(table.error?.title, 'StorageError', JSON.stringify(table));
-    assert.equal(table.number_of_records, 0);
+    assert.equal(table.number_of_records, null);
     assert.equal(await dealIds(server, fixture.key), 2, 'nothing of the table was written');
 
     disk.free();

@@ -65,7 +65,7 @@ test('a push is answered 202 with its import, which upserts the records by id in
   const done = await finished(server, key, response.body.import_id);
   assert.equal(done.progress, 100);
   assert.ok(done.launched_at <= done.finished_at && done.created_at <= done.launched_at);
-  assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't1', progress: 100, number_of_records: 2, error: null }]);
+  assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't1', progress: 100, number_of_records: 2, error: null, ignored_fields: [] }]);
   assert.deepEqual(await ids(server, key, 't1'), ['t1-0', 't1-1', 't1-2', 't1-3'], 'updated in place, the new one appended');
   const records = (await server.call('GET', '/v1/tables/t1/records', { key })).body.data;
   assert.deepEqual(records[1], { id: 't1-1', name: 'Row 1', owner_id: 'u1', seats: 99, amount: 10, amount_currency: 'EUR' });
@@ -115,26 +115,28 @@ test('an import while the server has requests in progress throughout (it gives w
   assert.deepEqual(stored.body.data[1199], row('t9', 1199, 1200));
 });
 
-test('a table with lines that do not fit imports nothing and lists each line, its row and why [conf:ingest-parse-error-table] [conf:import-table-error] [conf:import-parsing-error-details] [conf:import-parsing-error-example]', async () => {
+test('lines that do not fit are not imported and listed with their row and why; the other lines are (in warning) [conf:ingest-parse-error-table] [conf:ingest-warning] [conf:import-table-error] [conf:import-parsing-error-details] [conf:import-parsing-error-example]', async () => {
   const { server, key } = await served();
   const bad = [row('t3', 5), { ...row('t3', 6), seats: 'many' }, { id: 't3-7', color: 'red' }, { ...row('t3', 8), owner_id: 'nobody' }, { name: 'no id' }];
   const response = await push(server, key, 't3', bad);
   assert.equal(response.status, 202, response.text);
   const done = await finished(server, key, response.body.import_id);
+  assert.equal(done.has_error, true);
   const [table] = done.data_tables_details;
-  assert.equal(table.number_of_records, 0);
+  assert.deepEqual([table.status, table.number_of_records], ['finished', 2]);
   assert.equal(table.error.title, 'ParsingError');
-  assert.match(table.error.description, /^4 lines of the import do not fit the table t3/);
+  assert.match(table.error.description, /^3 lines of the import do not fit the table t3: they were not imported; the other lines were \(2 records\)/);
   assert.deepEqual(
     table.error.parsing_error_details.map((line: { line_number: number; row: unknown; details: string }) => [line.line_number, line.row, line.details]),
     [
       [2, bad[1], 'seats: must be a number'],
-      [3, bad[2], 'color: is not a field of the table'],
       [4, bad[3], 'owner_id: no user with id nobody'],
       [5, bad[4], 'id: must be a non-empty string'],
     ],
   );
-  assert.deepEqual(await ids(server, key, 't3'), ['t3-0', 't3-1', 't3-2'], 'nothing imported, not even the good line');
+  assert.deepEqual(table.ignored_fields, [{ field: 'color', records: 1 }]);
+  assert.deepEqual(await ids(server, key, 't3'), ['t3-0', 't3-1', 't3-2', 't3-5', 't3-7'], 'the lines that fit, and no other');
+  assert.deepEqual(await server.store.check(), []);
 });
 
 test('an id holding U+0000: imported on SQLite; on PostgreSQL, which cannot store it as text, its line is refused with why', async () => {
@@ -152,22 +154,22 @@ test('an id holding U+0000: imported on SQLite; on PostgreSQL, which cannot stor
       table.error.parsing_error_details.map((line: { line_number: number; details: string }) => [line.line_number, line.details]),
       [[2, 'id: must not contain the character U+0000']],
     );
-    assert.deepEqual(await ids(server, key, 't7'), ['t7-0', 't7-1', 't7-2'], 'nothing imported, not even the good line');
+    assert.equal(table.number_of_records, 1);
+    assert.deepEqual(await ids(server, key, 't7'), ['t7-0', 't7-1', 't7-2', 't7-5'], 'the good line imported');
   }
 });
 
-test('a record with a "__proto__" key is a line that does not fit, kept as the key it is: no object of the server is changed by it', async () => {
+test('a record with a "__proto__" key has it ignored, counted as the key it is: no object of the server is changed by it', async () => {
   const { server, key } = await served();
   const raw = `{"data": [${JSON.stringify(row('t8', 5))}, {"id": "t8-6", "__proto__": {"polluted": true}}]}`;
   const response = await server.call('POST', '/v1/tables/t8/records/bulk', { key, raw, headers: { 'Content-Type': 'application/json' } });
   assert.equal(response.status, 202, response.text);
   const [table] = (await finished(server, key, response.body.import_id)).data_tables_details;
-  assert.deepEqual(
-    table.error.parsing_error_details.map((line: { line_number: number; row: unknown; details: string }) => [line.line_number, line.details]),
-    [[2, '__proto__: is not a field of the table']],
-  );
+  assert.deepEqual([table.error, table.number_of_records, table.ignored_fields], [null, 2, [{ field: '__proto__', records: 1 }]]);
   assert.equal(({} as { polluted?: boolean }).polluted, undefined);
-  assert.deepEqual(await ids(server, key, 't8'), ['t8-0', 't8-1', 't8-2']);
+  assert.deepEqual(await ids(server, key, 't8'), ['t8-0', 't8-1', 't8-2', 't8-5', 't8-6']);
+  const stored = (await server.call('GET', '/v1/tables/t8/records', { key })).body.data[4];
+  assert.deepEqual(Object.keys(stored), ['id', 'name', 'owner_id', 'seats', 'amount', 'amount_currency']);
 });
 
 test('pushes with a debounce join one import; an id pushed twice counts once, with its last record [conf:ingest-debounce] [conf:import-stacks]', async () => {

@@ -2,11 +2,29 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before imports ignored the properties that
+ * are not fields and imported the lines that fit (SQLite migration 14, PostgreSQL migrations 16
+ * and 17): no `ignored_fields`, and a failed table's count of records 0 as it was then stored.
+ */
+export const BEFORE_IMPORT_WARNINGS: Record<TestEngine, string> = {
+  sqlite: `
+    ALTER TABLE import_tables DROP COLUMN ignored_fields;
+    UPDATE import_tables SET records = 0 WHERE error IS NOT NULL;
+    PRAGMA user_version = 13;
+  `,
+  postgres: `
+    ALTER TABLE import_tables DROP COLUMN ignored_fields;
+    UPDATE import_tables SET records = 0 WHERE error IS NOT NULL;
+    UPDATE schema_version SET version = 15;
+  `,
+};
+
+/**
  * SQL that takes a PostgreSQL database of this build back to before the tenants' write state had
  * a table of its own (migration 10): the columns back in `tenants`, with their values, and the
  * foreign keys that migrations 14 and 15 drop.
  */
-const BEFORE_TENANT_STATE = `
+const BEFORE_TENANT_STATE = `${BEFORE_IMPORT_WARNINGS.postgres}
     ALTER TABLE table_records ADD FOREIGN KEY (tenant_id, table_pk) REFERENCES data_tables (tenant_id, pk) ON DELETE CASCADE;
     ALTER TABLE removed_records ADD FOREIGN KEY (tenant_id) REFERENCES tenants (id) ON DELETE CASCADE;
     ALTER TABLE tenants ADD COLUMN empty_fragment text NOT NULL DEFAULT '}',
@@ -22,16 +40,16 @@ const BEFORE_TENANT_STATE = `
 
 /**
  * SQL that takes a database of this build back to before a data table record's v2 text keyed
- * its id `standard.id` (SQLite migration 14, PostgreSQL migration 16): `datatable.id` again.
+ * its id `standard.id` (SQLite migration 15, PostgreSQL migration 18): `datatable.id` again.
  */
 export const BEFORE_STANDARD_ID: Record<TestEngine, string> = {
   sqlite: `
     UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
-    PRAGMA user_version = 13;
+    PRAGMA user_version = 14;
   `,
   postgres: `
     UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
-    UPDATE schema_version SET version = 15;
+    UPDATE schema_version SET version = 17;
   `,
 };
 
@@ -39,7 +57,7 @@ export const BEFORE_STANDARD_ID: Record<TestEngine, string> = {
  * SQL that takes a SQLite database of this build back to before the statements' v2 texts had
  * a table of their own (migration 13): the columns back in `reporting_records`, with their values.
  */
-const BEFORE_V2_TEXT_TABLE = `
+const BEFORE_V2_TEXT_TABLE = `${BEFORE_IMPORT_WARNINGS.sqlite}
     ALTER TABLE reporting_records ADD COLUMN body_v2 TEXT;
     ALTER TABLE reporting_records ADD COLUMN changed_at TEXT;
     UPDATE reporting_records SET (body_v2, changed_at) =

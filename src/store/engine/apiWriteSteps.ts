@@ -98,8 +98,8 @@ export interface ImportSteps {
   unfinished(importPk: number): Answer<{ key: string; all: boolean }[]>;
   /** The table's stored chunks, in line order. */
   staged(importPk: number, table: string): Answer<string[]>;
-  /** The table finished: its records imported (0 when it failed), its error's JSON; its chunks are dropped. */
-  finishTable(importPk: number, table: string, records: number, error: string | null): Answer<void>;
+  /** The table finished: its records imported (`null` when it failed), its error's JSON, its ignored fields' JSON; its chunks are dropped. */
+  finishTable(importPk: number, table: string, records: number | null, error: string | null, ignored: string | null): Answer<void>;
   finish(importPk: number, finishedAt: string): Answer<void>;
   /** Deletes the table's records (noted as removed for v2's walks); tokens of its sync before `stamp` call for a new sync. */
   clearTable(tablePk: number, tableKey: string, stamp: number): Answer<void>;

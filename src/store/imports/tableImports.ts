@@ -3,7 +3,7 @@ import type { ImportSteps, ImportRunSteps } from '../engine/apiWriteSteps.js';
 import { randomBytes } from 'node:crypto';
 import { importFailed, parsingError, storageError, tableNotFound, type ImportError } from '../../domain/importJson.js';
 import type { TableField } from '../../domain/tableJson.js';
-import { checkLines, userIdsNamed } from '../../domain/tableLines.js';
+import { checkLines, userIdsNamed, type IgnoredField } from '../../domain/tableLines.js';
 import { textCheckFor } from '../loading/loadChecks.js';
 import { TenantLoader } from '../loading/tenantLoader.js';
 /**
@@ -65,9 +65,10 @@ export async function claimWith(steps: ImportSteps, task: ImportTask): Promise<W
 
 /**
  * One table of an import, in one transaction: its lines checked (every line that does not fit
- * is listed and nothing is written), then, for `all`, its records deleted, and its records
- * upserted by the dataset loader with this transaction's stamp. `'notMine'`: another server
- * took the import over meanwhile.
+ * is listed, and when none fits the table fails with nothing written), then, for `all`, its
+ * records deleted, and the records of the lines that fit (without their properties that are not
+ * fields, counted) upserted by the dataset loader with this transaction's stamp. `'notMine'`:
+ * another server took the import over meanwhile.
  */
 export async function importTableWith(steps: ImportRunSteps, task: ImportTask & { table: string }): Promise<WriteOutcome<'imported' | 'notMine'>> {
   const { imports, writes, tenantId } = steps;
@@ -75,7 +76,7 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   if (mine !== 'mine') return { written: mine === 'done' ? 'imported' : 'notMine' };
   const all = (await imports.unfinished(task.importPk)).find((table) => table.key === task.table)!.all;
   const table = await imports.table(task.table);
-  if (!table) return finished(imports, task, 0, tableNotFound(task.table));
+  if (!table) return finished(imports, task, null, tableNotFound(task.table));
   const lines: unknown[] = [];
   for (const chunk of await imports.staged(task.importPk, task.table)) {
     for (const line of JSON.parse(chunk) as unknown[]) lines.push(line);
@@ -85,26 +86,27 @@ export async function importTableWith(steps: ImportRunSteps, task: ImportTask & 
   const users = new Set((await loadSteps.usersById(userIdsNamed(fields, lines))).map((user) => user.id));
   const idProblem = steps.textHoldsNul ? () => undefined : (id: string) => (id.includes('\u0000') ? 'must not contain the character U+0000' : undefined);
   const checked = checkLines(fields, lines, { isUser: (id) => users.has(id), idProblem });
-  if ('failures' in checked) return finished(imports, task, 0, parsingError(task.table, checked.failures));
+  const { records, failures, ignored } = checked;
+  if (records.length === 0 && failures.length > 0) return finished(imports, task, null, parsingError(task.table, failures, 0));
 
   await writes.dataChanged(tenantId);
   const stamp = await writes.nextStamp(tenantId, false);
   if (all) await imports.clearTable(table.pk, task.table, stamp);
   const loader = await TenantLoader.open(loadSteps, stamp, textCheckFor(steps.textHoldsNul));
-  for (let first = 0; first < checked.records.length; first += BATCH) {
+  for (let first = 0; first < records.length; first += BATCH) {
     const started = performance.now();
-    await loader.upsertTableRecords(task.table, checked.records.slice(first, first + BATCH), { path: '$.data', first });
+    await loader.upsertTableRecords(task.table, records.slice(first, first + BATCH), { path: '$.data', first });
     await steps.afterBatch?.(performance.now() - started);
   }
   await loader.finish();
-  return finished(imports, task, checked.records.length, null);
+  return finished(imports, task, records.length, failures.length > 0 ? parsingError(task.table, failures, records.length) : null, ignored);
 }
 
 /** A table whose transaction failed (`task.error`): its failure recorded, nothing of it written. */
 export async function failTableWith(imports: ImportSteps, task: ImportTask & { table: string; error: ImportError }): Promise<WriteOutcome<'imported' | 'notMine'>> {
   const mine = await ownTable(imports, task);
   if (mine !== 'mine') return { written: mine === 'done' ? 'imported' : 'notMine' };
-  return finished(imports, task, 0, task.error);
+  return finished(imports, task, null, task.error);
 }
 
 /** The import finished once its tables are (`false` while one is left, or it is another's). */
@@ -126,7 +128,14 @@ async function ownTable(imports: ImportSteps, task: ImportTask & { table: string
   return left.some((table) => table.key === task.table) ? 'mine' : 'done';
 }
 
-async function finished(imports: ImportSteps, task: ImportTask & { table: string }, records: number, error: ImportError | null): Promise<WriteOutcome<'imported'>> {
-  await imports.finishTable(task.importPk, task.table, records, error === null ? null : JSON.stringify(error));
+/** The table's finished state: `records` imported (`null`: it failed), its error, the properties its lines had that are not fields. */
+async function finished(
+  imports: ImportSteps,
+  task: ImportTask & { table: string },
+  records: number | null,
+  error: ImportError | null,
+  ignored: readonly IgnoredField[] = [],
+): Promise<WriteOutcome<'imported'>> {
+  await imports.finishTable(task.importPk, task.table, records, error === null ? null : JSON.stringify(error), ignored.length === 0 ? null : JSON.stringify(ignored));
   return { written: 'imported' };
 }

@@ -38,8 +38,8 @@ const unfinished = statement<[number, number], { key: string; all: boolean }>(
 const staged = statement<[number, number, string], { json: string }>(
   'SELECT json FROM import_lines WHERE tenant_id = $1 AND import_pk = $2 AND data_table_key = $3 ORDER BY first_line',
 );
-const finishTable = statement<[number, number, string, number, string | null]>(
-  `UPDATE import_tables SET status = 'finished', records = $4, error = $5 WHERE tenant_id = $1 AND import_pk = $2 AND data_table_key = $3`,
+const finishTable = statement<[number, number, string, number | null, string | null, string | null]>(
+  `UPDATE import_tables SET status = 'finished', records = $4, error = $5, ignored_fields = $6 WHERE tenant_id = $1 AND import_pk = $2 AND data_table_key = $3`,
 );
 const dropLines = statement<[number, number, string]>('DELETE FROM import_lines WHERE tenant_id = $1 AND import_pk = $2 AND data_table_key = $3');
 const finish = statement<[number, number, string]>(`UPDATE imports SET status = 'finished', finished_at = $3 WHERE tenant_id = $1 AND pk = $2`);
@@ -50,7 +50,7 @@ const removed = statement<[number, number, string]>(
 const clear = statement<[number, number]>('DELETE FROM table_records WHERE tenant_id = $1 AND table_pk = $2');
 const resyncFrom = statement<[number, number, number]>('UPDATE data_tables SET resync_from = $3 WHERE tenant_id = $1 AND pk = $2');
 
-/** The imports of data tables (migration 9, ../imports/tableImports.ts) on PostgreSQL, inside the tenant's write transaction. */
+/** The imports of data tables (migrations 9, 16 and 17, ../imports/tableImports.ts) on PostgreSQL, inside the tenant's write transaction. */
 export function importSteps(db: Queryable, tenantId: number): ImportSteps {
   return {
     table: (key) => firstRow(db, table, tenantId, key),
@@ -63,8 +63,8 @@ export function importSteps(db: Queryable, tenantId: number): ImportSteps {
     claim: async (importPk, owner, at, launchedAt) => void (await run(db, claim, tenantId, importPk, owner, at, launchedAt)),
     unfinished: (importPk) => rowsOf(db, unfinished, tenantId, importPk),
     staged: async (importPk, key) => (await rowsOf(db, staged, tenantId, importPk, key)).map((row) => row.json),
-    async finishTable(importPk, key, records, error) {
-      await run(db, finishTable, tenantId, importPk, key, records, error);
+    async finishTable(importPk, key, records, error, ignored) {
+      await run(db, finishTable, tenantId, importPk, key, records, error, ignored);
       await run(db, dropLines, tenantId, importPk, key);
     },
     finish: async (importPk, finishedAt) => void (await run(db, finish, tenantId, importPk, finishedAt)),
@@ -80,7 +80,7 @@ const byId = statement<[number, string], { pk: number; id: string; status: Store
   'SELECT pk, id, status, created_at AS "createdAt", launched_at AS "launchedAt", finished_at AS "finishedAt" FROM imports WHERE tenant_id = $1 AND id = $2',
 );
 const tables = statement<[number, number], StoredImportTable>(
-  'SELECT data_table_key AS key, status, records, error FROM import_tables WHERE tenant_id = $1 AND import_pk = $2 ORDER BY position',
+  'SELECT data_table_key AS key, status, records, error, ignored_fields AS ignored FROM import_tables WHERE tenant_id = $1 AND import_pk = $2 ORDER BY position',
 );
 /** Every tenant's unfinished imports (a scan of the partial index, on each shard where distributed). */
 const pending = statement<[], PendingImport>(

@@ -74,7 +74,7 @@ const reportingPositions = statement<[number], PositionGap>(
 );
 /** The time of `stamp` of the tenant `$1`. */
 const TIME_OF = (stamp: string) => `SELECT at FROM stamp_times WHERE tenant_id = $1 AND stamp = ${stamp}`;
-// See ../sqlite/migrations.ts, 8 and 14: each record's v2 text (a table record's with its id keyed `standard.id`), and beside
+// See ../sqlite/migrations.ts, 8 and 15: each record's v2 text (a table record's with its id keyed `standard.id`), and beside
 // each stamp (but a fields row's minus one) its time.
 const v2Records = statement<[number], { record: string | null }>(
   `SELECT coalesce(

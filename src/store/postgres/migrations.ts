@@ -338,8 +338,18 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   ALTER TABLE removed_records DROP CONSTRAINT removed_records_tenant_id_fkey
-  `,  // 16: a data table record's id keyed `standard.id` in its v2 text, as in SQLite's migration
-  // 14; every tenant's data a new version. No volatile function (Citus refuses one in an UPDATE
+  `,
+  // 16 and 17: imports that ignore the properties of pushed records that are not fields and
+  // import the lines that fit, as in SQLite's migration 14: the keys ignored, and no count of
+  // records for a table that failed (those stored before with 0). An entry each, as 13.
+  `
+  ALTER TABLE import_tables ADD COLUMN ignored_fields text
+  `,
+  `
+  UPDATE import_tables SET records = NULL WHERE error IS NOT NULL AND records = 0
+  `,
+  // 18: a data table record's id keyed `standard.id` in its v2 text, as in SQLite's migration
+  // 15; every tenant's data a new version. No volatile function (Citus refuses one in an UPDATE
   // of a distributed table, see dataVersion.ts): the next version is the last one plus one.
   `
   UPDATE table_records SET body_v2 = '{"standard.id":' || substr(body_v2, 17) WHERE left(body_v2, 16) = '{"datatable.id":';

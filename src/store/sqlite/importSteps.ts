@@ -3,7 +3,7 @@ import type { ImportSteps } from '../engine/apiWriteSteps.js';
 import type { PendingImport } from '../vocabulary/writeShapes.js';
 import type { Db } from './db.js';
 
-/** The imports of data tables (migration 12, ../imports/tableImports.ts) on SQLite, prepared once per connection. */
+/** The imports of data tables (migrations 12 and 14, ../imports/tableImports.ts) on SQLite, prepared once per connection. */
 export function importSteps(db: Db): (tenantId: number) => ImportSteps {
   const table = db.prepare<[number, string], { pk: number; fields: string }>('SELECT pk, fields FROM data_tables WHERE tenant_id = ? AND key = ?');
   const scheduled = db.prepare<[number], { pk: number; id: string }>(
@@ -32,8 +32,9 @@ export function importSteps(db: Db): (tenantId: number) => ImportSteps {
     `SELECT data_table_key AS key, replace_all AS "all" FROM import_tables WHERE import_pk = ? AND status <> 'finished' ORDER BY position`,
   );
   const staged = db.prepare<[number, string], string>('SELECT json FROM import_lines WHERE import_pk = ? AND data_table_key = ? ORDER BY first_line').pluck();
-  const finishTable = db.prepare<{ importPk: number; table: string; records: number; error: string | null }>(
-    `UPDATE import_tables SET status = 'finished', records = @records, error = @error WHERE import_pk = @importPk AND data_table_key = @table`,
+  const finishTable = db.prepare<{ importPk: number; table: string; records: number | null; error: string | null; ignored: string | null }>(
+    `UPDATE import_tables SET status = 'finished', records = @records, error = @error, ignored_fields = @ignored
+     WHERE import_pk = @importPk AND data_table_key = @table`,
   );
   const dropLines = db.prepare<[number, string]>('DELETE FROM import_lines WHERE import_pk = ? AND data_table_key = ?');
   const finish = db.prepare<[string, number]>(`UPDATE imports SET status = 'finished', finished_at = ? WHERE pk = ?`);
@@ -55,8 +56,8 @@ export function importSteps(db: Db): (tenantId: number) => ImportSteps {
     claim: (pk, owner, at, launchedAt) => void claim.run({ pk, owner, at, launchedAt }),
     unfinished: (importPk) => unfinished.all(importPk).map((row) => ({ key: row.key, all: row.all === 1 })),
     staged: (importPk, tableKey) => staged.all(importPk, tableKey),
-    finishTable(importPk, tableKey, records, error) {
-      finishTable.run({ importPk, table: tableKey, records, error });
+    finishTable(importPk, tableKey, records, error, ignored) {
+      finishTable.run({ importPk, table: tableKey, records, error, ignored });
       dropLines.run(importPk, tableKey);
     },
     finish: (importPk, finishedAt) => void finish.run(finishedAt, importPk),
@@ -74,7 +75,7 @@ export function importReads(db: Db) {
     'SELECT pk, id, status, created_at AS createdAt, launched_at AS launchedAt, finished_at AS finishedAt FROM imports WHERE tenant_id = ? AND id = ?',
   );
   const tables = db.prepare<[number], StoredImportTable>(
-    'SELECT data_table_key AS key, status, records, error FROM import_tables WHERE import_pk = ? ORDER BY position',
+    'SELECT data_table_key AS key, status, records, error, ignored_fields AS ignored FROM import_tables WHERE import_pk = ? ORDER BY position',
   );
   const pending = db.prepare<[], PendingImport>(
     `SELECT tenant_id AS tenantId, pk AS importPk, status, launch_at AS launchAt, owner, heartbeat_at AS heartbeatAt

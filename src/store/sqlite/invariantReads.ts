@@ -72,7 +72,7 @@ export function invariantReads(db: Db): InvariantReads {
     `SELECT 'reporting records' AS what, count(*) AS count, min(pos) AS min, max(pos) AS max
      FROM reporting_records WHERE tenant_id = ? HAVING count(*) > 0 AND (min(pos) <> 0 OR max(pos) <> count(*) - 1)`,
   );
-  // Migrations 8, 13 and 14: each record's v2 text (a statement's in its own row, of the same
+  // Migrations 8, 13 and 15: each record's v2 text (a statement's in its own row, of the same
   // user and month; a table record's with its id keyed `standard.id`), and beside each stamp
   // (but a fields row's minus one) its time.
   const v2Records = db

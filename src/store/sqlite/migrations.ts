@@ -346,7 +346,16 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE reporting_records DROP COLUMN body_v2;
   ALTER TABLE reporting_records DROP COLUMN changed_at;
   `,
-  // 14: a data table record's id keyed `standard.id` in its v2 text, as the hosted reference
+  // 14: imports that ignore the properties of pushed records that are not fields of the table
+  // and import the lines that fit beside those that do not (docs/rules.md#table-imports):
+  // `ignored_fields`, the JSON of the keys ignored and in how many lines; a table that failed
+  // has no count of records. Before, a failed table stored 0 and every failure had an error:
+  // those read as failed, with no count.
+  `
+  ALTER TABLE import_tables ADD COLUMN ignored_fields TEXT;
+  UPDATE import_tables SET records = NULL WHERE error IS NOT NULL AND records = 0;
+  `,
+  // 15: a data table record's id keyed `standard.id` in its v2 text, as the hosted reference
   // keys a record's id (docs/rules.md#v2-reads); it was `datatable.id`, first in the text. Only
   // that key changes: the record's time of last change stays (its v1 record did not change).
   // Every tenant's data gets a new version, so that no v2 page of before is answered `304`.

@@ -215,7 +215,7 @@ test('an import waiting for its debounce is scheduled, with no launch, no finish
   assert.equal(scheduled.id, waiting.body.import_id);
   assert.match(scheduled.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   assert.deepEqual([scheduled.status, scheduled.progress, scheduled.launched_at, scheduled.finished_at], ['scheduled', 0, null, null]);
-  assert.deepEqual(scheduled.data_tables_details, [{ type: 'api', status: 'scheduled', data_table_key: 't5', progress: 0, number_of_records: null, error: null }]);
+  assert.deepEqual(scheduled.data_tables_details, [{ type: 'api', status: 'scheduled', data_table_key: 't5', progress: 0, number_of_records: null, error: null, ignored_fields: [] }]);
 
   const joined = await push(server, key, 't5', [row('t5', 21)]);
   assert.equal(joined.body.import_id, waiting.body.import_id, 'a push without debounce joins it and starts it');
@@ -225,7 +225,8 @@ test('an import waiting for its debounce is scheduled, with no launch, no finish
   assert.match(done.launched_at, /Z$/);
   assert.match(done.finished_at, /Z$/);
   assert.equal(done.progress, 100);
-  assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't5', progress: 100, number_of_records: 2, error: null }]);
+  assert.deepEqual(done.data_tables_details, [{ type: 'api', status: 'finished', data_table_key: 't5', progress: 100, number_of_records: 2, error: null, ignored_fields: [] }]);
+  assert.equal(done.has_error, false);
 });
 
 test('refusals: an unknown table, another tenant’s import, a body that is not a push [conf:tables-exist-first] [conf:ingest-debounce-minimum] [conf:ingest-envelope]', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { loadDocument } from '../../src/http/document.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
@@ -30,6 +31,21 @@ test('every operation of the API carries its version as the prefix of its path: 
   const api = operations.filter(({ path }) => !service.has(path));
   assert.ok(api.some(({ path }) => path.startsWith('/v2/')) && api.length > 10);
   for (const { path, method } of api) assert.match(path, /^\/v[12]\//, `${method} ${path}`);
+});
+
+test('the contract\'s version heads the changelog, and a breaking change there raises its first number [conf:versions-breaking-changes]', () => {
+  const changelog = readFileSync(new URL('../../CHANGELOG.md', import.meta.url), 'utf8');
+  const releases = [...changelog.matchAll(/^## (\d+)\.(\d+)\.(\d+)\b.*\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)].map((match) => ({
+    version: match.slice(1, 4).join('.'),
+    major: Number(match[1]),
+    breaking: /\bbreaking\b/i.test(match[4]!),
+  }));
+  assert.ok(releases.length >= 2, 'the changelog lists its versions as "## X.Y.Z" headings');
+  assert.equal(releases[0]!.version, (definition.info as Json).version);
+  releases.forEach((release, i) => {
+    const before = releases[i + 1];
+    if (before && release.breaking) assert.ok(release.major > before.major, `${release.version} breaks clients of ${before.version} without a new first number`);
+  });
 });
 
 test('info.contact says who to ask', () => {

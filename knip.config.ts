@@ -17,9 +17,7 @@ const config: KnipConfig = {
     'src/store/postgres/importThread.ts',
     'src/store/threads/threadFromSource.mjs',
     'test/**/*.test.ts',
-    // Run as processes of their own: a server spawned by tests, the runner and the PostgreSQL
-    // wrapper of `make test`.
-    'test/support/childServer.ts',
+    // Run as processes of their own: the runner and the PostgreSQL wrapper of `make test`.
     'test/support/runTests.ts',
     'test/support/withPostgres.ts',
     'test/support/withPgBouncer.ts',

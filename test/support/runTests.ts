@@ -10,7 +10,8 @@
  * test passed: a run that ends before its summary (a file that exits the process, a crash) is a
  * failure, never a silent pass. The process is kept alive until the reports are written in full.
  */
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { run } from 'node:test';
@@ -30,6 +31,10 @@ if (args.length === 0 || timesFile === null || !Number.isInteger(jobs) || jobs <
   process.stderr.write('usage: runTests.ts [--times FILE] [--jobs N] FILES...\n');
   process.exit(2);
 }
+
+// The times file's folder is made here: a stream into a folder that does not exist would fail
+// after the run began, with nothing to say so.
+if (timesFile) mkdirSync(dirname(timesFile), { recursive: true });
 
 if (jobs > 1 && args.length > 1) {
   const { success, timeLines } = await runSharded(fileURLToPath(import.meta.url), args, jobs);

@@ -2,17 +2,32 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before statements were kept (SQLite
+ * migration 15, PostgreSQL migrations 18 and 19): no `statements` table.
+ */
+export const BEFORE_STATEMENTS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE statements;
+    PRAGMA user_version = 14;
+  `,
+  postgres: `
+    DROP TABLE statements;
+    UPDATE schema_version SET version = 17;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before imports ignored the properties that
  * are not fields and imported the lines that fit (SQLite migration 14, PostgreSQL migrations 16
  * and 17): no `ignored_fields`, and a failed table's count of records 0 as it was then stored.
  */
 export const BEFORE_IMPORT_WARNINGS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_STATEMENTS.sqlite}
     ALTER TABLE import_tables DROP COLUMN ignored_fields;
     UPDATE import_tables SET records = 0 WHERE error IS NOT NULL;
     PRAGMA user_version = 13;
   `,
-  postgres: `
+  postgres: `${BEFORE_STATEMENTS.postgres}
     ALTER TABLE import_tables DROP COLUMN ignored_fields;
     UPDATE import_tables SET records = 0 WHERE error IS NOT NULL;
     UPDATE schema_version SET version = 15;

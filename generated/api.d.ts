@@ -1128,7 +1128,11 @@ export interface components {
          * @description A record keyed by prefixed field keys (see `GET /v2/data-structures/{table_id}/fields`):
          *     an amount is a `V2Amount`, a statement's user `{"id", "email"}`, a dimension the names of
          *     its groups. `standard.id` is the record's id (a statement's or a data table record's);
-         *     `standard.last_modified_at` is the time of the record's last change.
+         *     `standard.last_modified_at` is the time of the record's last change. A statement record
+         *     also carries its statement's `standard.status` (`draft`, `validated`, `sent_to_payroll` or
+         *     `paid`) and `standard.total_commission` (a `V2Amount`: the sum of the payments of the
+         *     statement's lines, `null` value and currency in mixed currencies). A statement is the
+         *     lines of one user in one month.
          */
         V2Record: {
             "standard.id": string;

@@ -1,4 +1,5 @@
 import type { ListedField } from './fieldListing.js';
+import { STATEMENT_STATUSES } from './statements.js';
 
 /**
  * The v2 rendering of the field model of discovery (fieldListing.ts), so that v1's field
@@ -36,9 +37,19 @@ const STANDARD_STATEMENT_FIELDS: ReadonlySet<string> = new Set(['id', 'date', 'p
 const AMOUNT: Readonly<Record<string, V2FieldProperty>> = { value: { type: 'number', required: true }, currency: { type: 'string', required: true } };
 const USER_REFERENCE: Readonly<Record<string, V2FieldProperty>> = { id: { type: 'string', required: true }, email: { type: 'string', required: true } };
 
-/** The fields of a statement as v2 writes it, from v1's listing (`reportingFields`). */
+/**
+ * The fields of a statement as v2 writes it, from v1's listing (`reportingFields`): besides
+ * v1's, after its standard fields, the statement's status and total commission, which each
+ * line shows (docs/rules.md#statements).
+ */
 export function v2StatementFields(listed: readonly ListedField[]): V2Field[] {
-  return v2Fields(listed, (name) => (STANDARD_STATEMENT_FIELDS.has(name) ? 'standard' : 'custom'));
+  const fields = v2Fields(listed, (name) => (STANDARD_STATEMENT_FIELDS.has(name) ? 'standard' : 'custom'));
+  const afterStandard = fields.findLastIndex((one) => one.origin === 'standard' && one.name !== 'last_modified_at') + 1;
+  const statementFields = [
+    { ...field('standard', 'status', 'string', 'enum'), enum_values: [...STATEMENT_STATUSES] },
+    v2Field({ name: 'total_commission', type: 'amount', nullable: true }, 'standard'),
+  ];
+  return [...fields.slice(0, afterStandard), ...statementFields, ...fields.slice(afterStandard)];
 }
 
 /**

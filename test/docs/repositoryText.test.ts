@@ -51,7 +51,7 @@ describe('the text a user reads in a clone', () => {
 
   test('docs/rules.md states the rules under their named sections', () => {
     const sections = [...read('docs/rules.md').matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    assert.deepEqual(sections, ['Keys', 'Paging', 'Metrics and dimensions', 'Bulk attributions', 'Users', 'Archived users', 'Retries', 'Errors', 'Data tables', 'Table imports', 'v2 reads', 'Versions', 'Serving']);
+    assert.deepEqual(sections, ['Keys', 'Paging', 'Metrics and dimensions', 'Bulk attributions', 'Users', 'Archived users', 'Retries', 'Errors', 'Data tables', 'Table imports', 'v2 reads', 'Statements', 'Versions', 'Serving']);
   });
 
   test("the README's first section says where the API reference and the rules are", () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildFixture, fixtureLine, fixtureUser, type Fixture } from '../support/fixture.js';
 import { shared, startTestServer, withOtherStore, type TestServer } from '../support/harness.js';
-import { v2OfV1Statement, v2OfV1TableRecord, walkV2, withoutTime } from '../support/v2Mapping.js';
+import { defaultStatus, statementsOf, v2OfV1Statement, v2OfV1TableRecord, walkV2, withoutTime } from '../support/v2Mapping.js';
 
 /** The ids every compdata derives for these structures, on every server, engine and restart. */
 const STATEMENTS = '2fa94265-8b29-8997-887d-7958c0ab8234';
@@ -60,11 +60,11 @@ describe('the v2 reads', () => {
       [...byKey.keys()],
       [
         'standard.id', 'standard.date', 'standard.plan', 'standard.user', 'standard.payment', 'standard.target',
-        'standard.target_achievement', 'standard.on_target_earning', 'standard.achievement', 'custom.new_arr',
-        'custom.region', 'custom.segment', 'standard.last_modified_at',
+        'standard.target_achievement', 'standard.on_target_earning', 'standard.achievement', 'standard.status',
+        'standard.total_commission', 'custom.new_arr', 'custom.region', 'custom.segment', 'standard.last_modified_at',
       ],
     );
-    assert.equal(statements.body.count, 13);
+    assert.equal(statements.body.count, 15);
     const pick = (key: string) => {
       const field = byKey.get(key) as Record<string, unknown>;
       return [field.type, field.format, field.origin, field.enum_values, field.properties];
@@ -116,7 +116,7 @@ describe('the v2 reads', () => {
     assert.equal(pages, 4);
     assert.deepEqual(
       records.map((record) => withoutTime(record).fields),
-      v1.map((record) => v2OfV1Statement(record, ['new_arr'], ['region', 'segment'])),
+      v1.map((record) => v2OfV1Statement(record, ['new_arr'], ['region', 'segment'], statementsOf(v1))),
     );
     // One record written out in full, as the rules page shows the mapping.
     assert.deepEqual(withoutTime(records[3]!).fields, {
@@ -130,6 +130,8 @@ describe('the v2 reads', () => {
       'standard.on_target_earning': { value: 60000, currency: 'EUR' },
       'standard.achievement': { value: 3, currency: 'EUR' },
       'custom.new_arr': { value: 30, currency: 'USD' },
+      'standard.status': defaultStatus('2026-04'),
+      'standard.total_commission': { value: 19, currency: 'EUR' },
       'custom.region': ['EMEA'],
       'custom.segment': [],
     });
@@ -235,9 +237,10 @@ describe('v2 reads after writes', () => {
       synced.map((record) => record.id).sort(),
     );
     const byId = new Map(synced.map((record) => [record.id, record]));
+    const statement = statementsOf(await v1Records(server, acme.key, '/v1/reporting?limit=2000'));
     for (const { fields, time } of changed) {
       assert.ok(time > newest, `${time} after ${newest}`);
-      assert.deepEqual(fields, v2OfV1Statement(byId.get(fields['standard.id'])!, ['new_arr'], ['region', 'segment']));
+      assert.deepEqual(fields, v2OfV1Statement(byId.get(fields['standard.id'])!, ['new_arr'], ['region', 'segment'], statement));
     }
     const oldest = changed.map((record) => record.time).sort()[0]!;
     const unchanged = (await walkV2(server, acme.key, `${statementsPath}?last_modified_before=${oldest}`)).records;
@@ -308,7 +311,7 @@ describe('v2 reads after writes', () => {
     assert.equal(after.length, 4);
     assert.deepEqual(
       after.map((record) => record.fields),
-      v1.map((record) => v2OfV1Statement(record, ['new_arr', 'bonus'], ['region', 'segment', 'team'])),
+      v1.map((record) => v2OfV1Statement(record, ['new_arr', 'bonus'], ['region', 'segment', 'team'], statementsOf(v1))),
     );
     after.forEach((record, i) => assert.ok(record.time > before[i]!.time, `${record.time} after ${before[i]!.time}`));
   });

@@ -47,7 +47,7 @@ describe('v2 shapes of the hosted reference', () => {
       }
     }
     const statementObjects = (await fieldsOf(STATEMENTS)).filter((field) => field.properties !== null).map((field) => field.api_key);
-    assert.deepEqual(statementObjects, ['standard.user', 'standard.payment', 'standard.target', 'standard.on_target_earning', 'standard.achievement', 'custom.new_arr']);
+    assert.deepEqual(statementObjects, ['standard.user', 'standard.payment', 'standard.target', 'standard.on_target_earning', 'standard.achievement', 'standard.total_commission', 'custom.new_arr']);
     // A table field declared `user` is the user's id, a string: no properties.
     const seller = (await fieldsOf(quotes)).find((field) => field.api_key === 'datatable.seller')!;
     assert.deepEqual([seller.type, seller.format, seller.properties], ['string', 'user_id', null]);

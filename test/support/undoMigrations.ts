@@ -2,17 +2,47 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before statements were kept (SQLite
+ * migration 16, PostgreSQL migrations 19 and 20): no `statements` table.
+ */
+export const BEFORE_STATEMENTS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE statements;
+    PRAGMA user_version = 15;
+  `,
+  postgres: `
+    DROP TABLE statements;
+    UPDATE schema_version SET version = 18;
+  `,
+};
+
+/**
+ * SQL that takes a database of this build back to before a data table record's v2 text keyed
+ * its id `standard.id` (SQLite migration 15, PostgreSQL migration 18): `datatable.id` again.
+ */
+export const BEFORE_STANDARD_ID: Record<TestEngine, string> = {
+  sqlite: `${BEFORE_STATEMENTS.sqlite}
+    UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
+    PRAGMA user_version = 14;
+  `,
+  postgres: `${BEFORE_STATEMENTS.postgres}
+    UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
+    UPDATE schema_version SET version = 17;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before imports ignored the properties that
  * are not fields and imported the lines that fit (SQLite migration 14, PostgreSQL migrations 16
  * and 17): no `ignored_fields`, and a failed table's count of records 0 as it was then stored.
  */
 export const BEFORE_IMPORT_WARNINGS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_STANDARD_ID.sqlite}
     ALTER TABLE import_tables DROP COLUMN ignored_fields;
     UPDATE import_tables SET records = 0 WHERE error IS NOT NULL;
     PRAGMA user_version = 13;
   `,
-  postgres: `
+  postgres: `${BEFORE_STANDARD_ID.postgres}
     ALTER TABLE import_tables DROP COLUMN ignored_fields;
     UPDATE import_tables SET records = 0 WHERE error IS NOT NULL;
     UPDATE schema_version SET version = 15;
@@ -38,20 +68,6 @@ const BEFORE_TENANT_STATE = `${BEFORE_IMPORT_WARNINGS.postgres}
     UPDATE schema_version SET version = 9;
   `;
 
-/**
- * SQL that takes a database of this build back to before a data table record's v2 text keyed
- * its id `standard.id` (SQLite migration 15, PostgreSQL migration 18): `datatable.id` again.
- */
-export const BEFORE_STANDARD_ID: Record<TestEngine, string> = {
-  sqlite: `
-    UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
-    PRAGMA user_version = 14;
-  `,
-  postgres: `
-    UPDATE table_records SET body_v2 = '{"datatable.id":' || substr(body_v2, 16);
-    UPDATE schema_version SET version = 17;
-  `,
-};
 
 /**
  * SQL that takes a SQLite database of this build back to before the statements' v2 texts had

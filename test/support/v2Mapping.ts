@@ -8,8 +8,42 @@ import type { TestServer } from './harness.js';
 
 const STANDARD_AMOUNTS = ['payment', 'target', 'on_target_earning', 'achievement'];
 
-/** A v1 statement reporting record as v2 shows it (without `standard.last_modified_at`). */
-export function v2OfV1Statement(v1: Record<string, any>, metricKeys: readonly string[], dimensionKeys: readonly string[]): Record<string, unknown> {
+/** The status of a statement loaded without one (docs/rules.md#statements): `validated` before the current month (UTC), else `draft`. */
+export function defaultStatus(month: string): string {
+  return month < new Date().toISOString().slice(0, 7) ? 'validated' : 'draft';
+}
+
+/**
+ * The statement fields of docs/rules.md#statements, from every v1 record of the tenant (`all`):
+ * a record's statement is its user's records of its month; `total_commission` the sum of their
+ * payments (exact to the millionth) in their currency, `null` in mixed currencies; the status
+ * by `statusOf` (user id, `YYYY-MM`).
+ */
+export function statementsOf(all: readonly Record<string, any>[], statusOf: (user: string, month: string) => string = (_user, month) => defaultStatus(month)) {
+  const keyOf = (v1: Record<string, any>) => `${v1.user.id} ${String(v1.date).slice(0, 7)}`;
+  const lines = new Map<string, Record<string, any>[]>();
+  for (const v1 of all) lines.set(keyOf(v1), [...(lines.get(keyOf(v1)) ?? []), v1]);
+  return (v1: Record<string, any>): Record<string, unknown> => {
+    const mine = lines.get(keyOf(v1))!;
+    const currencies = new Set(mine.map((line) => line.payment_currency));
+    const micros = mine.reduce((sum: number, line) => sum + Math.round(line.payment * 1e6), 0);
+    return {
+      'standard.status': statusOf(v1.user.id, String(v1.date).slice(0, 7)),
+      'standard.total_commission': currencies.size === 1 ? { value: micros / 1e6, currency: v1.payment_currency } : { value: null, currency: null },
+    };
+  };
+}
+
+/**
+ * A v1 statement reporting record as v2 shows it (without `standard.last_modified_at`), with its
+ * statement's fields by `statement` (see `statementsOf`).
+ */
+export function v2OfV1Statement(
+  v1: Record<string, any>,
+  metricKeys: readonly string[],
+  dimensionKeys: readonly string[],
+  statement: (v1: Record<string, any>) => Record<string, unknown>,
+): Record<string, unknown> {
   const amount = (key: string) => ({ value: v1[key], currency: v1[`${key}_currency`] });
   const v2: Record<string, unknown> = {
     'standard.id': v1.id,
@@ -21,7 +55,7 @@ export function v2OfV1Statement(v1: Record<string, any>, metricKeys: readonly st
   for (const key of STANDARD_AMOUNTS) v2[`standard.${key}`] = amount(key);
   for (const key of metricKeys) v2[`custom.${key}`] = amount(key);
   for (const key of dimensionKeys) v2[`custom.${key}`] = v1[key];
-  return v2;
+  return { ...v2, ...statement(v1) };
 }
 
 /** A v1 data table record as v2 shows it (without `standard.last_modified_at`); `amounts`: the table's amount fields. */

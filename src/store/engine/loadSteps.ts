@@ -9,7 +9,7 @@ import type { Answer } from '../vocabulary/answer.js';
  * (see ../loading/tenantLoader.ts): set-wise reads and writes, each taking every row of a batch. An engine
  * with round trips makes each one statement; SQLite, in process, may run a statement per row.
  */
-export interface LoadSteps extends AttributionSteps<number>, FieldSteps {
+export interface LoadSteps extends AttributionSteps<number>, FieldSteps, StatementSteps {
   /** The tenant's metric keys, in field order. */
   metricKeys(): Answer<string[]>;
   /** The tenant's dimensions in field order, as [key, primary key]. */
@@ -99,4 +99,23 @@ export interface FieldSteps {
 
 export interface UserGroupPeriod extends GroupPeriod {
   userPk: number;
+}
+
+/** A statement's status as a load gives it: the statement of a user (primary key) in a month. */
+export interface StatementStatusRow {
+  userPk: number;
+  month: number;
+  status: string;
+}
+
+/** The statements of a tenant (docs/rules.md#statements): one per user and month with lines, kept with its status and total. */
+export interface StatementSteps {
+  /**
+   * Brings every statement of the tenant in line with its lines: a statement whose lines are
+   * all gone goes, a new one gets the default status (`validated` before `currentMonth`,
+   * `draft` from it), and each total (and its currency) that changed is written, stamped `stamp`.
+   */
+  refreshStatements(stamp: number, currentMonth: number): Answer<void>;
+  /** Sets the status of each statement given, stamping those that change; the indexes of the rows whose statement does not exist. */
+  setStatementStatuses(rows: readonly StatementStatusRow[], stamp: number): Answer<number[]>;
 }

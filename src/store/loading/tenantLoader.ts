@@ -1,16 +1,18 @@
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
 import { groupSlot, managerSlot, slotWrites } from '../../domain/bulkPlan.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { parseMonth } from '../../domain/months.js';
+import { DatasetError } from '../../domain/datasetError.js';
+import { formatMonth, parseMonth } from '../../domain/months.js';
+import { monthOfTime } from '../../domain/statements.js';
 import { sortedAttributes } from '../../domain/userItems.js';
 import { renderUser, type ReportingUser } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
 import { newMetricV2Prefix } from '../../domain/v2Json.js';
 import { emailTaken, newCustomKeys, ownManagerError, unknownDimensionKey, unknownUserId, type TextCheck } from './loadChecks.js';
-import { itemPath, type GroupAttributionInput, type ManagerAttributionInput, type ManagerChain, type Origin, type ReportingLineInput, type TenantWriter, type UserInput } from '../vocabulary/tenantWriter.js';
+import { itemPath, type GroupAttributionInput, type ManagerAttributionInput, type ManagerChain, type Origin, type ReportingLineInput, type StatementStatusInput, type TenantWriter, type UserInput } from '../vocabulary/tenantWriter.js';
 import { refreshDimensionFields } from './dimensionFields.js';
 import { userInRecords } from '../writes/userBulk.js';
-import type { LoadSteps } from '../engine/loadSteps.js';
+import type { LoadSteps, StatementStatusRow } from '../engine/loadSteps.js';
 import type { UserRerender } from '../engine/commonWriteSteps.js';
 import { RecordLoader } from './recordLoader.js';
 
@@ -25,6 +27,8 @@ export class TenantLoader implements TenantWriter {
   private readonly dimensionPks = new Map<string, number>();
   /** E-mail keys looked up since the users last changed. */
   private readonly idsByEmailKey = new Map<string, string | undefined>();
+  /** The statuses of statements given, by user and month, written by `finish()`. */
+  private readonly statuses = new Map<string, { row: StatementStatusRow; path: string }>();
 
   private constructor(
     private readonly steps: LoadSteps,
@@ -172,9 +176,33 @@ export class TenantLoader implements TenantWriter {
     return this.records.upsertTableRecords(tableKey, records, origin ?? { path: `$.tables[${JSON.stringify(tableKey)}].records`, first: 0 });
   }
 
+  async setStatementStatuses(items: readonly StatementStatusInput[], origin: Origin = { path: '$.statements', first: 0 }): Promise<void> {
+    await this.records.loadUsers(items.map((item) => item.user_id));
+    for (const [index, item] of items.entries()) {
+      const path = itemPath(origin, index);
+      const userPk = this.userPk(item.user_id, `${path}.user`);
+      const key = `${userPk} ${item.month}`;
+      if (this.statuses.has(key)) throw new DatasetError(path, `the statement of user ${item.user_id} in ${formatMonth(item.month)} is given twice`);
+      this.statuses.set(key, { row: { userPk, month: item.month, status: item.status }, path });
+    }
+  }
+
   async finish(): Promise<void> {
     await refreshDimensionFields(this.steps, this.records.stamp, this.records.touchedUsers);
     this.records.touchedUsers.clear();
+    await this.finishStatements();
+  }
+
+  /** Statements follow their lines (docs/rules.md#statements) after any load that wrote lines; then the statuses given. */
+  private async finishStatements(): Promise<void> {
+    const { added, updated } = this.records.reportingCounts;
+    if (added + updated === 0 && this.statuses.size === 0) return;
+    await this.steps.refreshStatements(this.records.stamp, monthOfTime(new Date()));
+    const given = [...this.statuses.values()];
+    this.statuses.clear();
+    if (given.length === 0) return;
+    const missing = await this.steps.setStatementStatuses(given.map((item) => item.row), this.records.stamp);
+    if (missing.length > 0) throw new DatasetError(given[missing[0]!]!.path, 'no reporting record of this user in this month: a statement is made of its lines');
   }
 
   private async loadDimensions(): Promise<void> {

@@ -5,6 +5,7 @@ import { attributionSteps } from './bulkSteps.js';
 import { firstRow, rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { stampTime } from './changeStamps.js';
 import { fieldSteps } from './dimensionValues.js';
+import { statementSteps } from './statementSteps.js';
 import { newKey, tenantRows } from './tenantKeys.js';
 import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
@@ -117,6 +118,7 @@ export function loadSteps(db: Queryable, tenantId: number): LoadSteps {
   return {
     ...attributionSteps(db, tenantId),
     ...fieldSteps(db, tenantId),
+    ...statementSteps(db, tenantId),
     metricKeys: async () => (await rowsOf(db, metricKeys, tenantId)).map((row) => row.key),
     dimensions: async () => (await rowsOf(db, dimensions, tenantId)).map((row): [string, number] => [row.key, row.pk]),
     insertMetric: async (key, position) => void (await run(db, insertMetric, tenantId, key, position)),

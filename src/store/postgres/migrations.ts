@@ -355,6 +355,39 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE table_records SET body_v2 = '{"standard.id":' || substr(body_v2, 17) WHERE left(body_v2, 16) = '{"datatable.id":';
   UPDATE tenant_state SET data_version = (data_version + 1) % 9007199254740992;
   `,
+  // 19 and 20: statements (docs/rules.md#statements), as in SQLite's migration 16: the table
+  // (distributed by tenant on Citus, with the others, once the migrations are done; no foreign
+  // key, as 14 and 15: a replace deletes its rows, writeSteps.ts), then its rows from the stored
+  // lines, each dated as the last change of its lines. An entry each, as 13.
+  `
+  CREATE TABLE statements (
+    tenant_id integer NOT NULL,
+    user_pk bigint NOT NULL,
+    month integer NOT NULL,
+    status text NOT NULL CHECK (status IN ('draft', 'validated', 'sent_to_payroll', 'paid')),
+    total bigint,
+    currency_json text COLLATE "C",
+    changed_at text COLLATE "C" NOT NULL,
+    fields_v2 text GENERATED ALWAYS AS (
+      ',"standard.status":"' || status || '","standard.total_commission":{"value":'
+      || CASE WHEN total IS NULL THEN 'null'
+              ELSE (CASE WHEN total < 0 THEN '-' ELSE '' END) || (abs(total) / 1000000)::text
+                   || rtrim('.' || lpad((abs(total) % 1000000)::text, 6, '0'), '.0') END
+      || ',"currency":' || coalesce(currency_json, 'null') || '}') STORED,
+    PRIMARY KEY (tenant_id, user_pk, month)
+  )
+  `,
+  `
+  INSERT INTO statements (tenant_id, user_pk, month, status, total, currency_json, changed_at)
+    SELECT tenant_id, user_pk, month,
+      CASE WHEN month < extract(year FROM now() AT TIME ZONE 'UTC')::integer * 12 + extract(month FROM now() AT TIME ZONE 'UTC')::integer - 1
+           THEN 'validated' ELSE 'draft' END,
+      CASE WHEN min(currency) = max(currency) THEN sum(micros) END, CASE WHEN min(currency) = max(currency) THEN min(currency) END,
+      max(changed_at)
+    FROM (SELECT tenant_id, user_pk, month, ((body || '}')::json -> 'payment_currency')::text COLLATE "C" AS currency,
+            round(((body || '}')::json ->> 'payment')::numeric * 1000000)::bigint AS micros, changed_at FROM reporting_records) AS lines
+    GROUP BY tenant_id, user_pk, month
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

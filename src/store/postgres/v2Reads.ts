@@ -4,8 +4,9 @@ import { joinedTexts } from './pagedReads.js';
 
 /**
  * The v2 reads on PostgreSQL (see ../sqlite/migrations.ts, 8, and ../sqlite/v2Reads.ts): the
- * stored v2 texts joined with their dimension fields and the time of their last change (the
- * later of the record's and its dimension fields', both stored beside their stamps), a page
+ * stored v2 texts joined with their statement's fields (migrations 19 and 20), their dimension
+ * fields and the time of their last change (the latest of the record's, its dimension fields'
+ * and its statement's, each stored beside its stamp), a page
  * read in one statement by position. `$1` is always the tenant.
  */
 
@@ -13,10 +14,16 @@ import { joinedTexts } from './pagedReads.js';
 const withTime = (body: string, time: string, tail?: string) =>
   `${body} || (${tail ? `${tail} || ` : ''}',"standard.last_modified_at":"' || ${time} || '"}')`;
 
-const STATEMENT_TIME = 'greatest(r.changed_at, d.changed_at)';
-const STATEMENT = withTime('r.body_v2', STATEMENT_TIME, 'coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenant_state WHERE tenant_id = $1))');
+const STATEMENT_TIME = 'greatest(r.changed_at, d.changed_at, s.changed_at)';
+/** The statement's fields (migrations 19 and 20), then the dimension fields. */
+const STATEMENT = withTime(
+  'r.body_v2',
+  STATEMENT_TIME,
+  `coalesce(s.fields_v2, '') || coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenant_state WHERE tenant_id = $1))`,
+);
 const STATEMENTS_FROM = `reporting_records r
   LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
+  LEFT JOIN statements s ON s.tenant_id = r.tenant_id AND s.user_pk = r.user_pk AND s.month = r.month
   WHERE r.tenant_id = $1`;
 const TABLE_RECORD = withTime('r.body_v2', 'r.changed_at');
 const TABLE_FROM = 'table_records r WHERE r.tenant_id = $1 AND r.table_pk = $4';
@@ -27,8 +34,8 @@ type Row = { record: string; id: string };
  * The records at positions `$2`..`$2 + $3 - 1` (`$3`: the records wanted and one more, which says
  * whether more follow), one row each in position order, read as v1's pages are (pagedReads.ts):
  * rows in binary format written straight into the page's bytes, each record's dimension fields
- * looked up by key in a LATERAL subquery the planner may not pull up (a plain join, planned once
- * for any page, read every dimension value of the tenant for each page).
+ * and statement looked up by key in LATERAL subqueries the planner may not pull up (a plain join,
+ * planned once for any page, read every dimension value of the tenant for each page).
  */
 const statementRows = statement<[number, number, number], { record: string }>(
   `SELECT ${STATEMENT} AS record
@@ -36,6 +43,9 @@ const statementRows = statement<[number, number, number], { record: string }>(
    LEFT JOIN LATERAL (
      SELECT d.fragment_v2, d.changed_at FROM dimension_values d
      WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
+   LEFT JOIN LATERAL (
+     SELECT s.fields_v2, s.changed_at FROM statements s
+     WHERE s.tenant_id = $1 AND s.user_pk = r.user_pk AND s.month = r.month OFFSET 0) AS s ON true
    WHERE r.tenant_id = $1 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
 );
 const tableRows = statement<[number, number, number, number], { record: string }>(

@@ -27,6 +27,7 @@ const deletions = [
    WHERE r.tenant_id = $1
    ON CONFLICT (tenant_id, structure, id) DO UPDATE SET pos = excluded.pos`,
   'DELETE FROM reporting_records WHERE tenant_id = $1',
+  'DELETE FROM statements WHERE tenant_id = $1',
   'DELETE FROM table_records WHERE tenant_id = $1',
   'DELETE FROM data_tables WHERE tenant_id = $1',
   'DELETE FROM users WHERE tenant_id = $1',

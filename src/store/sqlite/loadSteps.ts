@@ -6,6 +6,7 @@ import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
 import { stampTime } from './changeStamps.js';
 import { bothTexts, userRerender } from './recordTexts.js';
+import { statementSteps } from './statementSteps.js';
 import { directLookups } from './writerCache.js';
 
 /**
@@ -24,6 +25,7 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
   return {
     ...attributionSteps(db, directLookups(db))(tenantId),
     ...fieldSteps(db, tenantId),
+    ...statementSteps(db, tenantId),
     metricKeys: () => s.metricKeys.all(tenantId),
     dimensions: () => s.dimensions.all(tenantId),
     insertMetric: (key, position) => void s.insertMetric.run(tenantId, key, position),

@@ -363,6 +363,41 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE table_records SET body_v2 = '{"standard.id":' || substr(body_v2, 17) WHERE substr(body_v2, 1, 16) = '{"datatable.id":';
   UPDATE tenants SET data_version = random();
   `,
+  // 16: statements (docs/rules.md#statements): the lines of one user in one month are a
+  // statement, whose status and total commission are kept here, once, and joined to each line
+  // by a v2 read. `total`: the sum of the lines' payments in millionths (an integer, exact; the
+  // same on both engines), NULL with `currency_json` (the currency as a JSON string) NULL when
+  // the lines are in more than one currency. `fields_v2`: the two v2 fields, ready to join. `changed_at`: the time of the
+  // stamp that last changed the status or the total. Filled from the stored lines: a month
+  // before the upgrade's is `validated`, the upgrade's month and later ones `draft`, dated as
+  // the last change of its lines, so that the upgrade moves no record's time.
+  `
+  CREATE TABLE statements (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    user_pk INTEGER NOT NULL,
+    month INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'validated', 'sent_to_payroll', 'paid')),
+    total INTEGER,
+    currency_json TEXT,
+    changed_at TEXT NOT NULL,
+    fields_v2 TEXT GENERATED ALWAYS AS (
+      ',"standard.status":"' || status || '","standard.total_commission":{"value":'
+      || CASE WHEN total IS NULL THEN 'null'
+              ELSE (CASE WHEN total < 0 THEN '-' ELSE '' END) || (abs(total) / 1000000)
+                   || rtrim('.' || substr('00000' || (abs(total) % 1000000), -6), '.0') END
+      || ',"currency":' || ifnull(currency_json, 'null') || '}') STORED,
+    PRIMARY KEY (tenant_id, user_pk, month)
+  ) WITHOUT ROWID;
+  INSERT INTO statements (tenant_id, user_pk, month, status, total, currency_json, changed_at)
+    SELECT tenant_id, user_pk, month,
+      CASE WHEN month < CAST(strftime('%Y', 'now') AS INTEGER) * 12 + CAST(strftime('%m', 'now') AS INTEGER) - 1 THEN 'validated' ELSE 'draft' END,
+      CASE WHEN min(currency) IS max(currency) THEN sum(micros) END, CASE WHEN min(currency) IS max(currency) THEN min(currency) END,
+      max(changed_at)
+    FROM (SELECT r.tenant_id, r.user_pk, r.month, (r.body || '}') -> '$.payment_currency' AS currency,
+            CAST(round(((r.body || '}') ->> '$.payment') * 1000000) AS INTEGER) AS micros, v.changed_at
+          FROM reporting_records r JOIN reporting_records_v2 v ON v.tenant_id = r.tenant_id AND v.pos = r.pos) AS lines
+    GROUP BY tenant_id, user_pk, month;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

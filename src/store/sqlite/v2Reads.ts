@@ -9,23 +9,27 @@ type V2Params = { tenant: number; owner: number; from: number; n: number; empty?
 const timeField = (time: string) => `',"standard.last_modified_at":"' || ${time} || '"}'`;
 
 /**
- * The v2 reads on SQLite (migrations 8 and 13), prepared once per connection: the stored v2
- * texts joined with their dimension fields and the time of their last change (the later of the
- * record's and its dimension fields', both stored beside their stamps), a page read in one
- * statement by position.
+ * The v2 reads on SQLite (migrations 8, 13 and 15), prepared once per connection: the stored v2
+ * texts joined with their statement's fields, their dimension fields and the time of their last
+ * change (the latest of the record's, its dimension fields' and its statement's, each stored
+ * beside its stamp), a page read in one statement by position.
  */
 export function v2Reads(db: Db) {
   // A CASE costs less per record than max() (a function call); a fields row without a time is older.
-  const statementTime = 'CASE WHEN d.changed_at > r.changed_at THEN d.changed_at ELSE r.changed_at END';
+  const recordTime = 'CASE WHEN d.changed_at > r.changed_at THEN d.changed_at ELSE r.changed_at END';
+  const statementTime = `CASE WHEN s.changed_at > ${recordTime} THEN s.changed_at ELSE ${recordTime} END`;
   // Each `||` copies both sides: the small parts are joined first, so the body, most of the
   // text, is copied once, and the record's own time is its stored field (one copy fewer per
   // record than joining it here; the fields' time, when later, is joined here).
   // The tenant's empty fields (`@empty`) are read apart and passed in, as v1's are: a subquery
   // for them in the page's statement cost about a tenth of it, though SQLite reads it once.
-  const statement = `r.body || (ifnull(d.fragment_v2, @empty)
-    || CASE WHEN d.changed_at > r.changed_at THEN ${timeField('d.changed_at')} ELSE r.time_field END)`;
+  // The statement's fields (migration 16) are joined by the line's user and month, as its dimension fields are.
+  const statement = `r.body || (ifnull(s.fields_v2, '') || ifnull(d.fragment_v2, @empty)
+    || CASE WHEN s.changed_at > ${recordTime} THEN ${timeField('s.changed_at')}
+            WHEN d.changed_at > r.changed_at THEN ${timeField('d.changed_at')} ELSE r.time_field END)`;
   const statementsFrom = `reporting_records_v2 r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+       LEFT JOIN statements s ON s.tenant_id = r.tenant_id AND s.user_pk = r.user_pk AND s.month = r.month
        WHERE r.tenant_id = @owner AND r.pos >= @from`;
   const tableRecord = `r.body_v2 || (${timeField('r.changed_at')})`;
   const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';

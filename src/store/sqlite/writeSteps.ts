@@ -30,6 +30,7 @@ export function writeSteps(db: Db): WriteSteps {
      ON CONFLICT DO UPDATE SET pos = excluded.pos`,
     'DELETE FROM reporting_records WHERE tenant_id = ?',
     'DELETE FROM reporting_records_v2 WHERE tenant_id = ?',
+    'DELETE FROM statements WHERE tenant_id = ?',
     'DELETE FROM data_tables WHERE tenant_id = ?',
     'DELETE FROM users WHERE tenant_id = ?',
     'DELETE FROM dimensions WHERE tenant_id = ?',

@@ -1,4 +1,5 @@
 import type { MonthIndex } from '../../domain/months.js';
+import type { StatementStatus } from '../../domain/statements.js';
 import type { AttributeValue } from '../../domain/userItems.js';
 import type { ReportingUser, StatementLine } from '../../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../../domain/tableJson.js';
@@ -42,7 +43,12 @@ export interface TenantWriter {
   /** Creates the data table, or checks that the stored one has these fields (and renames it). */
   defineDataTable(key: string, name: string, fields: readonly TableField[], path?: string): Promise<void>;
   upsertTableRecords(tableKey: string, records: readonly TableRecordInput[], origin?: Origin): Promise<void>;
-  /** Brings the dimension fields of every user touched by this writer up to date; call last. */
+  /**
+   * Gives statements their status (docs/rules.md#statements), once the lines are written: each
+   * must be the statement of a user and month with lines by then, and given once.
+   */
+  setStatementStatuses(items: readonly StatementStatusInput[], origin?: Origin): Promise<void>;
+  /** Brings the dimension fields of every user touched by this writer and the statements up to date; call last. */
   finish(): Promise<void>;
 }
 
@@ -66,6 +72,12 @@ export const itemPath = (origin: Origin, index: number): string => `${origin.pat
 export interface ReportingLineInput extends StatementLine {
   /** Id of an existing user of the tenant. */
   user_id: string;
+}
+
+export interface StatementStatusInput {
+  user_id: string;
+  month: MonthIndex;
+  status: StatementStatus;
 }
 
 export interface GroupAttributionInput {

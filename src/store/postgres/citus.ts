@@ -80,6 +80,16 @@ async function onCitus(db: Queryable): Promise<boolean> {
   return (await rowsOf(db, hasCitus))[0]!.found;
 }
 
+/**
+ * On a Citus coordinator, runs the multi-shard statements of the migrations' transaction over one
+ * connection per node from its first statement on: a table distributed at its end
+ * (distributeTables) cannot be after a statement of that transaction ran in parallel, such as an
+ * UPDATE of every shard by an upgrade that also makes a table.
+ */
+export async function beforeMigrations(db: Queryable): Promise<void> {
+  if (await onCitus(db)) await run(db, sequentially);
+}
+
 /** Distributes the tables Citus does not manage yet (see above); inside the migrations' transaction. */
 export async function distributeTables(db: Queryable): Promise<void> {
   if (!(await onCitus(db))) return;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SchemaTooNew } from '../vocabulary/storeErrors.js';
-import { distributeTables } from './citus.js';
+import { beforeMigrations, distributeTables } from './citus.js';
 import { firstRow, inTransaction, run, statement } from './connection.js';
 
 /**
@@ -420,6 +420,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
       version = 0;
     }
     if (version > MIGRATIONS.length) throw new SchemaTooNew(version, MIGRATIONS.length);
+    if (version < MIGRATIONS.length) await beforeMigrations(client);
     for (; version < MIGRATIONS.length; version += 1) {
       await client.query(MIGRATIONS[version]!);
       await run(client, setVersion, version + 1);

@@ -358,7 +358,9 @@ export const MIGRATIONS: readonly string[] = [
   // 19 and 20: statements (docs/rules.md#statements), as in SQLite's migration 16: the table
   // (distributed by tenant on Citus, with the others, once the migrations are done; no foreign
   // key, as 14 and 15: a replace deletes its rows, writeSteps.ts), then its rows from the stored
-  // lines, each dated as the last change of its lines. An entry each, as 13.
+  // lines, each dated as the last change of its lines (their payments read from the text, as
+  // statementSteps.ts reads them: a body holding an escaped U+0000 cannot be read as json). An
+  // entry each, as 13.
   `
   CREATE TABLE statements (
     tenant_id integer NOT NULL,
@@ -384,8 +386,9 @@ export const MIGRATIONS: readonly string[] = [
            THEN 'validated' ELSE 'draft' END,
       CASE WHEN min(currency) = max(currency) THEN sum(micros) END, CASE WHEN min(currency) = max(currency) THEN min(currency) END,
       max(changed_at)
-    FROM (SELECT tenant_id, user_pk, month, ((body || '}')::json -> 'payment_currency')::text COLLATE "C" AS currency,
-            round(((body || '}')::json ->> 'payment')::numeric * 1000000)::bigint AS micros, changed_at FROM reporting_records) AS lines
+    FROM (SELECT tenant_id, user_pk, month, substring(body from '"payment_currency":("[^"]*")') COLLATE "C" AS currency,
+            round(substring(body from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint AS micros, changed_at
+          FROM reporting_records) AS lines
     GROUP BY tenant_id, user_pk, month
   `,
 ];

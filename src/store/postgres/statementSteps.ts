@@ -6,6 +6,16 @@ import { rowsOf, run, statement, type Queryable } from './connection.js';
  * totals summed by the database in millionths from the stored lines. `$1` is always the tenant;
  * each statement reads the tenant's rows of tables co-located with `statements` (one task on Citus).
  */
+/**
+ * A line's payment (in millionths) and its currency (as JSON text), read from its stored body by
+ * their keys, which the body always holds, written by reportingJson.ts, as `"payment":<number>` and
+ * `"payment_currency":"<code>"`. Not through the json type: PostgreSQL refuses to read a body
+ * whose other text holds an escaped U+0000, which a stored body may (unstorableText.test.ts). A
+ * quote inside a JSON string is escaped, so only a key matches.
+ */
+const LINE_MICROS = `round(substring(body from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint`;
+const LINE_CURRENCY = `substring(body from '"payment_currency":("[^"]*")')`;
+
 const removeEmpty = statement<[number]>(
   `DELETE FROM statements s WHERE s.tenant_id = $1
      AND NOT EXISTS (SELECT 1 FROM reporting_records r WHERE r.tenant_id = $1 AND r.user_pk = s.user_pk AND r.month = s.month)`,
@@ -15,8 +25,7 @@ const upsertTotals = statement<[number, number, number]>(
    SELECT l.tenant_id, l.user_pk, l.month, CASE WHEN l.month < $3 THEN 'validated' ELSE 'draft' END,
      CASE WHEN min(l.currency) = max(l.currency) THEN sum(l.micros) END, CASE WHEN min(l.currency) = max(l.currency) THEN min(l.currency) END,
      min(t.at)
-   FROM (SELECT tenant_id, user_pk, month, ((body || '}')::json -> 'payment_currency')::text COLLATE "C" AS currency,
-           round(((body || '}')::json ->> 'payment')::numeric * 1000000)::bigint AS micros
+   FROM (SELECT tenant_id, user_pk, month, ${LINE_CURRENCY} COLLATE "C" AS currency, ${LINE_MICROS} AS micros
          FROM reporting_records WHERE tenant_id = $1) AS l
    JOIN stamp_times t ON t.tenant_id = l.tenant_id AND t.stamp = $2
    WHERE l.tenant_id = $1

@@ -128,8 +128,9 @@ test: check-generated
 # writes its files' times, slowest first, to DIR/PASS.txt.
 TEST_RUN = env COMPDATA_THREADS_FROM_BUILD=1 node --import tsx test/support/runTests.ts $(if $(TIMES),--times $(abspath $(TIMES))/$@.txt)
 # The three long passes each share their files over TEST_JOBS runners side by side (testShards.ts):
-# their files mostly wait, so two runners a pass keep both cores busy to the end of the run.
-TEST_JOBS ?= 2
+# one per two cores. On two cores the passes already keep both busy, and a second runner a pass
+# costs CPU (its own modules and shared fixtures) for no shorter run; more cores use more runners.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n / 2 > 1 ? n / 2 : 1 )))
 
 ## The inner loop: the domain's, the datasets' and the store's unit tests on SQLite (QUICK_TESTS above).
 test-quick: build

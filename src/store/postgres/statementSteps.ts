@@ -8,10 +8,11 @@ import { rowsOf, run, statement, type Queryable } from './connection.js';
  */
 /**
  * A line's payment (in millionths) and its currency (as JSON text), read from its stored body by
- * their keys, which the body always holds, written by reportingJson.ts, as `"payment":<number>` and
- * `"payment_currency":"<code>"`. Not through the json type: PostgreSQL refuses to read a body
- * whose other text holds an escaped U+0000, which a stored body may (unstorableText.test.ts). A
- * quote inside a JSON string is escaped, so only a key matches.
+ * their keys, which every body holds as domain/reportingJson.ts writes them: `"payment":<number>`
+ * and `"payment_currency":"<code>"`. Not through the json type: PostgreSQL refuses to read a body
+ * whose other text holds an escaped U+0000, which a stored body may
+ * (test/store/postgres/unstorableText.test.ts). A quote inside a JSON string is escaped, so only
+ * a key matches.
  */
 const LINE_MICROS = `round(substring(body from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint`;
 const LINE_CURRENCY = `substring(body from '"payment_currency":("[^"]*")')`;

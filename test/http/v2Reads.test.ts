@@ -27,7 +27,7 @@ describe('the v2 reads', () => {
     return { server, acme, globex };
   });
 
-  test('GET /v2/data-structures: statement reporting, then each data table, with derived ids whose links answer [conf:v2-structure-id] [conf:v2-structure-name] [conf:v2-structure-type] [conf:v2-structure-total-records] [conf:v2-structure-links-fields] [conf:v2-structure-links-records]', async () => {
+  test('GET /v2/data-structures: statement reporting, then each data table, with derived ids whose links answer [conf:v2-structure-id] [conf:v2-structure-name] [conf:v2-structure-type] [conf:v2-structure-total-records] [conf:v2-structure-links-fields] [conf:v2-structure-links-records] [conf:v2-record-commission-fields]', async () => {
     const { server, acme, globex } = await fixture();
     const listed = await server.call('GET', '/v2/data-structures', { key: acme.key });
     assert.equal(listed.status, 200);

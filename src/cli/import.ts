@@ -55,6 +55,7 @@ A progress bar is shown on stderr when it is a terminal; a one-line summary is p
           `${counts.metrics} metrics, ${counts.dimensions} dimensions, ${counts.users} users, ` +
           `${counts.group_attributions} group and ${counts.manager_attributions} manager attributions, ` +
           `${counts.reporting} reporting records (${reporting.added} new, ${reporting.updated} updated), ` +
+          `${counts.statements} statement statuses, ` +
           `${counts.tables} tables with ${counts.table_records} records, ` +
           `in ${seconds.toFixed(1)}s (${ratePerSecond(elementTotal(counts), started)} elements/s)\n`,
       );

@@ -39,6 +39,7 @@ async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (c
   await writeArray('group_attributions', reads.groupAttributions());
   await writeArray('manager_attributions', reads.managerAttributions());
   await writeArray('reporting', reads.reporting());
+  await writeArray('statements', reads.statements());
   await write(',\n"tables":[');
   const tables = await reads.tables();
   for (const [index, table] of tables.entries()) {

@@ -14,6 +14,7 @@ export const SECTIONS = [
   'group_attributions',
   'manager_attributions',
   'reporting',
+  'statements',
   'tables',
 ] as const;
 
@@ -74,6 +75,12 @@ export interface ManagerAttributionElement {
   manager: string;
   start_date?: string | null;
   end_date?: string | null;
+}
+
+export interface StatementElement {
+  user: string;
+  month: string;
+  status: string;
 }
 
 export interface TableElement {

@@ -24,6 +24,7 @@ const DEFINITION_OF: Record<Exclude<ElementKind, 'format'>, string> = {
   group_attributions: 'groupAttribution',
   manager_attributions: 'managerAttribution',
   reporting: 'reportingRecord',
+  statements: 'statement',
   tables: 'table',
   table_records: 'tableRecord',
 };

@@ -5,7 +5,8 @@ import { startBound } from '../domain/periods.js';
 import type { ReportingUser } from '../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../domain/tableJson.js';
 import type { Origin, TenantWriter } from '../store/vocabulary/tenantWriter.js';
-import { SECTIONS, jsonPathOf, type DatasetElement, type ElementKind, type GroupAttributionElement, type KeyElement, type ManagerAttributionElement, type TableElement } from './datasetFormat.js';
+import type { StatementStatus } from '../domain/statements.js';
+import { SECTIONS, jsonPathOf, type DatasetElement, type ElementKind, type GroupAttributionElement, type KeyElement, type ManagerAttributionElement, type StatementElement, type TableElement } from './datasetFormat.js';
 import { assertValidElement } from './datasetSchema.js';
 import { assertSameUser, statementLineOf, type CustomFields, type ReportingRecordElement } from './reportingElement.js';
 
@@ -65,6 +66,8 @@ export class ElementWriter {
         assertSameUser(record.user, await this.writer.storedUser(record.user.id), element);
         return this.add(statementLineOf(record, this.custom!, element), element.index);
       }
+      case 'statements':
+        return this.addStatement(element.value as StatementElement, element.index, jsonPathOf(element));
       case 'tables':
         return this.defineTable(element.value as TableElement, jsonPathOf(element));
       case 'table_records':
@@ -112,6 +115,8 @@ export class ElementWriter {
       case 'reporting':
         this.custom = { metricKeys: new Set(w.metricKeys), dimensionKeys: new Set(w.dimensionKeys) };
         return (items, origin) => w.upsertReportingRecords(items as Parameters<TenantWriter['upsertReportingRecords']>[0], origin);
+      case 'statements':
+        return (items, origin) => w.setStatementStatuses(items as Parameters<TenantWriter['setStatementStatuses']>[0], origin);
       case 'table_records':
         return (items, origin) => w.upsertTableRecords(this.tableKey, items as TableRecordInput[], origin);
       default:
@@ -166,6 +171,12 @@ export class ElementWriter {
     const end = this.endMonth(element.end_date, start, path);
     this.slots.push({ slot: userId, start, end });
     await this.add({ user_id: userId, manager_id: managerId, start, end }, index);
+  }
+
+  /** A statement's status; the loader checks that it is given once and that the statement has lines (when the load finishes). */
+  private async addStatement(element: StatementElement, index: number, path: string): Promise<void> {
+    const userId = await this.userIdOf(element.user, `${path}.user`);
+    await this.add({ user_id: userId, month: parseMonth(element.month)!, status: element.status as StatementStatus }, index);
   }
 
   private async defineTable(table: TableElement, path: string): Promise<void> {

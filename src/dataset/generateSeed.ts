@@ -1,8 +1,10 @@
+import type { MonthIndex } from '../domain/months.js';
 import type { ReportingUser } from '../domain/reportingJson.js';
 import type { TableField, TableRecordInput } from '../domain/tableJson.js';
 import type { GroupAttributionInput, ManagerAttributionInput, ReportingLineInput } from '../store/vocabulary/tenantWriter.js';
 import { dealCount, dealRecords, DEALS_TABLE } from './deals.js';
 import { createRandom } from './random.js';
+import { SEED_PERIOD } from './vocabulary.js';
 import { generateSalesForce } from './salesForce.js';
 import { SEED_METRICS, statementLines } from './statementLines.js';
 
@@ -26,6 +28,8 @@ export interface SeedDataset {
   users: readonly ReportingUser[];
   groupAttributions: readonly GroupAttributionInput[];
   managerAttributions: readonly ManagerAttributionInput[];
+  /** The seed's last month (its current one): the lines' months end there, statements' statuses follow from it. */
+  lastMonth: MonthIndex;
   reportingLineCount: number;
   reportingLines: () => Iterable<ReportingLineInput>;
   table: { key: string; name: string; fields: readonly TableField[] };
@@ -54,6 +58,7 @@ export function generateSeed(options: SeedOptions): SeedDataset {
     users: salesForce.people.map((person) => person.user),
     groupAttributions: salesForce.groupAttributions,
     managerAttributions: salesForce.managerAttributions,
+    lastMonth: SEED_PERIOD.last,
     reportingLineCount: records,
     reportingLines: () => statementLines(createRandom(`${seed}/lines`), salesForce.people, records),
     table: DEALS_TABLE,

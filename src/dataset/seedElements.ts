@@ -1,4 +1,5 @@
-import { formatMonth, type MonthIndex } from '../domain/months.js';
+import { formatMonth, monthOfDate, type MonthIndex } from '../domain/months.js';
+import type { StatementStatus } from '../domain/statements.js';
 import { DATASET_FORMAT, type DatasetElement } from './datasetFormat.js';
 import type { SeedDataset } from './generateSeed.js';
 import { reportingRecordOf } from './reportingElement.js';
@@ -36,8 +37,17 @@ export function* seedElements(dataset: SeedDataset): Generator<DatasetElement> {
     },
   }));
   let index = 0;
+  // The statements, in the order their first lines come: each a user's lines of a month.
+  const statements = new Map<string, { user: string; month: MonthIndex }>();
   for (const line of dataset.reportingLines()) {
+    const month = monthOfDate(line.date)!;
+    const key = `${line.user_id} ${month}`;
+    if (!statements.has(key)) statements.set(key, { user: emailOf.get(line.user_id)!, month });
     yield { kind: 'reporting', index: index++, value: reportingRecordOf(line, dataset.metrics) };
+  }
+  index = 0;
+  for (const { user, month } of statements.values()) {
+    yield { kind: 'statements', index: index++, value: { user, month: formatMonth(month), status: seedStatementStatus(month, dataset.lastMonth) } };
   }
   yield { kind: 'tables', index: 0, value: dataset.table };
   index = 0;
@@ -46,4 +56,14 @@ export function* seedElements(dataset: SeedDataset): Generator<DatasetElement> {
 
 function monthOrNull(month: MonthIndex | null): string | null {
   return month === null ? null : formatMonth(month);
+}
+
+/**
+ * The status of a seeded statement of `month`, `lastMonth` being the seed's last month (its
+ * current one): `draft` from it on, `sent_to_payroll` for the month before (the last closed
+ * one, handed to payroll and not yet paid), `paid` for every older month.
+ */
+export function seedStatementStatus(month: MonthIndex, lastMonth: MonthIndex): StatementStatus {
+  if (month >= lastMonth) return 'draft';
+  return month === lastMonth - 1 ? 'sent_to_payroll' : 'paid';
 }

@@ -170,6 +170,42 @@ describe('compdata check', { concurrency: true }, () => {
     });
   });
 
+  test('a statement whose stored total is not what its lines add up to, a statement without lines, lines without a statement', async (t) => {
+    const db = await fixtureDatabase(t);
+    const [u0, u1] = [await userPk(db, 'u0'), await userPk(db, 'u1')];
+    // user1's statement of 2026-02 (record acme-r1 and any other of the month): its total one unit more.
+    const lines = Number(await db.sql.value('SELECT count(*) FROM reporting_records WHERE user_pk = ? AND month = ?', u1, month(2026, 2)));
+    await db.sql.rows('UPDATE statements SET total = total + 1000000 WHERE user_pk = ? AND month = ?', u1, month(2026, 2));
+    const result = await check(db.database);
+    assert.equal(result.code, 1, result.stderr);
+    const line = result.lines.get('statements') ?? '';
+    const found = /^statements: tenant "acme": the statement of user user1@acme\.example in 2026-02 has ([\d.]+) EUR stored, its (\d+) reporting record\(s\) add up to ([\d.]+) EUR$/.exec(line);
+    assert.ok(found, result.stdout);
+    assert.equal(Number(found[2]), lines);
+    assert.equal(Number(found[1]) - Number(found[3]), 1);
+
+    // A statement of user0 in a month without lines: it comes first (by e-mail address).
+    const tenantId = await db.sql.value(`SELECT id FROM tenants WHERE name = 'acme'`);
+    await db.sql.rows(
+      `INSERT INTO statements (tenant_id, user_pk, month, status, total, currency_json, changed_at) VALUES (?, ?, ?, 'paid', 0, '"EUR"', '2026-01-01T00:00:00.000Z')`,
+      tenantId,
+      u0,
+      month(2030, 1),
+    );
+    await assertReported(db.database, {
+      statements: /^statements: tenant "acme": the statement of user user0@acme\.example in 2030-01 is stored without any reporting record: a statement is made of its lines$/,
+    });
+
+    // No statement of user0 at all: its first month with lines is reported.
+    await db.sql.rows('DELETE FROM statements WHERE user_pk = ?', u0);
+    const first = Number(await db.sql.value('SELECT min(month) FROM reporting_records WHERE user_pk = ?', u0));
+    const count = Number(await db.sql.value('SELECT count(*) FROM reporting_records WHERE user_pk = ? AND month = ?', u0, first));
+    const name = `${Math.floor(first / 12)}-${String((first % 12) + 1).padStart(2, '0')}`;
+    await assertReported(db.database, {
+      statements: new RegExp(`^statements: tenant "acme": the statement of user user0@acme\\.example in ${name} is not stored, though the user has ${count} reporting record\\(s\\) in that month$`),
+    });
+  });
+
   test("a damaged index: SQLite's integrity check", { skip: onlyOn('sqlite') }, async (t) => {
     const db = await fixtureDatabase(t);
     await db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -35,7 +35,7 @@ describe('compdata import and export', { concurrency: true }, () => {
     const exported = await compdata(['export', '--db', seeded, '--tenant', 'acme', first!]);
     assert.match(exported.stdout, /^exported tenant acme of .* to .*first\.json: \d+ elements in [\d.]+s \(\d+ elements\/s\)\n$/);
     const imported = await compdata(['import', '--db', loaded, '--tenant', 'copy', first!]);
-    assert.match(imported.stdout, /3000 reporting records \(3000 new, 0 updated\), 1 tables with 600 records, in/);
+    assert.match(imported.stdout, /3000 reporting records \(3000 new, 0 updated\), \d+ statement statuses, 1 tables with 600 records, in/);
     await compdata(['export', '--db', loaded, '--tenant', 'copy', second!]);
     const bytes = readFileSync(first!);
     assert.ok(bytes.equals(readFileSync(second!)), 'the second export differs from the first');
@@ -51,12 +51,18 @@ describe('compdata import and export', { concurrency: true }, () => {
     assert.deepEqual(dataset.reporting.map((r: { id: string }) => r.id), [...seed.reportingLines()].map((line) => line.id));
     assert.equal(dataset.tables[0].records.length, seed.tableRecordCount);
     assert.deepEqual(dataset.metrics, [{ key: 'new_arr' }, { key: 'services_revenue' }]);
+    // Every statement (a user's lines of a month) with the seed's status of its month: the last month draft, the one before sent to payroll, older ones paid.
+    const statements = new Set([...seed.reportingLines()].map((line) => `${line.user_id} ${line.date.slice(0, 7)}`));
+    assert.equal(dataset.statements.length, statements.size);
+    const statusOf = (month: string) => (month >= '2026-03' ? 'draft' : month === '2026-02' ? 'sent_to_payroll' : 'paid');
+    for (const item of dataset.statements) assert.equal(item.status, statusOf(item.month), JSON.stringify(item));
+    assert.deepEqual(new Set(dataset.statements.map((item: { status: string }) => item.status)), new Set(['paid', 'sent_to_payroll', 'draft']));
   });
 
   test('import reads standard input; export writes standard output', async (t) => {
     const path = await databaseFor(t);
     const imported = await compdata(['import', '--db', path, '--tenant', 'acme', '-'], EXAMPLE_BYTES);
-    assert.match(imported.stdout, /^imported standard input into tenant acme of .*: 2 metrics, 2 dimensions, 3 users, 4 group and 2 manager attributions, 5 reporting records \(5 new, 0 updated\), 2 tables with 3 records, in [\d.]+s \(\d+ elements\/s\)\n$/);
+    assert.match(imported.stdout, /^imported standard input into tenant acme of .*: 2 metrics, 2 dimensions, 3 users, 4 group and 2 manager attributions, 5 reporting records \(5 new, 0 updated\), 0 statement statuses, 2 tables with 3 records, in [\d.]+s \(\d+ elements\/s\)\n$/);
     const exported = await compdata(['export', '--db', path, '--tenant', 'acme']);
     assert.equal(exported.stderr, '');
     const again = await compdata(['export', '--db', path, '--tenant', 'acme', '-']);

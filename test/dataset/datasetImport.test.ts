@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DATASET_FORMAT } from '../../src/dataset/datasetFormat.js';
 import { DatasetError } from '../../src/domain/datasetError.js';
+import { parseMonth } from '../../src/domain/months.js';
+import { defaultStatementStatus, monthOfTime } from '../../src/domain/statements.js';
 import { EXAMPLE_BYTES, example, exportOf, importInto } from '../support/datasets.js';
 import { tempDatabase } from '../support/harness.js';
 
@@ -103,6 +105,8 @@ describe('importDataset: upserts, replaces and extends', () => {
     expected.reporting[1].payment = 99.5;
     for (const record of expected.reporting) if (record.user.id === 'u-alan') record.user = renamed;
     expected.reporting.push(added);
+    // Grace's statement of 2026-04, new: the default status (docs/rules.md#statements), after her 2026-02 one, last by e-mail address.
+    expected.statements.push({ user: 'grace.hopper@example.com', month: '2026-04', status: defaultStatementStatus(parseMonth('2026-04')!, monthOfTime(new Date())) });
     assert.deepEqual(JSON.parse((await exportOf(store, 'acme'))!), expected);
   });
 
@@ -121,6 +125,7 @@ describe('importDataset: upserts, replaces and extends', () => {
       group_attributions: [],
       manager_attributions: [],
       reporting: [{ ...standard, user }],
+      statements: [{ user: user.email, month: '2025-12', status: defaultStatementStatus(parseMonth('2025-12')!, monthOfTime(new Date())) }],
       tables: [],
     });
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateSeed, type SeedDataset } from '../../src/dataset/generateSeed.js';
+import { seedStatementStatus } from '../../src/dataset/seedElements.js';
 import { monthOfDate, type MonthIndex } from '../../src/domain/months.js';
 import { renderReportingBody, renderUser } from '../../src/domain/reportingJson.js';
 import { renderTableRecord } from '../../src/domain/tableJson.js';
@@ -214,5 +215,13 @@ describe('generateSeed: deterministic and lazy', () => {
     for (const [name, size] of refused) {
       assert.throws(() => generateSeed({ seed: 's', ...size }), RangeError, name);
     }
+  });
+});
+
+describe('seedStatementStatus: statuses by month, relative to the seed\'s last month', () => {
+  test('the last month and later draft, the month before sent to payroll, older months paid', () => {
+    const last = 2026 * 12 + 2;
+    assert.deepEqual([last + 1, last, last - 1, last - 2, last - 30].map((month) => seedStatementStatus(month, last)), ['draft', 'draft', 'sent_to_payroll', 'paid', 'paid']);
+    assert.equal(generateSeed({ seed: 's', users: 1, records: 0 }).lastMonth, last, "the seed's last month is 2026-03");
   });
 });

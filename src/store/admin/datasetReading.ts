@@ -32,6 +32,14 @@ export function datasetReads({ reads, dataset }: SnapshotSteps, tenant: Tenant):
     async *reporting() {
       yield* positionalChunks(reads.reporting(tenant.id, await dataset.emptyFragment(tenant.id)));
     },
+    async *statements() {
+      for (let after = '', month = 0; ; ) {
+        const rows = await dataset.statementsAfter(tenant.id, after, month, EXPORT_CHUNK);
+        if (rows.length === 0) return;
+        yield rows.map((row) => JSON.stringify({ user: row.email, month: formatMonth(row.month), status: row.status }));
+        ({ key: after, month } = rows[rows.length - 1]!);
+      }
+    },
     tables: async () => (await dataset.tables(tenant.id)).map(tableOf),
     async *tableRecords(key: string) {
       yield* positionalChunks((await reads.tableRecords(tenant.id, key))!);

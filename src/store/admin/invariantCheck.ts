@@ -1,4 +1,4 @@
-import type { InvariantReads } from '../engine/snapshotSteps.js';
+import type { InvariantReads, StatementMismatch } from '../engine/snapshotSteps.js';
 import { firstManagerCycle } from '../../domain/bulkChecks.js';
 import { formatMonth, type MonthIndex } from '../../domain/months.js';
 import { renderDimensionFragment } from '../../domain/reportingJson.js';
@@ -18,6 +18,10 @@ const TENANT_CHECKS: readonly (readonly [ViolationKind, TenantCheck])[] = [
   ['v2-records', async (reads, tenant) => {
     const record = await reads.v2Mismatch(tenant.id);
     return record && `${record}: no v2 text, a v2 text whose id is not keyed standard.id, or a time of last change that is not the time of its change stamp (docs/rules.md#v2-reads)`;
+  }],
+  ['statements', async (reads, tenant) => {
+    const found = await reads.statementMismatch(tenant.id);
+    return found && statementProblem(found);
   }],
 ];
 
@@ -101,4 +105,23 @@ async function dimensionFields(reads: InvariantReads, tenant: Tenant): Promise<s
 async function positions(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
   const gap = await reads.positionGap(tenant.id);
   return gap && `${gap.what}: ${gap.count} records hold positions ${gap.min}..${gap.max}, not 0..${gap.count - 1}`;
+}
+
+/** What is wrong with a statement (docs/rules.md#statements). */
+function statementProblem(found: StatementMismatch): string {
+  const what = `the statement of user ${found.email} in ${monthText(found.month)}`;
+  if (!found.stored) return `${what} is not stored, though the user has ${found.lines} reporting record(s) in that month`;
+  if (found.lines === 0) return `${what} is stored without any reporting record: a statement is made of its lines`;
+  const total = (micros: string | null, currency: string | null) =>
+    micros === null ? 'no total' : `${decimalOfMillionths(micros)} ${currency === null ? '(no currency)' : String(JSON.parse(currency))}`;
+  const lines = found.linesTotal === null ? 'are in more than one currency' : `add up to ${total(found.linesTotal, found.linesCurrency)}`;
+  return `${what} has ${total(found.storedTotal, found.storedCurrency)} stored, its ${found.lines} reporting record(s) ${lines}`;
+}
+
+/** An integer number of millionths as a decimal: `-1250500000` -> `-1250.5`. */
+function decimalOfMillionths(text: string): string {
+  const micros = BigInt(text);
+  const magnitude = micros < 0n ? -micros : micros;
+  const fraction = String(magnitude % 1_000_000n).padStart(6, '0').replace(/0+$/, '');
+  return `${micros < 0n ? '-' : ''}${magnitude / 1_000_000n}${fraction === '' ? '' : `.${fraction}`}`;
 }

@@ -20,12 +20,22 @@ export interface ExportedUser {
   archivedAfter: number | null;
 }
 
+/** A statement as `export` reads it: its user's key and e-mail address, its month and status. */
+export interface ExportedStatement {
+  key: string;
+  email: string;
+  month: number;
+  status: string;
+}
+
 /** What `export` reads besides the paged listings. */
 export interface DatasetSteps {
   metricKeys(tenantId: number): Answer<string[]>;
   dimensionKeys(tenantId: number): Answer<string[]>;
   /** Up to `n` users by e-mail address (without regard to ASCII case), after the one whose key is `after` (`''`: from the first): each one's key and stored JSON. */
   usersAfter(tenantId: number, after: string, n: number): Answer<ExportedUser[]>;
+  /** Up to `n` statements by their user's e-mail address (as `usersAfter`) and month, after the statement of the user whose key is `after` in `afterMonth`. */
+  statementsAfter(tenantId: number, after: string, afterMonth: number, n: number): Answer<ExportedStatement[]>;
   tables(tenantId: number): Answer<TableRow[]>;
   emptyFragment(tenantId: number): Answer<string>;
 }
@@ -73,6 +83,25 @@ export interface PositionGap {
   readonly max: number;
 }
 
+/**
+ * A statement that does not agree with its lines (docs/rules.md#statements): lines of a user and
+ * month without a stored statement, a statement without lines, or a stored total (or currency)
+ * other than its lines' sum. Totals in millionths as decimal text, currencies as JSON text;
+ * `null` where there is none.
+ */
+export interface StatementMismatch {
+  readonly email: string;
+  readonly month: MonthIndex;
+  /** How many lines the user has in the month (0: a statement without lines). */
+  readonly lines: number;
+  /** Whether a statement is stored. */
+  readonly stored: boolean;
+  readonly storedTotal: string | null;
+  readonly storedCurrency: string | null;
+  readonly linesTotal: string | null;
+  readonly linesCurrency: string | null;
+}
+
 export interface InvariantReads {
   /** Problems of the storage itself, outside the data model (SQLite: integrity and foreign keys). */
   storage(): Promise<Violation[]>;
@@ -96,4 +125,6 @@ export interface InvariantReads {
    * whose time of last change (or its dimension fields') is not the time of its stamp.
    */
   v2Mismatch(tenantId: number): Promise<string | undefined>;
+  /** The first statement (by e-mail address and month) that does not agree with its lines. */
+  statementMismatch(tenantId: number): Promise<StatementMismatch | undefined>;
 }

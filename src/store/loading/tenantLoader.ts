@@ -28,7 +28,7 @@ export class TenantLoader implements TenantWriter {
   /** E-mail keys looked up since the users last changed. */
   private readonly idsByEmailKey = new Map<string, string | undefined>();
   /** The statuses of statements given, by user and month, written by `finish()`. */
-  private readonly statuses = new Map<string, { row: StatementStatusRow; path: string }>();
+  private readonly statuses = new Map<string, { row: StatementStatusRow; path: string; name: string }>();
 
   private constructor(
     private readonly steps: LoadSteps,
@@ -182,8 +182,9 @@ export class TenantLoader implements TenantWriter {
       const path = itemPath(origin, index);
       const userPk = this.userPk(item.user_id, `${path}.user`);
       const key = `${userPk} ${item.month}`;
-      if (this.statuses.has(key)) throw new DatasetError(path, `the statement of user ${item.user_id} in ${formatMonth(item.month)} is given twice`);
-      this.statuses.set(key, { row: { userPk, month: item.month, status: item.status }, path });
+      const name = `the statement of user ${this.records.cachedUser(item.user_id)!.user.email} in ${formatMonth(item.month)}`;
+      if (this.statuses.has(key)) throw new DatasetError(path, `${name} is given twice`);
+      this.statuses.set(key, { row: { userPk, month: item.month, status: item.status }, path, name });
     }
   }
 
@@ -202,7 +203,10 @@ export class TenantLoader implements TenantWriter {
     this.statuses.clear();
     if (given.length === 0) return;
     const missing = await this.steps.setStatementStatuses(given.map((item) => item.row), this.records.stamp);
-    if (missing.length > 0) throw new DatasetError(given[missing[0]!]!.path, 'no reporting record of this user in this month: a statement is made of its lines');
+    if (missing.length > 0) {
+      const { path, name } = given[missing[0]!]!;
+      throw new DatasetError(path, `${name} has no reporting record: a statement is made of its lines (docs/rules.md#statements)`);
+    }
   }
 
   private async loadDimensions(): Promise<void> {

@@ -1,9 +1,10 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../engine/snapshotSteps.js';
+import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, StatementMismatch, UserFragments } from '../engine/snapshotSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
 import { fieldsOfUsers } from './dimensionValues.js';
+import { LINE_CURRENCY, LINE_MICROS } from './statementSteps.js';
 
 /** Users whose dimension fields are compared per round of statements. */
 const USERS_PER_ROUND = 1_000;
@@ -93,6 +94,29 @@ const tablePositions = statement<[number], PositionGap>(
    FROM data_tables t JOIN table_records r ON r.tenant_id = $1 AND r.table_pk = t.pk WHERE t.tenant_id = $1
    GROUP BY t.pk, t.key HAVING min(r.pos) <> 0 OR max(r.pos) <> count(*) - 1 ORDER BY t.key LIMIT 1`,
 );
+// Migrations 19 and 20: a statement for each user and month with lines, and none other, its
+// total and currency those its lines add up to (as statementSteps.ts sums them).
+const statementMismatch = statement<[number], StatementMismatch>(
+  `WITH l AS (
+     SELECT tenant_id, user_pk, month, count(*)::integer AS lines, CASE WHEN min(currency) = max(currency) THEN sum(micros) END AS total,
+       CASE WHEN min(currency) = max(currency) THEN min(currency) END AS currency
+     FROM (SELECT tenant_id, user_pk, month, ${LINE_CURRENCY} COLLATE "C" AS currency, ${LINE_MICROS} AS micros
+           FROM reporting_records WHERE tenant_id = $1) AS lines
+     GROUP BY tenant_id, user_pk, month),
+   x AS (
+     SELECT l.user_pk, l.month, l.lines, s.user_pk IS NOT NULL AS stored, s.total AS stored_total, s.currency_json AS stored_currency,
+       l.total AS lines_total, l.currency AS lines_currency
+     FROM l LEFT JOIN statements s ON s.tenant_id = l.tenant_id AND s.user_pk = l.user_pk AND s.month = l.month
+     WHERE l.tenant_id = $1 AND (s.user_pk IS NULL OR (s.total, s.currency_json) IS DISTINCT FROM (l.total, l.currency))
+     UNION ALL
+     SELECT s.user_pk, s.month, 0, true, s.total, s.currency_json, NULL, NULL FROM statements s
+     WHERE s.tenant_id = $1
+       AND NOT EXISTS (SELECT 1 FROM reporting_records r WHERE r.tenant_id = s.tenant_id AND r.user_pk = s.user_pk AND r.month = s.month))
+   SELECT coalesce(u.email, '(user ' || x.user_pk || ')') AS email, x.month, x.lines, x.stored,
+     x.stored_total::text AS "storedTotal", x.stored_currency AS "storedCurrency",
+     x.lines_total::text AS "linesTotal", x.lines_currency AS "linesCurrency"
+   FROM x LEFT JOIN users u ON u.tenant_id = $1 AND u.pk = x.user_pk ORDER BY 1, x.month LIMIT 1`,
+);
 
 /**
  * The references no foreign key holds (migrations 14 and 15), as SQLite's foreign key check
@@ -150,5 +174,6 @@ export function invariantReads(db: Queryable): InvariantReads {
     recordWithoutFragment: (tenantId) => firstRow(db, recordWithoutFragment, tenantId),
     positionGap: async (tenantId) => (await firstRow(db, reportingPositions, tenantId)) ?? (await firstRow(db, tablePositions, tenantId)),
     v2Mismatch: async (tenantId) => (await firstRow(db, v2Records, tenantId))?.record ?? undefined,
+    statementMismatch: (tenantId) => firstRow(db, statementMismatch, tenantId),
   };
 }

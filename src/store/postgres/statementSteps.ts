@@ -14,8 +14,8 @@ import { rowsOf, run, statement, type Queryable } from './connection.js';
  * (test/store/postgres/unstorableText.test.ts). A quote inside a JSON string is escaped, so only
  * a key matches.
  */
-const LINE_MICROS = `round(substring(body from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint`;
-const LINE_CURRENCY = `substring(body from '"payment_currency":("[^"]*")')`;
+export const LINE_MICROS = `round(substring(body from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint`;
+export const LINE_CURRENCY = `substring(body from '"payment_currency":("[^"]*")')`;
 
 const removeEmpty = statement<[number]>(
   `DELETE FROM statements s WHERE s.tenant_id = $1

@@ -1,9 +1,10 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, UserFragments } from '../engine/snapshotSteps.js';
+import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, StatementMismatch, UserFragments } from '../engine/snapshotSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import type { Violation } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
+import { LINE_CURRENCY, LINE_MICROS } from './statementSteps.js';
 
 /** Users whose dimension fields are compared per chunk. */
 const USERS_PER_CHUNK = 500;
@@ -95,6 +96,28 @@ export function invariantReads(db: Db): InvariantReads {
      FROM data_tables t JOIN table_records r ON r.table_pk = t.pk WHERE t.tenant_id = ?
      GROUP BY t.pk HAVING min(r.pos) <> 0 OR max(r.pos) <> count(*) - 1 ORDER BY t.key LIMIT 1`,
   );
+  // Migration 16: a statement for each user and month with lines, and none other, its total
+  // and currency those its lines add up to (as statementSteps.ts sums them).
+  const statementMismatch = db.prepare<{ tenant: number }, Omit<StatementMismatch, 'stored'> & { stored: number }>(
+    `WITH l AS (
+       SELECT user_pk, month, count(*) AS lines, CASE WHEN min(currency) IS max(currency) THEN sum(micros) END AS total,
+         CASE WHEN min(currency) IS max(currency) THEN min(currency) END AS currency
+       FROM (SELECT user_pk, month, ${LINE_CURRENCY} AS currency, ${LINE_MICROS} AS micros FROM reporting_records WHERE tenant_id = @tenant)
+       GROUP BY user_pk, month),
+     x AS (
+       SELECT l.user_pk, l.month, l.lines, s.user_pk IS NOT NULL AS stored, s.total AS stored_total, s.currency_json AS stored_currency,
+         l.total AS lines_total, l.currency AS lines_currency
+       FROM l LEFT JOIN statements s ON s.tenant_id = @tenant AND s.user_pk = l.user_pk AND s.month = l.month
+       WHERE s.user_pk IS NULL OR (s.total, s.currency_json) IS NOT (l.total, l.currency)
+       UNION ALL
+       SELECT s.user_pk, s.month, 0, 1, s.total, s.currency_json, NULL, NULL FROM statements s
+       WHERE s.tenant_id = @tenant
+         AND NOT EXISTS (SELECT 1 FROM reporting_records r WHERE r.tenant_id = @tenant AND r.user_pk = s.user_pk AND r.month = s.month))
+     SELECT coalesce(u.email, '(user ' || x.user_pk || ')') AS email, x.month, x.lines, x.stored,
+       CAST(x.stored_total AS TEXT) AS storedTotal, x.stored_currency AS storedCurrency,
+       CAST(x.lines_total AS TEXT) AS linesTotal, x.lines_currency AS linesCurrency
+     FROM x LEFT JOIN users u ON u.pk = x.user_pk ORDER BY 1, x.month LIMIT 1`,
+  );
   const fragments = fragmentStatements(db);
   const ALL = { start: null, end: null };
 
@@ -121,6 +144,10 @@ export function invariantReads(db: Db): InvariantReads {
     recordWithoutFragment: async (tenantId) => recordWithoutFragment.get(tenantId),
     positionGap: async (tenantId) => reportingPositions.get(tenantId) ?? tablePositions.get(tenantId),
     v2Mismatch: async (tenantId) => v2Records.get({ tenant: tenantId }) ?? undefined,
+    async statementMismatch(tenantId) {
+      const row = statementMismatch.get({ tenant: tenantId });
+      return row && { ...row, stored: row.stored === 1 };
+    },
   };
 }
 

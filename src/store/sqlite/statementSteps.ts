@@ -8,6 +8,10 @@ import type { Db } from './db.js';
  * so that it is exact and the same on both engines; `NULL` (and no currency) when the lines
  * are in more than one currency.
  */
+/** A stored line's payment currency (as JSON text) and payment in millionths, read from its body (columns of `reporting_records`). */
+export const LINE_CURRENCY = `(body || '}') -> '$.payment_currency'`;
+export const LINE_MICROS = `CAST(round(((body || '}') ->> '$.payment') * 1000000) AS INTEGER)`;
+
 export function statementSteps(db: Db, tenantId: number): StatementSteps {
   const removeEmpty = db.prepare<{ tenant: number }>(
     `DELETE FROM statements WHERE tenant_id = @tenant
@@ -18,8 +22,7 @@ export function statementSteps(db: Db, tenantId: number): StatementSteps {
      SELECT @tenant, user_pk, month, CASE WHEN month < @current THEN 'validated' ELSE 'draft' END,
        CASE WHEN min(currency) IS max(currency) THEN sum(micros) END, CASE WHEN min(currency) IS max(currency) THEN min(currency) END,
        ${stampTime('@tenant', '@stamp')}
-     FROM (SELECT user_pk, month, (body || '}') -> '$.payment_currency' AS currency,
-             CAST(round(((body || '}') ->> '$.payment') * 1000000) AS INTEGER) AS micros
+     FROM (SELECT user_pk, month, ${LINE_CURRENCY} AS currency, ${LINE_MICROS} AS micros
            FROM reporting_records WHERE tenant_id = @tenant) AS lines
      WHERE true GROUP BY user_pk, month
      ON CONFLICT (tenant_id, user_pk, month) DO UPDATE SET total = excluded.total, currency_json = excluded.currency_json, changed_at = excluded.changed_at

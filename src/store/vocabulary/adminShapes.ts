@@ -12,6 +12,8 @@ export interface DatasetReads {
   groupAttributions(): AsyncIterable<string[]>;
   managerAttributions(): AsyncIterable<string[]>;
   reporting(): AsyncIterable<string[]>;
+  /** Every statement's status, by its user's e-mail address and month. */
+  statements(): AsyncIterable<string[]>;
   tables(): Promise<StoredTable[]>;
   tableRecords(key: string): AsyncIterable<string[]>;
 }
@@ -33,7 +35,8 @@ export type ViolationKind =
   | 'archived-manager'
   | 'dimension-fields'
   | 'positions'
-  | 'v2-records';
+  | 'v2-records'
+  | 'statements';
 
 /** One kind of violation, with the first example found (a sentence naming tenant, user, month). */
 export interface Violation {

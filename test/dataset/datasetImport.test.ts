@@ -4,7 +4,7 @@ import { DATASET_FORMAT } from '../../src/dataset/datasetFormat.js';
 import { DatasetError } from '../../src/domain/datasetError.js';
 import { parseMonth } from '../../src/domain/months.js';
 import { defaultStatementStatus, monthOfTime } from '../../src/domain/statements.js';
-import { EXAMPLE_BYTES, example, exportOf, importInto } from '../support/datasets.js';
+import { EXAMPLE_BYTES, assertRefusedWhole, example, exportOf, importInto } from '../support/datasets.js';
 import { tempDatabase } from '../support/harness.js';
 
 /** The example's text with `find` (which must occur once) replaced by `replacement`. */
@@ -56,16 +56,7 @@ describe('importDataset: a bad dataset changes nothing and names where it is wro
     for (const replace of upsertOnly ? [false] : [false, true]) {
       test(`${name}${replace ? ' (with replace)' : ''}`, async (t) => {
         const { store } = await tempDatabase(t);
-        await importInto(store, 'acme', EXAMPLE_BYTES);
-        const before = await exportOf(store, 'acme');
-        const error = await importInto(store, 'acme', input, { replace }).then(
-          () => assert.fail('the import succeeded'),
-          (caught: unknown) => caught,
-        );
-        assert.ok(error instanceof DatasetError, String(error));
-        assert.equal(error.path, path, error.message);
-        assert.match(error.reason, reason);
-        assert.equal(await exportOf(store, 'acme'), before);
+        await assertRefusedWhole(store, input, { path, reason }, { replace });
       });
     }
   }

@@ -4,7 +4,7 @@ import { DATASET_FORMAT } from '../../src/dataset/datasetFormat.js';
 import { DatasetError } from '../../src/domain/datasetError.js';
 import { parseMonth } from '../../src/domain/months.js';
 import { defaultStatementStatus, monthOfTime } from '../../src/domain/statements.js';
-import { EXAMPLE_BYTES, example, exportOf, importInto } from '../support/datasets.js';
+import { EXAMPLE_BYTES, assertRefusedWhole, example, exportOf, importInto } from '../support/datasets.js';
 import { tempDatabase } from '../support/harness.js';
 
 /**
@@ -75,16 +75,7 @@ describe('statements in datasets', { concurrency: true }, () => {
   for (const [name, { statements, path, reason }] of bad) {
     test(`${name}: refused at its path, nothing changed`, async (t) => {
       const { store } = await tempDatabase(t);
-      await importInto(store, 'acme', EXAMPLE_BYTES);
-      const before = await exportOf(store, 'acme');
-      const error = await importInto(store, 'acme', withStatements(statements)).then(
-        () => assert.fail('the import succeeded'),
-        (caught: unknown) => caught,
-      );
-      assert.ok(error instanceof DatasetError, String(error));
-      assert.equal(error.path, path, error.message);
-      assert.match(error.reason, reason);
-      assert.equal(await exportOf(store, 'acme'), before);
+      await assertRefusedWhole(store, withStatements(statements), { path, reason });
     });
   }
 

@@ -4,6 +4,7 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { exchange, serveDatabase, shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { BEFORE_IMPORT_WARNINGS } from '../support/undoMigrations.js';
 import { until } from '../support/until.js';
+import { PUSHED_TABLE_FIELDS } from '../support/pushedTables.js';
 
 /**
  * What `GET /v1/imports/{import_id}` says of an import as the hosted reference does
@@ -12,12 +13,6 @@ import { until } from '../support/until.js';
  * of a table whose other lines are imported. Each test pushes into tables of its own (`k1`..`k8`,
  * each holding `r0`..`r2`), so that the tests share the server.
  */
-const FIELDS = [
-  { key: 'name', type: 'string' },
-  { key: 'owner_id', type: 'user' },
-  { key: 'seats', type: 'number' },
-  { key: 'amount', type: 'amount' },
-] as const;
 const TABLES = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8'];
 const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
 
@@ -25,7 +20,7 @@ async function withTables(fixtureOf: (fixture: Fixture) => void, store: TestServ
   fixtureOf(await buildFixture(store, { tenant: 'acme', users: 3, records: 2, deals: 1 }));
   await store.loadTenant('acme', {}, async (writer) => {
     for (const table of TABLES) {
-      await writer.defineDataTable(table, table.toUpperCase(), [...FIELDS]);
+      await writer.defineDataTable(table, table.toUpperCase(), [...PUSHED_TABLE_FIELDS]);
       await writer.upsertTableRecords(table, [0, 1, 2].map((i) => row(table, i)));
     }
   });

@@ -6,6 +6,7 @@ import { until } from '../support/until.js';
 import { countRequests } from '../../src/store/vocabulary/requestsInProgress.js';
 import { openStore, type OpenStoreOptions } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
+import { PUSHED_TABLE_FIELDS } from '../support/pushedTables.js';
 
 /**
  * POST /v1/tables/{data_table_key}/records/bulk and GET /v1/imports/{import_id}
@@ -13,12 +14,6 @@ import type { Store } from '../../src/store/store.js';
  * (`t1`..`t9`, the fields of the fixture's deals table, each holding `rows` records
  * `{table}-{i}`), so that the tests share the server.
  */
-const FIELDS = [
-  { key: 'name', type: 'string' },
-  { key: 'owner_id', type: 'user' },
-  { key: 'seats', type: 'number' },
-  { key: 'amount', type: 'amount' },
-] as const;
 const TABLES = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
 const row = (table: string, i: number, seats = i) => ({ id: `${table}-${i}`, name: `Row ${i}`, owner_id: `u${i % 3}`, seats, amount: i * 10, amount_currency: 'EUR' });
 
@@ -32,7 +27,7 @@ const served = shared(async (scope) => {
     await buildFixture(store, { tenant: 'other', users: 3, records: 1 });
     await store.loadTenant('acme', {}, async (writer) => {
       for (const table of TABLES) {
-        await writer.defineDataTable(table, table.toUpperCase(), [...FIELDS]);
+        await writer.defineDataTable(table, table.toUpperCase(), [...PUSHED_TABLE_FIELDS]);
         await writer.upsertTableRecords(table, [0, 1, 2].map((i) => row(table, i)));
       }
     });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildFixture, fixtureUser, type Fixture } from '../support/fixture.js';
-import { shared, startTestServer } from '../support/harness.js';
+import { fixtureUser } from '../support/fixture.js';
+import { shared } from '../support/harness.js';
+import { USERS, usersServer } from '../support/usersServer.js';
 
 /**
  * PUT /v1/users/bulk (docs/rules.md#users) on one server: new users, fields left out and
@@ -9,16 +10,7 @@ import { shared, startTestServer } from '../support/harness.js';
  * records (sync and ETags), and every rule that refuses a request whole. Each test writes users
  * of its own. The fixture has 12 users `user{i}@acme.example` and 48 records (user `u{i % 12}`).
  */
-const USERS = 12;
-const served = shared(async (scope) => {
-  let fixture!: Fixture;
-  const server = await startTestServer(scope, {}, async (store) => {
-    fixture = await buildFixture(store, { tenant: 'acme', users: USERS, records: 48 });
-  });
-  const put = (data: unknown[]) => server.call('PUT', '/v1/users/bulk', { key: fixture.key, json: { data } });
-  const get = (path: string, headers?: Record<string, string>) => server.call('GET', path, { key: fixture.key, headers });
-  return { server, fixture, put, get };
-});
+const served = shared(usersServer);
 
 const asStored = (i: number, changes: Record<string, unknown> = {}) => ({ ...fixtureUser('acme', i), ...changes });
 const newUser = (n: string) => ({

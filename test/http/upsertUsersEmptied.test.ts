@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildFixture, fixtureUser, type Fixture } from '../support/fixture.js';
-import { shared, startTestServer } from '../support/harness.js';
+import { fixtureUser } from '../support/fixture.js';
+import { shared } from '../support/harness.js';
+import { USERS, usersServer } from '../support/usersServer.js';
 
 /**
  * PUT /v1/users/bulk as the hosted reference has it (docs/rules.md#users): a new user needs
@@ -11,17 +12,8 @@ import { shared, startTestServer } from '../support/harness.js';
  * users of its own. The fixture has 12 users `user{i}@acme.example` and 48 records (user
  * `u{i % 12}`, every amount in EUR).
  */
-const USERS = 12;
 const STATEMENTS_PATH = '/v2/reporting/2fa94265-8b29-8997-887d-7958c0ab8234/statements';
-const served = shared(async (scope) => {
-  let fixture!: Fixture;
-  const server = await startTestServer(scope, {}, async (store) => {
-    fixture = await buildFixture(store, { tenant: 'acme', users: USERS, records: 48 });
-  });
-  const put = (data: unknown[]) => server.call('PUT', '/v1/users/bulk', { key: fixture.key, json: { data } });
-  const get = (path: string, headers?: Record<string, string>) => server.call('GET', path, { key: fixture.key, headers });
-  return { server, fixture, put, get };
-});
+const served = shared(usersServer);
 
 const EMPTY = { name: '', role: '', currency: 'XXX', calculation_currency: 'XXX', country: '', code: '' };
 const SERVICE_ID = /^usr_[0-9a-f]{12}$/;

@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportTenant } from '../../src/dataset/datasetExport.js';
 import { importDataset, type ImportOptions, type ImportResult } from '../../src/dataset/datasetImport.js';
+import { DatasetError } from '../../src/domain/datasetError.js';
 import type { Store } from '../../src/store/store.js';
 
 /** The example dataset of test/fixtures, as bytes and as parsed JSON (a fresh copy each call). */
@@ -28,4 +30,21 @@ export async function exportOf(store: Store, tenantName: string): Promise<string
     },
   });
   return (await exportTenant(store, tenantName, out)) ? text : undefined;
+}
+
+/**
+ * Imports `dataset` into a tenant that holds the example and expects it refused whole: a
+ * DatasetError at `path` whose reason matches `reason`, and the tenant's export unchanged.
+ */
+export async function assertRefusedWhole(store: Store, dataset: Buffer | string | object, expected: { path: string; reason: RegExp }, options?: ImportOptions): Promise<void> {
+  await importInto(store, 'acme', EXAMPLE_BYTES);
+  const before = await exportOf(store, 'acme');
+  const error = await importInto(store, 'acme', dataset, options).then(
+    () => assert.fail('the import succeeded'),
+    (caught: unknown) => caught,
+  );
+  assert.ok(error instanceof DatasetError, String(error));
+  assert.equal(error.path, expected.path, error.message);
+  assert.match(error.reason, expected.reason);
+  assert.equal(await exportOf(store, 'acme'), before);
 }

@@ -17,11 +17,13 @@ const config: KnipConfig = {
     'src/store/postgres/importThread.ts',
     'src/store/threads/threadFromSource.mjs',
     'test/**/*.test.ts',
-    // Run as processes of their own: the runner and the PostgreSQL wrapper of `make test`.
+    // Run as processes of their own: the runner and the PostgreSQL wrapper of `make test`, and
+    // the cluster that reachableBinaries.test.ts starts from a copy of the checkout.
     'test/support/runTests.ts',
     'test/support/withPostgres.ts',
     'test/support/withPgBouncer.ts',
     'test/support/withCitus.ts',
+    'test/support/clusterRoundTrip.ts',
     // The client's type tests, compiled by test/client/types.test.ts.
     'test/client/types/*.ts',
     // `node --import tsx bench/X.ts`, and bench/peakRss.mjs preloaded into measured commands.

@@ -26,7 +26,7 @@ export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
 ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
   test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
-  $(addprefix test/cli/,arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
+  $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
     serveRateLimit.test.ts serveWorkersFaults.test.ts) \
   $(addprefix test/http/,apiSetup.test.ts badRequests.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
     docsPage.test.ts earlyAnswers.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
@@ -83,12 +83,14 @@ setup: node_modules/.package-lock.json
 ## Types from the contract (committed in generated/).
 generate: setup
 	npx openapi-typescript openapi/openapi.yaml -o generated/api.d.ts
+	npx openapi-typescript openapi/admin.yaml -o generated/admin.d.ts
 
 check-generated: setup
-	@tmp=$$(mktemp -d) && npx openapi-typescript openapi/openapi.yaml -o $$tmp/api.d.ts >/dev/null 2>&1 \
-	  && if ! cmp -s $$tmp/api.d.ts generated/api.d.ts; then \
-	       echo "generated/api.d.ts is stale against openapi/openapi.yaml: run 'make generate'"; rm -rf $$tmp; exit 1; \
-	     fi; rm -rf $$tmp; echo "generated/ is up to date"
+	@tmp=$$(mktemp -d) && for pair in openapi:api admin:admin; do \
+	  npx openapi-typescript openapi/$${pair%%:*}.yaml -o $$tmp/$${pair##*:}.d.ts >/dev/null 2>&1 \
+	  && if ! cmp -s $$tmp/$${pair##*:}.d.ts generated/$${pair##*:}.d.ts; then \
+	       echo "generated/$${pair##*:}.d.ts is stale against openapi/$${pair%%:*}.yaml: run 'make generate'"; rm -rf $$tmp; exit 1; \
+	     fi; done; rm -rf $$tmp; echo "generated/ is up to date"
 
 typecheck: setup
 	npx tsc -p tsconfig.json --noEmit
@@ -98,7 +100,7 @@ typecheck: setup
 ## files, exports and dependencies (knip.config.ts). After the build: the example and the client's
 ## type tests import compdata/client from dist/, as an integrator's code does.
 lint: setup typecheck build
-	npx @redocly/cli lint openapi/openapi.yaml --config openapi/redocly.yaml --format=summary
+	npx @redocly/cli lint openapi/openapi.yaml openapi/admin.yaml --config openapi/redocly.yaml --format=summary
 	npx madge --circular --no-spinner --extensions ts --ts-config tsconfig.json src
 	npx eslint .
 	npx knip
@@ -106,7 +108,7 @@ lint: setup typecheck build
 # dist/.built is written last by `npm run build`, which `npm ci` runs too (the prepare script):
 # the build is made again only when something it is made from is newer, not a second time right
 # after `make setup` made it (checked when the recipe runs, after setup).
-BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml tsconfig.json tsconfig.build.json \
+BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json tsconfig.build.json \
   tsconfig.client.json scripts/contractJson.mjs package.json
 build: setup
 	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \

@@ -1,14 +1,11 @@
 import { Command } from 'commander';
-import type { SeedDataset, SeedOptions } from '../dataset/generateSeed.js';
+import type { SeedOptions } from '../dataset/generateSeed.js';
+import type { SeedProgress } from '../dataset/seedTenant.js';
 import { TenantNotEmpty } from '../store/vocabulary/storeErrors.js';
-import type { TenantWriter } from '../store/vocabulary/tenantWriter.js';
 import { integerIn, parseTenantName, parseText } from './arguments.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar } from './progress.js';
-
-/** Elements between two updates of the progress bar. */
-const PROGRESS_EVERY = 5_000;
 
 interface SeedCommandOptions extends SeedOptions {
   db: string;
@@ -39,12 +36,12 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
     )
     .action(async (options: SeedCommandOptions) => {
       // Loaded by the command that needs it: every other command starts without the dataset code.
-      const { generateSeed } = await import('../dataset/generateSeed.js');
+      const [{ generateSeed }, { seedTenant }] = await Promise.all([import('../dataset/generateSeed.js'), import('../dataset/seedTenant.js')]);
       const dataset = generateSeed(options);
       const started = performance.now();
       await withStore(options.db, 'create', async (store) => {
         try {
-          await store.loadTenant(options.tenant, { mustBeEmpty: true }, (writer) => writeDataset(writer, dataset));
+          await seedTenant(store, options.tenant, dataset, terminalProgress());
         } catch (error) {
           if (error instanceof TenantNotEmpty) throw new CommandFailure(error.message);
           throw error;
@@ -61,28 +58,12 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
     });
 }
 
-/**
- * Writes the whole dataset through the element writer (the path of `import`); the caller holds
- * the transaction.
- */
-async function writeDataset(writer: TenantWriter, dataset: SeedDataset): Promise<void> {
-  const [{ ElementWriter }, { seedElements }] = await Promise.all([import('../dataset/elementWriter.js'), import('../dataset/seedElements.js')]);
-  const elements = new ElementWriter(writer);
-  const total =
-    dataset.metrics.length + dataset.dimensions.length + dataset.users.length + dataset.groupAttributions.length +
-    dataset.managerAttributions.length + dataset.reportingLineCount + 1 + dataset.tableRecordCount;
-  const progress = progressBar(process.stdout, 'seeding [{bar}] {percentage}% | {value}/{total} elements | {duration}s', total);
-  try {
-    let written = 0;
-    for (const element of seedElements(dataset)) {
-      await elements.write(element);
-      // Statements' statuses are not in the total: how many there are is known once the lines are.
-      if (element.kind === 'statements') continue;
-      written += 1;
-      if (written % PROGRESS_EVERY === 0) progress?.update(written);
-    }
-    await elements.finish();
-  } finally {
-    progress?.stop();
-  }
+/** A progress bar on stdout when it is a terminal. */
+function terminalProgress(): SeedProgress {
+  let bar: ReturnType<typeof progressBar>;
+  return {
+    start: (total) => void (bar = progressBar(process.stdout, 'seeding [{bar}] {percentage}% | {value}/{total} elements | {duration}s', total)),
+    update: (written) => bar?.update(written),
+    stop: () => bar?.stop(),
+  };
 }

@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
 import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
 import { DEFAULT_POOL_SIZE, DEFAULT_READ_ROUTING } from '../store/openStore.js';
 import { integerIn, parseCorsOrigin, parsePort, parsePublicUrl, parseReplica, parseText } from './arguments.js';
+import { ADMIN_TOKEN_FILE_HELP } from './adminTokenOption.js';
 import { DB_HELP } from './database.js';
 import { FAULTS_HELP, parseFaultsOption } from './faultsOption.js';
 import type { CliServeOptions } from './serveRun.js';
@@ -70,6 +71,7 @@ export function serveCommand(): Command {
       'requests a second per API key, and how many at once (default: n); more are answered 429; default: no limit',
       parseRateLimit,
     )
+    .option('--admin-token-file <path>', ADMIN_TOKEN_FILE_HELP, parseText)
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(

@@ -7,6 +7,7 @@ import type { RunningServer, ServerOptions } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/store.js';
 import type { StoreLog } from '../store/vocabulary/storeLog.js';
+import { readAdminToken } from './adminTokenOption.js';
 import { commandFailureOf, requireDatabase } from './database.js';
 import { CommandFailure } from './errors.js';
 import { isServeWorker, reportListening, runServeWorkers, type PrimaryService } from './serveWorkers.js';
@@ -19,13 +20,15 @@ export async function runServe(options: CliServeOptions, command: Command): Prom
     command.error('error: --headers-timeout must not exceed --request-timeout');
   }
   requireDatabase(options.db);
+  // Read before workers start, so that a bad token stops the command with one line.
+  const adminToken = readAdminToken(options.adminTokenFile);
   const serverOptions = toServerOptions(options);
   if (options.workers > 1 && !isServeWorker()) {
     const services: PrimaryService[] = [...rateLimitService(options.rateLimit), ...metricsService(options.metrics)];
     process.exitCode = await runServeWorkers(options.workers, serverOptions.logger, services);
     return;
   }
-  await serve(options, serverOptions);
+  await serve(options, serverOptions, adminToken);
 }
 
 /**
@@ -79,6 +82,7 @@ export interface CliServeOptions {
   replicaMaxLag: number;
   rateLimit?: RatePolicy;
   metrics?: boolean;
+  adminTokenFile?: string;
 }
 
 type ServeOptions = Omit<ServerOptions, 'store'> & Required<Pick<ServerOptions, 'logger'>>;
@@ -112,7 +116,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
  * Opens the database, starts the server, prints where it listens (the first line of stdout; log
  * lines follow), and on the first stop signal closes the server, then the database.
  */
-async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void> {
+async function serve(cli: CliServeOptions, options: ServeOptions, adminToken: string | undefined): Promise<void> {
   let store: Store;
   const storeLog = heldUntilListening(options.logger);
   try {
@@ -132,7 +136,7 @@ async function serve(cli: CliServeOptions, options: ServeOptions): Promise<void>
   try {
     // Loaded by the command that serves: every other command starts without the HTTP stack.
     const { startServer } = await import('../http/server.js');
-    server = await startServer({ ...options, store });
+    server = await startServer({ ...options, store, ...(adminToken !== undefined && { admin: { token: adminToken, store } }) });
   } catch (error) {
     storeLog.release();
     await store.close();

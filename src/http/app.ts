@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { StoreFull, StoreUnavailable } from '../store/vocabulary/storeErrors.js';
 import type { Admission } from './admission.js';
+import { isAdminPath } from './adminApi.js';
 import type { Api } from './api.js';
 import { compression } from './compression.js';
 import { crossOrigin } from './cors.js';
@@ -31,6 +32,8 @@ export interface AppSettings {
   admitted: Admission;
   /** `--health-port`: requests marked by {@link markHealthPort} are the probes' only. */
   healthPort?: boolean;
+  /** The administration API, served under `/admin` (adminApi.ts); absent: those paths are the public API's 404s. */
+  adminApi?: Pick<Api, 'handleRequest'>;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface AppSettings {
  * refused) -> openapi-backend (route 404/405 ->
  * key 401 -> body 413/415 -> schema 400 -> operation handler).
  */
-export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted, healthPort }: AppSettings): Koa {
+export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, faults, metrics, admitted, healthPort, adminApi }: AppSettings): Koa {
   const app = new Koa();
 
   app.use(securityHeaders());
@@ -93,7 +96,8 @@ export function createApp(api: Api, { limits, logger, publicBase, corsOrigins, f
     const method = ctx.method === 'HEAD' ? 'get' : ctx.method.toLowerCase();
     const headers = ctx.headers as Record<string, string | string[]>;
     const request = { method, path: ctx.path, query: ctx.querystring, headers, body: undefined };
-    await api.handleRequest(request, ctx as Parameters<Api['handleRequest']>[1]);
+    const served = adminApi && isAdminPath(ctx.path) ? adminApi : api;
+    await served.handleRequest(request, ctx as Parameters<Api['handleRequest']>[1]);
   });
 
   // What goes wrong after the response has begun (a streamed page), once per response.

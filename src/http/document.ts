@@ -80,3 +80,8 @@ let contract: LoadedDocument | undefined;
 
 /** This build's contract, loaded once per process and shared by its servers (never to be changed). */
 export const contractDocument = (): LoadedDocument => (contract ??= loadDocument());
+
+let admin: LoadedDocument | undefined;
+
+/** The administration API's document (openapi/admin.yaml), loaded once per process on first use. */
+export const adminDocument = (): LoadedDocument => (admin ??= loadDocument(repositoryPath('openapi/admin.yaml')));

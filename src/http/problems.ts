@@ -61,6 +61,11 @@ export const problems = {
   badRequest: (errors: readonly ParamProblem[], detail = 'The request does not match the API contract.') =>
     new HttpProblem(400, 'bad-request', 'Bad Request', detail, errors),
   unauthorized: () => new HttpProblem(401, 'unauthorized', 'Unauthorized', 'A valid X-API-Key header is required.'),
+  /** The administration API without the administration token (adminApi.ts). */
+  adminUnauthorized: () =>
+    new HttpProblem(401, 'unauthorized', 'Unauthorized', 'A valid Authorization: Bearer header with the administration token is required.'),
+  /** The resource to create exists. */
+  conflict: (detail: string) => new HttpProblem(409, 'conflict', 'Conflict', detail),
   /** A key that may only read, on an operation that writes. */
   forbidden: () =>
     new HttpProblem(403, 'forbidden', 'Forbidden', 'This API key may only read: a write needs a key created with --scope write.'),

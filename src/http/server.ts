@@ -1,14 +1,15 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestStore, ServerStore } from '../store/store.js';
+import type { AdminStore, RequestStore, ServerStore } from '../store/store.js';
+import { createAdminApi } from './adminApi.js';
 import { createApi } from './api.js';
 import { admission } from './admission.js';
 import { answeredAheadOfAdmission, createApp, markHealthPort } from './app.js';
 import { answerClientErrors } from './clientErrors.js';
 import { gracefulShutdown, handlersAtWork } from './shutdown.js';
 import { docsAssets } from './docsAssets.js';
-import { contractDocument } from './document.js';
+import { adminDocument, contractDocument } from './document.js';
 import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
 import { readPushBody } from './pushBody.js';
@@ -45,6 +46,8 @@ export interface ServerOptions extends Partial<Limits> {
   logger?: Logger;
   /** Faults injected into the API's answers, for testing clients (`--faults`); absent: none. */
   faults?: FaultSpec;
+  /** The administration API under `/admin/v1/` (docs/administration.md), behind this token; absent: off. */
+  admin?: { token: string; store: AdminStore };
 }
 
 export interface RunningServer {
@@ -86,8 +89,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readPushBody: (ctx) => readPushBody(ctx, limits.pushBodyLimit),
     rateLimiter: options.rateLimiter,
   });
+  const adminApi = options.admin && (await createAdminApi({
+    definition: adminDocument().definition,
+    ...options.admin,
+    readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
+    rateLimiter: options.rateLimiter,
+  }));
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
-  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined });
+  const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined, ...(adminApi && { adminApi }) });
   const handle = app.callback();
   const atWork = handlersAtWork();
   const listen = async (port: number, healthOnly: boolean) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { contractDocument } from '../../src/http/document.js';
+import { adminDocument, contractDocument } from '../../src/http/document.js';
 
 /**
  * Checks a response against the OpenAPI document: the status must be declared for the path and
@@ -11,91 +11,101 @@ import { contractDocument } from '../../src/http/document.js';
  * the declared schema (JSON Schema 2020-12, as OpenAPI 3.1 says).
  */
 type Json = Record<string, unknown>;
-const { definition } = contractDocument();
-const DOC_ID = 'https://compdata.local/openapi.json';
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats.default(ajv);
-ajv.addSchema({ ...definition, $id: DOC_ID });
-const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+type Check = (method: string, path: string, status: number, headers: Headers, text: string) => unknown;
 
-const paths = Object.keys(definition.paths as Json).map((template) => ({
-  template,
-  pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-}));
+/** The checker of responses against `definition` (its own Ajv, its schemas compiled once). */
+function contractChecker(definition: Json, DOC_ID: string): Check {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ ...definition, $id: DOC_ID });
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 
-function resolve(pointer: string): { value: Json; pointer: string } {
-  let current: unknown = definition;
-  for (const token of pointer.slice(2).split('/')) {
-    current = (current as Json)[token.replace(/~1/g, '/').replace(/~0/g, '~')];
-    assert.ok(current !== undefined, `the document has nothing at ${pointer}`);
-  }
-  const ref = (current as Json).$ref;
-  if (typeof ref === 'string') return resolve(ref);
-  return { value: current as Json, pointer };
-}
+  const paths = Object.keys(definition.paths as Json).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
 
-const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
-
-/** The pointer of the response object the document declares for this exchange. */
-function declaredResponse(method: string, path: string, status: number): string {
-  const template = paths.find((p) => p.pattern.test(path))?.template;
-  const operations = template ? (definition.paths as Json)[template] as Json : undefined;
-  const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
-  const operation = operations?.[verb] as Json | undefined;
-  if (!operation) {
-    const unmatched = (definition.info as Json)['x-compdata-unmatched-responses'] as Json;
-    assert.ok(String(status) in unmatched, `${method} ${path} matches no operation; ${status} is not declared for that`);
-    return `#/info/x-compdata-unmatched-responses/${status}`;
-  }
-  const responses = operation.responses as Json;
-  assert.ok(String(status) in responses, `${status} is not declared for ${verb.toUpperCase()} ${template}`);
-  return `#/paths/${escapeToken(template!)}/${verb}/responses/${status}`;
-}
-
-/** Fails the test when the response breaks the contract; returns the parsed body. */
-export function assertConforms(
-  method: string,
-  path: string,
-  status: number,
-  headers: Headers,
-  text: string,
-): unknown {
-  const response = resolve(declaredResponse(method, path, status));
-  for (const [name, declared] of Object.entries((response.value.headers as Json | undefined) ?? {})) {
-    const header = resolve(`${response.pointer}/headers/${escapeToken(name)}`).value;
-    const value = headers.get(name);
-    if (value === null) {
-      assert.ok(header.required !== true, `${status} response lacks the required ${name} header`);
-      continue;
+  function resolve(pointer: string): { value: Json; pointer: string } {
+    let current: unknown = definition;
+    for (const token of pointer.slice(2).split('/')) {
+      current = (current as Json)[token.replace(/~1/g, '/').replace(/~0/g, '~')];
+      assert.ok(current !== undefined, `the document has nothing at ${pointer}`);
     }
-    const schema = header.schema as Json;
-    const typed = schema.type === 'integer' ? Number(value) : value;
-    const validate = compiledSchema(`${response.pointer}/headers/${escapeToken(name)}/schema`, (declared as Json).$ref);
-    assert.ok(validate(typed), `${status} response: header ${name}: ${JSON.stringify(value)} breaks the contract: ${ajv.errorsText(validate.errors)}`);
+    const ref = (current as Json).$ref;
+    if (typeof ref === 'string') return resolve(ref);
+    return { value: current as Json, pointer };
   }
-  const content = response.value.content as Json | undefined;
-  if (!content || method.toUpperCase() === 'HEAD') {
-    assert.equal(text, '', `${status} response has a body the contract does not declare`);
-    return undefined;
+
+  const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+  /** The pointer of the response object the document declares for this exchange. */
+  function declaredResponse(method: string, path: string, status: number): string {
+    const template = paths.find((p) => p.pattern.test(path))?.template;
+    const operations = template ? (definition.paths as Json)[template] as Json : undefined;
+    const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
+    const operation = operations?.[verb] as Json | undefined;
+    if (!operation) {
+      const unmatched = (definition.info as Json)['x-compdata-unmatched-responses'] as Json;
+      assert.ok(String(status) in unmatched, `${method} ${path} matches no operation; ${status} is not declared for that`);
+      return `#/info/x-compdata-unmatched-responses/${status}`;
+    }
+    const responses = operation.responses as Json;
+    assert.ok(String(status) in responses, `${status} is not declared for ${verb.toUpperCase()} ${template}`);
+    return `#/paths/${escapeToken(template!)}/${verb}/responses/${status}`;
   }
-  const contentType = (headers.get('content-type') ?? '').split(';')[0]!.trim();
-  assert.ok(contentType in content, `content type ${contentType} is not declared (${Object.keys(content).join(', ')})`);
-  if (!/^application\/(?:.+\+)?json$/.test(contentType)) return undefined;
-  const body = JSON.parse(text) as unknown;
-  const validate = compiledSchema(`${response.pointer}/content/${escapeToken(contentType)}/schema`);
-  if (!validate(body)) {
-    assert.fail(`${method} ${path} -> ${status}: body breaks the contract: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
+
+  /** Fails the test when the response breaks the contract; returns the parsed body. */
+  function assertConforms(
+    method: string,
+    path: string,
+    status: number,
+    headers: Headers,
+    text: string,
+  ): unknown {
+    const response = resolve(declaredResponse(method, path, status));
+    for (const [name, declared] of Object.entries((response.value.headers as Json | undefined) ?? {})) {
+      const header = resolve(`${response.pointer}/headers/${escapeToken(name)}`).value;
+      const value = headers.get(name);
+      if (value === null) {
+        assert.ok(header.required !== true, `${status} response lacks the required ${name} header`);
+        continue;
+      }
+      const schema = header.schema as Json;
+      const typed = schema.type === 'integer' ? Number(value) : value;
+      const validate = compiledSchema(`${response.pointer}/headers/${escapeToken(name)}/schema`, (declared as Json).$ref);
+      assert.ok(validate(typed), `${status} response: header ${name}: ${JSON.stringify(value)} breaks the contract: ${ajv.errorsText(validate.errors)}`);
+    }
+    const content = response.value.content as Json | undefined;
+    if (!content || method.toUpperCase() === 'HEAD') {
+      assert.equal(text, '', `${status} response has a body the contract does not declare`);
+      return undefined;
+    }
+    const contentType = (headers.get('content-type') ?? '').split(';')[0]!.trim();
+    assert.ok(contentType in content, `content type ${contentType} is not declared (${Object.keys(content).join(', ')})`);
+    if (!/^application\/(?:.+\+)?json$/.test(contentType)) return undefined;
+    const body = JSON.parse(text) as unknown;
+    const validate = compiledSchema(`${response.pointer}/content/${escapeToken(contentType)}/schema`);
+    if (!validate(body)) {
+      assert.fail(`${method} ${path} -> ${status}: body breaks the contract: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
+    }
+    return body;
   }
-  return body;
+
+  /** The schema at `pointer` (or at the header `ref` it was reached through), compiled once. */
+  function compiledSchema(pointer: string, ref?: unknown): ReturnType<typeof ajv.compile> {
+    const at = typeof ref === 'string' ? `${ref.slice(1)}/schema` : pointer.slice(1);
+    let validate = compiled.get(at);
+    if (!validate) {
+      validate = ajv.compile({ $ref: `${DOC_ID}#${at}` });
+      compiled.set(at, validate);
+    }
+    return validate;
+  }
+  return assertConforms;
 }
 
-/** The schema at `pointer` (or at the header `ref` it was reached through), compiled once. */
-function compiledSchema(pointer: string, ref?: unknown): ReturnType<typeof ajv.compile> {
-  const at = typeof ref === 'string' ? `${ref.slice(1)}/schema` : pointer.slice(1);
-  let validate = compiled.get(at);
-  if (!validate) {
-    validate = ajv.compile({ $ref: `${DOC_ID}#${at}` });
-    compiled.set(at, validate);
-  }
-  return validate;
-}
+/** Fails the test when the response breaks the public contract; returns the parsed body. */
+export const assertConforms: Check = contractChecker(contractDocument().definition, 'https://compdata.local/openapi.json');
+
+/** The same against the administration API's document (openapi/admin.yaml). */
+export const assertConformsToAdmin: Check = contractChecker(adminDocument().definition, 'https://compdata.local/admin.json');

@@ -7,7 +7,8 @@ import { openStore, type OpenStoreOptions } from '../../src/store/openStore.js';
 import { LOCK_NAMESPACE } from '../../src/store/postgres/migrations.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import type { Store } from '../../src/store/store.js';
-import { assertConforms } from './contract.js';
+import { isAdminPath } from '../../src/http/adminApi.js';
+import { assertConforms, assertConformsToAdmin } from './contract.js';
 import type { SmallDisk } from './smallDisk.js';
 import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
 
@@ -44,6 +45,8 @@ export interface Exchange {
 
 export interface CallOptions {
   key?: string;
+  /** Sent as `Authorization: Bearer <bearer>` (the administration token). */
+  bearer?: string;
   /** A JSON value (sent as application/json) or raw text (sent as is). */
   json?: unknown;
   raw?: string | Buffer;
@@ -131,7 +134,9 @@ export async function withOtherStore<T>(database: string, work: (store: Store) =
   }
 }
 
-export interface TestServerOptions extends Partial<Omit<ServerOptions, 'store'>> {
+export interface TestServerOptions extends Partial<Omit<ServerOptions, 'store' | 'admin'>> {
+  /** Turns the administration API on behind this token, over the server's store. */
+  adminToken?: string;
   /** How long a write waits for another writer before a 503 (the store's option). */
   busyTimeoutMs?: number;
   /** Opens the server's store instead of `openStore` (for a store with a test's own options). */
@@ -177,11 +182,12 @@ export async function startTestServer(
  */
 export async function serveDatabase(database: string, options: TestServerOptions = {}): Promise<RunningServer> {
   // Only warnings and errors, on stderr: a request line per call would drown the test output.
-  const { busyTimeoutMs, openServedStore = openStore, ...serverOptions } = options;
+  const { busyTimeoutMs, openServedStore = openStore, adminToken, ...serverOptions } = options;
   const logger = serverOptions.logger ?? createLogger('warn', process.stderr);
   const store = await openServedStore(database, { role: 'server', mustExist: true, log: logger, ...(busyTimeoutMs !== undefined && { busyTimeoutMs }) });
   try {
-    const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions });
+    const admin = adminToken === undefined ? {} : { admin: { token: adminToken, store } };
+    const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions, ...admin });
     return {
       url: server.url,
       ...(server.healthUrl !== undefined && { healthUrl: server.healthUrl }),
@@ -250,6 +256,7 @@ function postgresSql(location: string): TestSql & { close(): Promise<void> } {
 export async function exchange(base: string, method: string, path: string, options: CallOptions = {}): Promise<Exchange> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers['X-API-Key'] = options.key;
+  if (options.bearer !== undefined) headers.Authorization = `Bearer ${options.bearer}`;
   let body: string | Buffer | undefined = options.raw;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
@@ -286,6 +293,8 @@ export async function exchange(base: string, method: string, path: string, optio
       }
     },
   );
-  const parsed = assertConforms(method, path.split('?')[0]!, status, responseHeaders, text);
+  // A path of the administration API is checked against its own document (openapi/admin.yaml).
+  const check = isAdminPath(path) ? assertConformsToAdmin : assertConforms;
+  const parsed = check(method, path.split('?')[0]!, status, responseHeaders, text);
   return { status, headers: responseHeaders, text, body: parsed };
 }

@@ -1,0 +1,71 @@
+import type { Context as KoaContext } from 'koa';
+import type { operations } from '../../generated/admin.js';
+import type { AdminStore } from '../store/store.js';
+import type { Api } from './api.js';
+import { adminTokenCheck } from './adminToken.js';
+import { contractBackend, servedBy, type ServedOperations } from './contractBackend.js';
+import type { OperationHandler, RequestState } from './handlerTypes.js';
+import { createSandbox } from './handlers/admin/createSandbox.js';
+import { problems } from './problems.js';
+import type { KeyRateLimiter } from './rateLimit.js';
+
+type KoaCtx = KoaContext & { state: RequestState };
+
+/** The path prefix of the administration API (docs/administration.md). */
+const ADMIN_PREFIX = '/admin';
+
+export interface AdminApiSetup {
+  /** openapi/admin.yaml, loaded. */
+  definition: Record<string, unknown>;
+  /** The administration token (`serve --admin-token-file`, `COMPDATA_ADMIN_TOKEN`). */
+  token: string;
+  store: AdminStore;
+  readBody: (ctx: KoaCtx) => Promise<unknown>;
+  /** `--rate-limit`: the admin token has a bucket of its own. */
+  rateLimiter?: KeyRateLimiter;
+}
+
+/** The handler of each operation of openapi/admin.yaml: a missing or unknown one fails to compile. */
+const HANDLERS: { [OperationId in keyof operations]: (store: AdminStore) => OperationHandler } = {
+  createSandbox,
+};
+
+interface AdminServed extends ServedOperations {
+  tokenAccepted: (authorization: string | undefined) => boolean;
+}
+
+/** What the rate limit counts an admin request against: never a tenant key's bucket. */
+const ADMIN_BUCKET = '\u0000admin token';
+
+/**
+ * The administration API: openapi/admin.yaml routed and validated by a backend of its own, built
+ * as the public API's is (contractBackend.ts), behind `Authorization: Bearer <admin token>`.
+ */
+export async function createAdminApi({ definition, token, store, readBody, rateLimiter }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
+  const backend = await contractBackend(definition, Object.keys(HANDLERS), { AdminToken: checkAdminToken });
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler(store)]));
+  const served: AdminServed = {
+    operations,
+    readBody: (ctx) => (hasBody(ctx) ? readBody(ctx) : Promise.resolve(undefined)),
+    ...(rateLimiter && { rateLimiter }),
+    rateKey: () => ADMIN_BUCKET,
+    unauthorized: problems.adminUnauthorized,
+    tokenAccepted: adminTokenCheck(token),
+  };
+  return {
+    async handleRequest(request, ctx) {
+      ctx.state.served = served;
+      return (await backend.handleRequest(request, ctx, request)) as unknown;
+    },
+  };
+}
+
+async function checkAdminToken(_api: unknown, ctx: KoaCtx): Promise<boolean> {
+  return servedBy<AdminServed>(ctx).tokenAccepted(ctx.get('Authorization') || undefined);
+}
+
+/** A request that carries a body (an optional one may be left out). */
+const hasBody = (ctx: KoaCtx): boolean => ctx.req.headers['transfer-encoding'] !== undefined || Number(ctx.req.headers['content-length'] ?? 0) > 0;
+
+/** A path of the administration API: `/admin` and under it. */
+export const isAdminPath = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);

@@ -28,6 +28,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenants, by name, with their creation time and sizes
+         * @description Every tenant in the order of its name (by code point), a page at a time: `limit` tenants
+         *     (1 to 1000, default 100) whose names sort after `after`. `next` is the URL of the following
+         *     page, present exactly when a tenant follows this page. Sizes are counted cheaply (records
+         *     from their stored positions) in one snapshot with the list.
+         */
+        get: operations["listTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tenant with its keys and all its data
+         * @description Deletes the tenant, its API keys and every record, user, table, import and attribution
+         *     of it, in one transaction: all or nothing. Its keys are refused (`401`) from the next
+         *     request on; other tenants are untouched. A tenant made again with the name starts empty.
+         */
+        delete: operations["deleteTenant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tenant's keys, never their secrets
+         * @description The tenant's keys, active and revoked, by creation time, as `compdata keys list --tenant`
+         *     shows them. Not paged: a tenant has the few keys its operator made.
+         */
+        get: operations["listTenantKeys"];
+        put?: never;
+        /**
+         * Create an API key for an existing tenant
+         * @description A new key of `scope` (default `write`) for the tenant, as `compdata keys create` makes
+         *     one; the key is shown once, in this answer. The tenant must exist (`404` otherwise): this
+         *     operation never creates one.
+         */
+        post: operations["createTenantKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the active key `id` (as `compdata keys revoke` does): it is refused from the next
+         *     request on, on every server. `404` when no active key has this id (unknown, or revoked).
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -58,6 +157,48 @@ export interface components {
                 key: string;
                 scope: components["schemas"]["KeyScope"];
             };
+        };
+        TenantSummary: {
+            name: components["schemas"]["TenantName"];
+            /**
+             * Format: date-time
+             * @description When the tenant was made, as stored with it.
+             */
+            created_at: string;
+            users: number;
+            /** @description Its statement reporting records. */
+            reporting_records: number;
+            /** @description The records of all its data tables. */
+            table_records: number;
+        };
+        TenantPage: {
+            /** @description The number of tenants in `data`. */
+            count: number;
+            data: components["schemas"]["TenantSummary"][];
+            /**
+             * Format: uri
+             * @description Absolute URL of the following page (`limit` and `after`); absent on the last page.
+             */
+            next?: string;
+        };
+        KeyRequest: {
+            scope?: components["schemas"]["KeyScope"];
+        };
+        NewKey: {
+            id: string;
+            /** @description The key itself, for `X-API-Key`; shown only here. */
+            key: string;
+            scope: components["schemas"]["KeyScope"];
+        };
+        KeyList: {
+            data: {
+                id: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @enum {string} */
+                state: "active" | "revoked";
+                scope: components["schemas"]["KeyScope"];
+            }[];
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -109,6 +250,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description No tenant has this name. */
+        NoSuchTenant: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No active key has this id (unknown, or already revoked). */
+        NoActiveKey: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body exceeds the server's body limit. */
         PayloadTooLarge: {
             headers: {
@@ -139,7 +298,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The tenant's name. */
+        TenantNameInPath: components["schemas"]["TenantName"];
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -174,6 +336,143 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listTenants: {
+        parameters: {
+            query?: {
+                /** @description How many tenants at most in the page. */
+                limit?: number;
+                /** @description The name the page starts after (the last name of the page before); `next` carries it. */
+                after?: components["schemas"]["TenantName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tenants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["Off"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    deleteTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listTenantKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createTenantKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["KeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id (the 12 hex digits after `cdk_`), as listed. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoActiveKey"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -1,12 +1,16 @@
 import type { Context as KoaContext } from 'koa';
 import type { operations } from '../../generated/admin.js';
 import type { AdminStore } from '../store/store.js';
+import type { AdminDeps } from './handlers/admin/adminDeps.js';
+import { createTenantKey, listTenantKeys, revokeKey } from './handlers/admin/keys.js';
+import { deleteTenant, listTenants } from './handlers/admin/tenants.js';
 import type { Api } from './api.js';
 import { adminTokenCheck } from './adminToken.js';
 import { contractBackend, servedBy, type ServedOperations } from './contractBackend.js';
 import type { OperationHandler, RequestState } from './handlerTypes.js';
 import { createSandbox } from './handlers/admin/createSandbox.js';
 import { problems } from './problems.js';
+import type { PublicBaseConfig } from './publicBase.js';
 import type { KeyRateLimiter } from './rateLimit.js';
 
 type KoaCtx = KoaContext & { state: RequestState };
@@ -21,13 +25,20 @@ export interface AdminApiSetup {
   token: string;
   store: AdminStore;
   readBody: (ctx: KoaCtx) => Promise<unknown>;
+  /** How a listing's `next` gets its base, as the public API's (`--public-url`, `--trust-proxy`). */
+  publicBase: PublicBaseConfig;
   /** `--rate-limit`: the admin token has a bucket of its own. */
   rateLimiter?: KeyRateLimiter;
 }
 
 /** The handler of each operation of openapi/admin.yaml: a missing or unknown one fails to compile. */
-const HANDLERS: { [OperationId in keyof operations]: (store: AdminStore) => OperationHandler } = {
+const HANDLERS: { [OperationId in keyof operations]: (deps: AdminDeps) => OperationHandler } = {
   createSandbox,
+  listTenants,
+  deleteTenant,
+  createTenantKey,
+  listTenantKeys,
+  revokeKey,
 };
 
 interface AdminServed extends ServedOperations {
@@ -41,9 +52,9 @@ const ADMIN_BUCKET = '\u0000admin token';
  * The administration API: openapi/admin.yaml routed and validated by a backend of its own, built
  * as the public API's is (contractBackend.ts), behind `Authorization: Bearer <admin token>`.
  */
-export async function createAdminApi({ definition, token, store, readBody, rateLimiter }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
+export async function createAdminApi({ definition, token, store, publicBase, readBody, rateLimiter }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
   const backend = await contractBackend(definition, Object.keys(HANDLERS), { AdminToken: checkAdminToken });
-  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler(store)]));
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase })]));
   const served: AdminServed = {
     operations,
     readBody: (ctx) => (hasBody(ctx) ? readBody(ctx) : Promise.resolve(undefined)),

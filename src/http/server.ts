@@ -92,6 +92,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const adminApi = options.admin && (await createAdminApi({
     definition: adminDocument().definition,
     ...options.admin,
+    publicBase,
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,
   }));

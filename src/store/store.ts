@@ -1,5 +1,5 @@
-import { BackupUnsupported, CompactUnsupported } from './vocabulary/storeErrors.js';
-import type { Principal, KeyScope, Tenant, KeyInfo } from './vocabulary/tenancy.js';
+import { BackupUnsupported, CompactUnsupported, UnknownTenant } from './vocabulary/storeErrors.js';
+import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
 import type { DatasetReads, LoadOptions, Violation } from './vocabulary/adminShapes.js';
@@ -81,12 +81,22 @@ export interface RequestStore {
 export interface AdminStore {
   /** The tenant named `name`, if there is one. */
   findTenant(name: string): Promise<Tenant | undefined>;
-  /** A new key for the tenant (created when missing), of `scope` (default `write`); the key itself is only in the answer. */
-  createKey(tenantName: string, scope?: KeyScope): Promise<{ id: string; key: string }>;
+  /**
+   * A new key for the tenant (created when missing; with `mustExist`, {@link UnknownTenant} is
+   * thrown instead), of `scope` (default `write`); the key itself is only in the answer.
+   */
+  createKey(tenantName: string, scope?: KeyScope, options?: { mustExist?: boolean }): Promise<{ id: string; key: string }>;
   /** Revokes a key given whole or by id; false when no active key matched. */
   revokeKey(keyOrId: string): Promise<boolean>;
   /** The keys (never their secrets), of one tenant or all. */
   listKeys(tenantName?: string): Promise<KeyInfo[]>;
+  /** Up to `limit` tenants whose names sort after `after` (by code point), in that order, with their sizes; one snapshot. */
+  listTenants(query: { after?: string; limit: number }): Promise<TenantSummary[]>;
+  /**
+   * Deletes the tenant named `name` with its keys and all its data, in one transaction (all or
+   * nothing); false when there is no such tenant. Its keys are refused from the next request on.
+   */
+  deleteTenant(name: string): Promise<boolean>;
   /**
    * Runs `work` with a writer of the tenant `tenantName` (created when missing) inside one
    * transaction: committed when `work` resolves, rolled back when it throws, so that a failed

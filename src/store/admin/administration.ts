@@ -4,7 +4,7 @@ import { TenantLoader } from '../loading/tenantLoader.js';
 import type { KeyCheck } from '../requests/keyCheck.js';
 import type { AdminStore } from '../store.js';
 import type { StoreContext } from '../storeContext.js';
-import { TenantNotEmpty } from '../vocabulary/storeErrors.js';
+import { TenantNotEmpty, UnknownTenant } from '../vocabulary/storeErrors.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
 
@@ -18,9 +18,10 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
   const checkText = textCheckFor(engine.textHoldsNul);
   return {
     findTenant: async (name) => reads.findTenant(name),
-    createKey: (tenantName, scope = 'write') =>
+    createKey: (tenantName, scope = 'write', { mustExist = false } = {}) =>
       engine.inWriteTransaction(async (steps) => {
-        const tenant = await steps.ensureTenant(tenantName);
+        const tenant = mustExist ? await steps.findTenant(tenantName) : await steps.ensureTenant(tenantName);
+        if (!tenant) throw new UnknownTenant(`no tenant named ${JSON.stringify(tenantName)}`);
         const { id, key, secretHash } = newKey();
         await steps.insertKey({ id, tenantId: tenant.id, secretHash, createdAt: new Date().toISOString(), scope });
         return { id, key };
@@ -32,6 +33,26 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
       return revoked;
     },
     listKeys: async (tenantName) => keys.list(tenantName),
+    listTenants: ({ after, limit }) =>
+      engine.inSnapshot(async ({ reads: snapshot }) => {
+        const rows = await snapshot.tenantsAfter(after ?? null, limit);
+        const summaries = [];
+        for (const { id, name, createdAt } of rows) summaries.push({ name, createdAt, ...(await snapshot.tenantSizes(id)) });
+        return summaries;
+      }),
+    async deleteTenant(name) {
+      const deleted = await engine.inWriteTransaction(async (steps) => {
+        const tenant = await steps.findTenant(name);
+        if (!tenant) return false;
+        // Writers of the tenant (a bulk, an import) finish first; later ones find no tenant.
+        await steps.lockTenant(tenant.id);
+        await steps.deleteTenant(tenant.id);
+        return true;
+      });
+      // Its keys, remembered as valid by this process, are forgotten at once.
+      if (deleted) keyChecks.forget();
+      return deleted;
+    },
     loadTenant: (tenantName, options, work) =>
       engine.inWriteTransaction(async (steps) => {
         const tenant = await steps.ensureTenant(tenantName);

@@ -9,6 +9,10 @@ import type { resumeBounds } from '../../domain/syncToken.js';
 /** The reads of the service, on one connection (or pool). Filters naming nothing stored give an empty listing. */
 export interface EngineReads {
   findTenant(name: string): Answer<Tenant | undefined>;
+  /** Up to `limit` tenants whose names sort after `after` (by code point; all when `null`), in that order. */
+  tenantsAfter(after: string | null, limit: number): Answer<TenantRow[]>;
+  /** What the tenant holds: its users counted, its records from their dense positions (one read). */
+  tenantSizes(tenantId: number): Answer<TenantSizes>;
   /** The tenant's statement reporting records (`emptyFragment`: see {@link StoredKey}). */
   reporting(tenantId: number, emptyFragment: string): PagedSource;
   filteredReporting(tenantId: number, emptyFragment: string, filter: ReportingFilter): Answer<PagedSource>;
@@ -28,6 +32,18 @@ export interface EngineReads {
   importOf(tenantId: number, id: string): Answer<StoredImport | undefined>;
   /** Every tenant's unfinished imports, oldest first (the background imports' work). */
   pendingImports(): Answer<PendingImport[]>;
+}
+
+/** A tenant of the directory, with its creation time as stored. */
+export interface TenantRow extends Tenant {
+  createdAt: string;
+}
+
+/** How much a tenant holds (see `TenantSummary`). */
+export interface TenantSizes {
+  users: number;
+  reportingRecords: number;
+  tableRecords: number;
 }
 
 /** A data table as stored: its fields as the JSON text of `[{key, type}, ...]`; with its record count where listed. */

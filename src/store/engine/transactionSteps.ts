@@ -14,6 +14,10 @@ export interface NewKey {
 export interface WriteSteps {
   /** The tenant named `name`, created when missing. */
   ensureTenant(name: string): Answer<Tenant>;
+  /** The tenant named `name`, if there is one (never created). */
+  findTenant(name: string): Answer<Tenant | undefined>;
+  /** Deletes the tenant itself: its API keys and every row of its data, each table by `tenant_id`. */
+  deleteTenant(tenantId: number): Answer<void>;
   /** Holds the tenant's write lock until the transaction ends (nothing to do where the transaction holds the database's one write lock). */
   lockTenant(tenantId: number): Answer<void>;
   /** Whether the tenant holds users or data tables (keys alone do not count). */

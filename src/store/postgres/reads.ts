@@ -7,6 +7,7 @@ import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { importReads } from './importSteps.js';
 import { pagedReads } from './pagedReads.js';
+import { tenantDirectoryReads } from './tenantDirectory.js';
 import { v2Reads } from './v2Reads.js';
 
 const tenant = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
@@ -15,6 +16,7 @@ const tenant = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE n
 export function postgresReads(db: Queryable): EngineReads {
   return {
     findTenant: (name) => firstRow(db, tenant, name),
+    ...tenantDirectoryReads(db),
     reporting: (tenantId, emptyFragment) => pagedReads.reporting(db, tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filteredReporting(db, tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => pagedReads.tableRecords(db, tenantId, tableKey),

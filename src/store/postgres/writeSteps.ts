@@ -6,6 +6,7 @@ import { firstRow, run, statement, type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
+import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
 
 const find = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
@@ -51,6 +52,8 @@ export function writeSteps(db: Queryable): WriteSteps {
       await run(db, insertState, tenant.id, newDataVersion());
       return tenant;
     },
+    findTenant: (name) => firstRow(db, find, name),
+    deleteTenant: tenantDeletion(db),
     lockTenant: (tenantId) => lockForWriting(db, tenantId),
     hasData: async (tenantId) => (await firstRow(db, hasData, tenantId))!.found,
     async deleteData(tenantId) {

@@ -7,6 +7,7 @@ import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { importReads } from './importSteps.js';
 import { pagedReads } from './pagedReads.js';
+import { tenantDirectoryReads } from './tenantDirectory.js';
 import { v2Reads } from './v2Reads.js';
 
 /** The reads of the service on one connection, each statement prepared once. */
@@ -19,8 +20,11 @@ export function sqliteReads(db: Db): EngineReads {
   const discovery = discoveryReads(db);
   const v2 = v2Reads(db);
   const imports = importReads(db);
+  const directory = tenantDirectoryReads(db);
   return {
     findTenant: (name) => tenant.get(name),
+    tenantsAfter: directory.tenantsAfter,
+    tenantSizes: directory.tenantSizes,
     reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filtered.reporting(tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => paged.tableRecords(tenantId, tableKey),

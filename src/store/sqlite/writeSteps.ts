@@ -4,6 +4,7 @@ import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { keyInsert } from './keys.js';
 import { loadSteps } from './loadSteps.js';
+import { tenantDeletion } from './tenantDirectory.js';
 
 /**
  * The steps of a write transaction on SQLite (a load, a new key), prepared once per connection.
@@ -40,12 +41,15 @@ export function writeSteps(db: Db): WriteSteps {
   // The version of the tenant's data (migration 4): a new random value in each transaction that writes it.
   const bumpDataVersion = db.prepare<[number]>('UPDATE tenants SET data_version = random() WHERE id = ?');
   const stamps = changeStamps(db);
+  const deleteTenant = tenantDeletion(db);
 
   return {
     ensureTenant(name) {
       insert.run(name, new Date().toISOString());
       return find.get(name)!;
     },
+    findTenant: (name) => find.get(name),
+    deleteTenant,
     lockTenant: () => {},
     hasData: (tenantId) => hasData.get({ id: tenantId }) === 1,
     deleteData(tenantId) {

@@ -7,6 +7,9 @@ export class CompactUnsupported extends Error {}
 /** The tenant of `loadTenant` with `mustBeEmpty` already holds data. */
 export class TenantNotEmpty extends Error {}
 
+/** The tenant named does not exist (and the operation does not create it). */
+export class UnknownTenant extends Error {}
+
 /**
  * The database was written by a newer build of compdata (its schema version is past the last
  * migration this build knows): serving it could misread or damage data, so it is refused.

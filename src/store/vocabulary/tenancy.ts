@@ -19,3 +19,15 @@ export interface KeyInfo {
   state: 'active' | 'revoked';
   scope: KeyScope;
 }
+
+/** A tenant as administration lists it: when it was made and how much it holds (counted cheaply). */
+export interface TenantSummary {
+  readonly name: string;
+  /** When the tenant was made (ISO 8601, UTC), as stored with it. */
+  readonly createdAt: string;
+  readonly users: number;
+  /** Its statement reporting records. */
+  readonly reportingRecords: number;
+  /** The records of all its data tables. */
+  readonly tableRecords: number;
+}

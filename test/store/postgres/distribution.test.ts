@@ -78,7 +78,7 @@ test('every table of tenant data has tenant_id first in each primary and unique 
 test('every statement of the engine on tenant data filters by tenant_id', () => {
   // Statements on the directory, locks, settings and log positions (read replicas): no tenant data.
   const directoryOnly =
-    /^\s*(CREATE TABLE IF NOT EXISTS schema_version|SELECT version FROM schema_version|UPDATE schema_version|INSERT INTO schema_version|SELECT pg_advisory_xact_lock|SELECT set_config|INSERT INTO api_keys|UPDATE api_keys|INSERT INTO tenants|SELECT id, name FROM tenants|SELECT pg_wal_lsn_diff)/;
+    /^\s*(CREATE TABLE IF NOT EXISTS schema_version|SELECT version FROM schema_version|UPDATE schema_version|INSERT INTO schema_version|SELECT pg_advisory_xact_lock|SELECT set_config|INSERT INTO api_keys|UPDATE api_keys|INSERT INTO tenants|SELECT id, name(, created_at AS "createdAt")? FROM tenants|SELECT pg_wal_lsn_diff)/;
   // Citus' catalog and functions, when the migrations distribute the tables (citus.ts): no tenant data.
   const citusCatalog = /^\s*SELECT (EXISTS \(SELECT 1 FROM pg_extension|p\.logicalrelid|create_reference_table|create_distributed_table|truncate_local_data_after_distributing_table|c\.relname|count\(\*\)::integer AS count FROM pg_dist_node)/;
   const texts = [...statementTexts()];

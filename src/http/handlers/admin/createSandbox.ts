@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { components } from '../../../../generated/admin.js';
 import { generateSeed } from '../../../dataset/generateSeed.js';
 import { seedTenant } from '../../../dataset/seedTenant.js';
-import type { AdminStore } from '../../../store/store.js';
 import { TenantNotEmpty } from '../../../store/vocabulary/storeErrors.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
+import type { AdminDeps } from './adminDeps.js';
 
 type SandboxRequest = components['schemas']['SandboxRequest'];
 type Sandbox = components['schemas']['Sandbox'];
@@ -18,7 +18,7 @@ const DEFAULTS = { users: 20, records: 100, seed: 'compdata' };
  * one transaction), then a key for it. A name given that a tenant has is a 409.
  */
 export const createSandbox =
-  (store: AdminStore): OperationHandler =>
+  ({ store }: AdminDeps): OperationHandler =>
   async (_api, ctx) => {
     const request = (ctx.state.body ?? {}) as SandboxRequest;
     const name = request.name ?? `sandbox-${randomBytes(8).toString('hex')}`;

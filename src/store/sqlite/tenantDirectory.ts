@@ -1,0 +1,49 @@
+import type { TenantRow, TenantSizes } from '../engine/readSteps.js';
+import type { Db } from './db.js';
+
+/** The tenants listed, and how much each holds, on one connection (the administration API's listing). */
+export function tenantDirectoryReads(db: Db) {
+  const after = db.prepare<{ after: string | null; limit: number }, TenantRow>(
+    'SELECT id, name, created_at AS createdAt FROM tenants WHERE @after IS NULL OR name > @after ORDER BY name LIMIT @limit',
+  );
+  // Records are counted from their dense positions (migrations.ts): one index seek each.
+  const sizes = db.prepare<{ id: number }, TenantSizes>(
+    `SELECT (SELECT count(*) FROM users WHERE tenant_id = @id) AS users,
+            (SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = @id) AS reportingRecords,
+            (SELECT ifnull(sum((SELECT ifnull(max(r.pos) + 1, 0) FROM table_records r WHERE r.table_pk = t.pk)), 0)
+             FROM data_tables t WHERE t.tenant_id = @id) AS tableRecords`,
+  );
+  return {
+    tenantsAfter: (name: string | null, limit: number): TenantRow[] => after.all({ after: name, limit }),
+    tenantSizes: (tenantId: number): TenantSizes => sizes.get({ id: tenantId })!,
+  };
+}
+
+/**
+ * Deletes a tenant whole, inside the caller's write transaction: records first (they reference
+ * users without a cascade), then every other table of its data by `tenant_id` (the tables keyed
+ * by a parent's key go with it: a data table's records, an import's tables and lines, users'
+ * attributions and dimension values, a dimension's groups), then its keys and itself.
+ */
+export function tenantDeletion(db: Db): (tenantId: number) => void {
+  const statements = [
+    'reporting_records',
+    'reporting_records_v2',
+    'statements',
+    'removed_records',
+    'data_tables',
+    'users',
+    'dimensions',
+    'metrics',
+    'stamp_times',
+    'idempotency_keys',
+    'imports',
+    'api_keys',
+  ]
+    .map((table) => `DELETE FROM ${table} WHERE tenant_id = ?`)
+    .concat('DELETE FROM tenants WHERE id = ?')
+    .map((sql) => db.prepare<[number]>(sql));
+  return (tenantId) => {
+    for (const statement of statements) statement.run(tenantId);
+  };
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fixtureFile } from '../support/fixture.js';
+import { exchange } from '../support/harness.js';
+import { startServe } from '../support/serveProcess.js';
+import { databaseFor } from '../support/testDatabases.js';
+
+const TOKEN = 'serve-admin-token-0123456789';
+
+/** A token file as an operator writes one (with a trailing line break). */
+function tokenFile(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'serve-admin-')), 'admin.token');
+  writeFileSync(path, `${TOKEN}\n`, { mode: 0o600 });
+  return path;
+}
+
+/**
+ * The administration API of `compdata serve` as the command line starts it: the token from
+ * `--admin-token-file`, a sandbox made over HTTP and read through the public API with its key,
+ * and `--rate-limit` giving the admin token a bucket of its own.
+ */
+describe('serve --admin-token-file', () => {
+  test('a sandbox made over HTTP is read through the public API with its key; the admin token is limited apart from tenant keys', { timeout: 90_000 }, async (t) => {
+    const dbPath = await databaseFor(t);
+    const acme = await fixtureFile(dbPath, { tenant: 'acme', records: 3 });
+    const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(), '--rate-limit', '1/4']);
+    assert.ok(!server.stderr().includes(TOKEN));
+
+    const started = performance.now();
+    const sandbox = await exchange(server.url, 'POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'over-http', users: 3, records: 7, seed: 1 } });
+    assert.equal(sandbox.status, 201, sandbox.text);
+    const page = await exchange(server.url, 'GET', '/v1/reporting?limit=100', { key: sandbox.body.key.key });
+    assert.equal(page.status, 200);
+    assert.equal(page.body.data.length, 7);
+
+    // The admin token's burst of 4 is spent (one went to the sandbox); tenant keys keep theirs.
+    const burst = await Promise.all(Array.from({ length: 8 }, () => exchange(server.url, 'GET', '/admin/v1/tenants', { bearer: TOKEN })));
+    const seconds = (performance.now() - started) / 1000;
+    const limited = burst.filter((answer) => answer.status === 429);
+    assert.equal(limited.length + burst.filter((answer) => answer.status === 200).length, 8);
+    assert.ok(limited.length >= 8 - (3 + Math.floor(seconds)), `${limited.length} of 8 limited after ${seconds} s`);
+    assert.ok(limited.length > 0);
+    assert.match(limited[0]!.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.match(limited[0]!.headers.get('Retry-After') ?? '', /^[1-9][0-9]*$/);
+    assert.equal(limited[0]!.body.status, 429);
+    for (const key of [acme.key, sandbox.body.key.key]) {
+      assert.equal((await exchange(server.url, 'GET', '/v1/reporting?limit=0', { key })).status, 200);
+    }
+    assert.ok(!server.logs().some((line) => JSON.stringify(line).includes(TOKEN)), 'the token is never logged');
+  });
+});

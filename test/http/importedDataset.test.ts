@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runCli } from '../cli/cliProcess.js';
-import { example } from '../support/datasets.js';
+import { EXAMPLE_BYTES, example, importInto } from '../support/datasets.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { v2OfV1TableRecord, walkV2, withoutTime } from '../support/v2Mapping.js';
-
-const EXAMPLE_PATH = new URL('../fixtures/dataset.example.json', import.meta.url).pathname;
 
 /** The standard fields of a statement reporting record, in the interface document's order. */
 const STANDARD = [
@@ -74,9 +72,9 @@ function assertSameRecords(actual: Json[], expected: Json[]): void {
 
 describe('an imported dataset is what the API serves', () => {
   test('GET /v1/reporting and GET /v1/tables/{key}/records return exactly the file\'s records', async (t) => {
+    // Imported in this process, by the command's import, through a store beside the server's.
     const server = await startTestServer(t);
-    const imported = await runCli(['import', '--db', server.database, '--tenant', 'acme', EXAMPLE_PATH]);
-    assert.equal(imported.code, 0, imported.stderr);
+    await importInto(server.store, 'acme', EXAMPLE_BYTES);
     const { key } = await server.store.createKey('acme');
     const dataset = example();
 
@@ -97,12 +95,13 @@ describe('an imported dataset is what the API serves', () => {
 
   test('an import into a served tenant shows on the next read, in place and appended', async (t) => {
     const server = await startTestServer(t);
-    assert.equal((await runCli(['import', '--db', server.database, '--tenant', 'acme', EXAMPLE_PATH])).code, 0);
+    await importInto(server.store, 'acme', EXAMPLE_BYTES);
     const { key } = await server.store.createKey('acme');
     const dataset = example();
     const changed = { ...dataset.reporting[2], payment: 12.25 };
     const added = { ...dataset.reporting[0], id: 'r-9', date: '2026-05-05' };
     const update = { format: dataset.format, reporting: [changed, added] };
+    // The import into the served tenant is `compdata import`, a process of its own beside the server.
     const result = await runCli(['import', '--db', server.database, '--tenant', 'acme', '-'], JSON.stringify(update));
     assert.equal(result.code, 0, result.stderr);
 

@@ -14,12 +14,20 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a tenant filled with generated demo data, and a key for it
-         * @description Generates a dataset as `compdata seed` does (the same generator, the same writes, in one
-         *     transaction: all or nothing) into a new tenant, then creates a key of `key_scope` for it.
-         *     The key is shown once, in this answer. Without `name`, the service makes a unique one
-         *     (`sandbox-` and random hex). Sizes are bounded: `users` 1 to 10000 (default 20),
-         *     `records` 0 to 100000 (default 100); the same `seed` gives the same data.
+         * Create a tenant filled with generated demo data or copied from a template, and a key for it
+         * @description Fills a new tenant in one transaction (all or nothing), then creates a key of `key_scope`
+         *     for it. The key is shown once, in this answer. Without `name`, the service makes a unique
+         *     one (`sandbox-` and random hex).
+         *
+         *     - Generated (the default): a dataset as `compdata seed` makes one (the same generator, the
+         *       same writes). Sizes are bounded: `users` 1 to 10000 (default 20), `records` 0 to 100000
+         *       (default 100); the same `seed` gives the same data.
+         *     - Copied: with `template`, the name of an existing tenant, the new tenant gets a copy of
+         *       that tenant's data (not its keys), read from one snapshot of it: exported as
+         *       `compdata export` writes it and loaded as `compdata import` loads it, streamed without a
+         *       file in between. The template is not changed, and later writes to either do not touch
+         *       the other. `template` excludes `users`, `records` and `seed` (`400` when given
+         *       together); a template no tenant has is a `404`.
          */
         post: operations["createSandbox"];
         delete?: never;
@@ -144,6 +152,11 @@ export interface components {
             /** @description Seed of the generator (text or integer); default `compdata`. */
             seed?: string | number;
             key_scope?: components["schemas"]["KeyScope"];
+            /**
+             * @description The name of an existing tenant whose data (not its keys) the new tenant gets a copy of;
+             *     excludes `users`, `records` and `seed`.
+             */
+            template?: components["schemas"]["TenantName"];
         };
         Sandbox: {
             tenant: {
@@ -332,7 +345,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["Off"];
+            /** @description No tenant is named `template`; or the administration API is off (no token configured). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

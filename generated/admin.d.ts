@@ -84,6 +84,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{name}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a sandbox back in the state it was created in
+         * @description In one transaction (all or nothing): the tenant's data is replaced by the data it was
+         *     created with, as `POST /admin/v1/sandboxes` made it: generated again from its seed
+         *     parameters (the same parameters give the same data), or, for a copy, the template's
+         *     dataset as it was copied (kept with the sandbox when it was made; later changes of the
+         *     template do not count). Its API keys stay and keep working. As after
+         *     `compdata import --replace`, a sync token (`changed_since`) issued before the reset is
+         *     refused with `410`; the tenant's idempotency keys and imports (pending or done) are
+         *     forgotten, so a key reused afterwards is a fresh request. A tenant not made by
+         *     `POST /admin/v1/sandboxes` (no recipe kept), or a copy too large for its created state to
+         *     have been kept, is a `409` and is left as it is.
+         */
+        post: operations["resetTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tenants/{name}/keys": {
         parameters: {
             query?: never;
@@ -410,6 +442,39 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NoSuchTenant"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resetTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant is as it was created. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            /** @description The tenant was not made as a sandbox, or its created state was too large to keep; nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };

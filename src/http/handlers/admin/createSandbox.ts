@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../../../generated/admin.js';
-import { copyTenant } from '../../../dataset/copyTenant.js';
-import { generateSeed } from '../../../dataset/generateSeed.js';
-import { seedTenant } from '../../../dataset/seedTenant.js';
+import { copySandbox, seedSandbox } from '../../../dataset/sandboxes.js';
 import type { AdminStore } from '../../../store/store.js';
 import { TenantNotEmpty } from '../../../store/vocabulary/storeErrors.js';
 import type { OperationHandler } from '../../handlerTypes.js';
@@ -49,12 +47,11 @@ export const createSandbox =
     ctx.body = body;
   };
 
-/** Fills the new tenant `name` from the template or the generator, in one transaction. */
+/** Fills the new tenant `name` from the template or the generator, in one transaction that keeps how (its recipe, for a reset). */
 async function fill(store: AdminStore, name: string, request: SandboxRequest): Promise<void> {
   if (request.template !== undefined) {
-    if (!(await copyTenant(store, request.template, name))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
+    if (!(await copySandbox(store, request.template, name))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
     return;
   }
-  const dataset = generateSeed({ seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records });
-  await seedTenant(store, name, dataset);
+  await seedSandbox(store, name, { seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records });
 }

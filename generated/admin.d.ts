@@ -14,12 +14,20 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a tenant filled with generated demo data, and a key for it
-         * @description Generates a dataset as `compdata seed` does (the same generator, the same writes, in one
-         *     transaction: all or nothing) into a new tenant, then creates a key of `key_scope` for it.
-         *     The key is shown once, in this answer. Without `name`, the service makes a unique one
-         *     (`sandbox-` and random hex). Sizes are bounded: `users` 1 to 10000 (default 20),
-         *     `records` 0 to 100000 (default 100); the same `seed` gives the same data.
+         * Create a tenant filled with generated demo data or copied from a template, and a key for it
+         * @description Fills a new tenant in one transaction (all or nothing), then creates a key of `key_scope`
+         *     for it. The key is shown once, in this answer. Without `name`, the service makes a unique
+         *     one (`sandbox-` and random hex).
+         *
+         *     - Generated (the default): a dataset as `compdata seed` makes one (the same generator, the
+         *       same writes). Sizes are bounded: `users` 1 to 10000 (default 20), `records` 0 to 100000
+         *       (default 100); the same `seed` gives the same data.
+         *     - Copied: with `template`, the name of an existing tenant, the new tenant gets a copy of
+         *       that tenant's data (not its keys), read from one snapshot of it: exported as
+         *       `compdata export` writes it and loaded as `compdata import` loads it, streamed without a
+         *       file in between. The template is not changed, and later writes to either do not touch
+         *       the other. `template` excludes `users`, `records` and `seed` (`400` when given
+         *       together); a template no tenant has is a `404`.
          */
         post: operations["createSandbox"];
         delete?: never;
@@ -71,6 +79,38 @@ export interface paths {
          *     request on; other tenants are untouched. A tenant made again with the name starts empty.
          */
         delete: operations["deleteTenant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a sandbox back in the state it was created in
+         * @description In one transaction (all or nothing): the tenant's data is replaced by the data it was
+         *     created with, as `POST /admin/v1/sandboxes` made it: generated again from its seed
+         *     parameters (the same parameters give the same data), or, for a copy, the template's
+         *     dataset as it was copied (kept with the sandbox when it was made; later changes of the
+         *     template do not count). Its API keys stay and keep working. As after
+         *     `compdata import --replace`, a sync token (`changed_since`) issued before the reset is
+         *     refused with `410`; the tenant's idempotency keys and imports (pending or done) are
+         *     forgotten, so a key reused afterwards is a fresh request. A tenant not made by
+         *     `POST /admin/v1/sandboxes` (no recipe kept), or a copy too large for its created state to
+         *     have been kept, is a `409` and is left as it is.
+         */
+        post: operations["resetTenant"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -144,6 +184,11 @@ export interface components {
             /** @description Seed of the generator (text or integer); default `compdata`. */
             seed?: string | number;
             key_scope?: components["schemas"]["KeyScope"];
+            /**
+             * @description The name of an existing tenant whose data (not its keys) the new tenant gets a copy of;
+             *     excludes `users`, `records` and `seed`.
+             */
+            template?: components["schemas"]["TenantName"];
         };
         Sandbox: {
             tenant: {
@@ -332,7 +377,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["Off"];
+            /** @description No tenant is named `template`; or the administration API is off (no token configured). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -389,6 +442,39 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NoSuchTenant"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    resetTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant is as it was created. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            /** @description The tenant was not made as a sandbox, or its created state was too large to keep; nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -10,8 +10,10 @@ import { DATASET_FORMAT } from './datasetFormat.js';
  * written before the next is read, waiting for `out` to drain: memory stays flat whatever the
  * size. The same data gives the same bytes. `onElements` is told how many elements went out.
  */
-async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
+export async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
   const write = async (text: string) => {
+    // A reader that went away (a copy's load that failed) stops the export.
+    if (out.destroyed) throw new Error('the dataset\'s reader went away');
     if (!out.write(text)) await once(out, 'drain');
   };
   /** The elements of `chunks`, one per line, each after the first preceded by a comma; true when there were none. */

@@ -1,4 +1,5 @@
 import type { AdminStore } from '../store/store.js';
+import type { TenantWriter } from '../store/vocabulary/tenantWriter.js';
 import type { DatasetElement } from './datasetFormat.js';
 import { readDataset } from './datasetReader.js';
 import { ElementWriter, type ElementCounts } from './elementWriter.js';
@@ -23,28 +24,34 @@ export interface ImportResult {
  * everything is rolled back, the tenant's creation and a `replace`'s deletion included.
  */
 export function importDataset(store: AdminStore, tenantName: string, input: AsyncIterable<Buffer | string>, options: ImportOptions = {}): Promise<ImportResult> {
-  return store.loadTenant(tenantName, { replace: options.replace }, async (writer) => {
-    const elements = new ElementWriter(writer);
-    // The reader hands elements over as it parses a chunk; they are written (awaiting the
-    // store) once the chunk is parsed, so at most one chunk's elements wait here.
-    const read: DatasetElement[] = [];
-    const writeRead = async () => {
-      for (const element of read.splice(0)) await elements.write(element);
-    };
-    try {
-      await readDataset(input, (element) => void read.push(element), async (bytes) => {
-        await writeRead();
-        options.onProgress?.(bytes, elementTotal(elements.counts));
-      });
-    } catch (error) {
-      // The elements read before a problem of the text come first: one of them may break a rule.
+  return store.loadTenant(tenantName, { replace: options.replace }, (writer) => loadDataset(writer, input, options.onProgress));
+}
+
+/**
+ * Writes a dataset read from `input` through `writer`, inside the caller's load transaction (the
+ * path of `import`, and of a sandbox copied from a template): the counts read and written.
+ */
+export async function loadDataset(writer: TenantWriter, input: AsyncIterable<Buffer | string>, onProgress?: ImportOptions['onProgress']): Promise<ImportResult> {
+  const elements = new ElementWriter(writer);
+  // The reader hands elements over as it parses a chunk; they are written (awaiting the
+  // store) once the chunk is parsed, so at most one chunk's elements wait here.
+  const read: DatasetElement[] = [];
+  const writeRead = async () => {
+    for (const element of read.splice(0)) await elements.write(element);
+  };
+  try {
+    await readDataset(input, (element) => void read.push(element), async (bytes) => {
       await writeRead();
-      throw error;
-    }
+      onProgress?.(bytes, elementTotal(elements.counts));
+    });
+  } catch (error) {
+    // The elements read before a problem of the text come first: one of them may break a rule.
     await writeRead();
-    await elements.finish();
-    return { counts: elements.counts, reporting: writer.reportingCounts };
-  });
+    throw error;
+  }
+  await writeRead();
+  await elements.finish();
+  return { counts: elements.counts, reporting: writer.reportingCounts };
 }
 
 /** The elements of every kind (the `format` element is not one). */

@@ -1,4 +1,5 @@
 import type { AdminStore } from '../store/store.js';
+import type { LoadOptions } from '../store/vocabulary/adminShapes.js';
 import type { TenantWriter } from '../store/vocabulary/tenantWriter.js';
 import type { SeedDataset } from './generateSeed.js';
 
@@ -17,12 +18,12 @@ const PROGRESS_EVERY = 5_000;
  * the checks of `compdata import`: what `compdata seed` and the administration API's sandboxes
  * both do. A tenant that already has users or data tables is refused (`TenantNotEmpty`).
  */
-export async function seedTenant(store: Pick<AdminStore, 'loadTenant'>, tenant: string, dataset: SeedDataset, progress?: SeedProgress): Promise<void> {
-  await store.loadTenant(tenant, { mustBeEmpty: true }, (writer) => writeDataset(writer, dataset, progress));
+export async function seedTenant(store: Pick<AdminStore, 'loadTenant'>, tenant: string, dataset: SeedDataset, progress?: SeedProgress, recipe?: LoadOptions['recipe']): Promise<void> {
+  await store.loadTenant(tenant, { mustBeEmpty: true, ...(recipe && { recipe }) }, (writer) => writeDataset(writer, dataset, progress));
 }
 
 /** Writes the whole dataset through the element writer (the path of `import`); the caller holds the transaction. */
-async function writeDataset(writer: TenantWriter, dataset: SeedDataset, progress?: SeedProgress): Promise<void> {
+export async function writeDataset(writer: TenantWriter, dataset: SeedDataset, progress?: SeedProgress): Promise<void> {
   const [{ ElementWriter }, { seedElements }] = await Promise.all([import('./elementWriter.js'), import('./seedElements.js')]);
   const elements = new ElementWriter(writer);
   const total =

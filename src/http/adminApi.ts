@@ -3,7 +3,7 @@ import type { operations } from '../../generated/admin.js';
 import type { AdminStore } from '../store/store.js';
 import type { AdminDeps } from './handlers/admin/adminDeps.js';
 import { createTenantKey, listTenantKeys, revokeKey } from './handlers/admin/keys.js';
-import { deleteTenant, listTenants } from './handlers/admin/tenants.js';
+import { deleteTenant, listTenants, resetTenant } from './handlers/admin/tenants.js';
 import type { Api } from './api.js';
 import { adminTokenCheck } from './adminToken.js';
 import { contractBackend, servedBy, type ServedOperations } from './contractBackend.js';
@@ -36,6 +36,7 @@ const HANDLERS: { [OperationId in keyof operations]: (deps: AdminDeps) => Operat
   createSandbox,
   listTenants,
   deleteTenant,
+  resetTenant,
   createTenantKey,
   listTenantKeys,
   revokeKey,

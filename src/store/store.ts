@@ -2,7 +2,7 @@ import { BackupUnsupported, CompactUnsupported, UnknownTenant } from './vocabula
 import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
-import type { DatasetReads, LoadOptions, Violation } from './vocabulary/adminShapes.js';
+import type { DatasetReads, LoadOptions, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { StoredImport } from '../domain/importJson.js';
@@ -104,6 +104,13 @@ export interface AdminStore {
    * until the commit.
    */
   loadTenant<T>(tenantName: string, options: LoadOptions, work: (writer: TenantWriter) => Promise<T>): Promise<T>;
+  /**
+   * Puts a sandbox back as it was made, in one transaction: reads its recipe, deletes its data as
+   * a `replace` load does (sync tokens from before it are refused), forgets its idempotency keys
+   * and imports, and runs `work` with the recipe and a writer to fill it again. Its keys stay.
+   * `unknown`: no such tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
+   */
+  resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
   /**
    * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
    * when there is no such tenant.

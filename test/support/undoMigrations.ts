@@ -2,15 +2,30 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before sandboxes kept their recipes (SQLite
+ * migration 17, PostgreSQL migration 21): no `sandbox_recipes` table.
+ */
+const BEFORE_SANDBOX_RECIPES: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE sandbox_recipes;
+    PRAGMA user_version = 16;
+  `,
+  postgres: `
+    DROP TABLE sandbox_recipes;
+    UPDATE schema_version SET version = 20;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before statements were kept (SQLite
  * migration 16, PostgreSQL migrations 19 and 20): no `statements` table.
  */
 export const BEFORE_STATEMENTS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_SANDBOX_RECIPES.sqlite}
     DROP TABLE statements;
     PRAGMA user_version = 15;
   `,
-  postgres: `
+  postgres: `${BEFORE_SANDBOX_RECIPES.postgres}
     DROP TABLE statements;
     UPDATE schema_version SET version = 18;
   `,

@@ -63,7 +63,25 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         if (options.replace) await steps.deleteData(tenant.id);
         await steps.dataChanged(tenant.id);
         const stamp = await steps.nextStamp(tenant.id, options.replace === true);
-        return work(await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+        const result = await work(await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+        if (options.recipe) await steps.saveRecipe(tenant.id, await options.recipe());
+        return result;
+      }),
+    resetTenant: (tenantName, work) =>
+      engine.inWriteTransaction(async (steps) => {
+        const tenant = await steps.findTenant(tenantName);
+        if (!tenant) return 'unknown';
+        await steps.lockTenant(tenant.id);
+        const recipe = await steps.recipe(tenant.id);
+        if (!recipe) return 'noRecipe';
+        // As a load with `replace` (compdata import --replace): the data goes, sync tokens from
+        // before call for a sync from the start; besides, the tenant's requests are forgotten.
+        await steps.deleteData(tenant.id);
+        await steps.dropRequests(tenant.id);
+        await steps.dataChanged(tenant.id);
+        const stamp = await steps.nextStamp(tenant.id, true);
+        await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+        return 'reset';
       }),
     readTenant: (tenantName, work) =>
       engine.inSnapshot(async (steps) => {

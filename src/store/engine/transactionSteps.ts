@@ -1,6 +1,7 @@
 import type { Answer } from '../vocabulary/answer.js';
 import type { LoadSteps } from './loadSteps.js';
 import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
+import type { StoredRecipe } from '../vocabulary/adminShapes.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
 export interface NewKey {
   readonly id: string;
@@ -32,6 +33,12 @@ export interface WriteSteps {
    */
   nextStamp(tenantId: number, replace: boolean): Answer<number>;
   insertKey(key: NewKey): Answer<void>;
+  /** Keeps how the tenant was made as a sandbox (its recipe), replacing any kept before. */
+  saveRecipe(tenantId: number, recipe: StoredRecipe): Answer<void>;
+  /** How the tenant was made as a sandbox, if it was. */
+  recipe(tenantId: number): Answer<StoredRecipe | undefined>;
+  /** Forgets the tenant's requests: its idempotency keys and its imports (pending or done), with their lines. */
+  dropRequests(tenantId: number): Answer<void>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
 }

@@ -391,6 +391,15 @@ export const MIGRATIONS: readonly string[] = [
           FROM reporting_records) AS lines
     GROUP BY tenant_id, user_pk, month
   `,
+  // 21: how each sandbox was made, as SQLite's migration 17 (one statement: Citus distributes it
+  // by tenant with the others once the migrations are done; its key starts with tenant_id).
+  `
+  CREATE TABLE sandbox_recipes (
+    tenant_id integer PRIMARY KEY REFERENCES tenants (id) ON DELETE CASCADE,
+    recipe text NOT NULL,
+    dataset bytea
+  )
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -32,6 +32,7 @@ const deletions = [
   'import_tables',
   'imports',
   'idempotency_keys',
+  'sandbox_recipes',
   'removed_records',
   'stamp_times',
   'statements',

@@ -6,6 +6,7 @@ import { firstRow, run, statement, type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
+import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
 
@@ -63,5 +64,6 @@ export function writeSteps(db: Queryable): WriteSteps {
     nextStamp: async (tenantId, replace) => (await changeStamps(db).next(tenantId, replace)).stamp,
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => keepingStatistics(db, loadSteps(db, tenantId)),
+    ...sandboxRecipeSteps(db),
   };
 }

@@ -398,6 +398,16 @@ export const MIGRATIONS: readonly string[] = [
           FROM reporting_records r JOIN reporting_records_v2 v ON v.tenant_id = r.tenant_id AND v.pos = r.pos) AS lines
     GROUP BY tenant_id, user_pk, month;
   `,
+  // 17: how each sandbox of the administration API was made (docs/administration.md#reset): its
+  // recipe (JSON: the seed parameters, or the template's name) and, for a copy, the gzipped
+  // dataset it was created with, which a reset loads again. Deleted with the tenant.
+  `
+  CREATE TABLE sandbox_recipes (
+    tenant_id INTEGER PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+    recipe TEXT NOT NULL,
+    dataset BLOB
+  );
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

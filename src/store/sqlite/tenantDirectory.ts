@@ -37,6 +37,7 @@ export function tenantDeletion(db: Db): (tenantId: number) => void {
     'metrics',
     'stamp_times',
     'idempotency_keys',
+    'sandbox_recipes',
     'imports',
     'api_keys',
   ]

@@ -4,6 +4,7 @@ import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { keyInsert } from './keys.js';
 import { loadSteps } from './loadSteps.js';
+import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantDeletion } from './tenantDirectory.js';
 
 /**
@@ -59,5 +60,6 @@ export function writeSteps(db: Db): WriteSteps {
     nextStamp: (tenantId, replace) => stamps.next(tenantId, replace),
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => loadSteps(db, tenantId),
+    ...sandboxRecipeSteps(db),
   };
 }

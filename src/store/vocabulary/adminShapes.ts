@@ -18,7 +18,20 @@ export interface DatasetReads {
   tableRecords(key: string): AsyncIterable<string[]>;
 }
 
+/**
+ * How a sandbox was made (docs/administration.md#reset), kept with it so that a reset can put it
+ * back: `recipe`, a JSON text (the seed parameters, or the template's name), and `dataset`, the
+ * gzipped dataset the tenant was created with when it was a copy (`null`: generated again from
+ * the seed parameters, or a copy too large to keep).
+ */
+export interface StoredRecipe {
+  readonly recipe: string;
+  readonly dataset: Buffer | null;
+}
+
 export interface LoadOptions {
+  /** Kept with the tenant once the load's work is done, in its transaction: how it was made. */
+  recipe?: () => Promise<StoredRecipe>;
   /** Delete the tenant's data first (its API keys stay). */
   replace?: boolean;
   /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../../../generated/admin.js';
-import { generateSeed } from '../../../dataset/generateSeed.js';
-import { seedTenant } from '../../../dataset/seedTenant.js';
+import { copySandbox, seedSandbox } from '../../../dataset/sandboxes.js';
+import type { AdminStore } from '../../../store/store.js';
 import { TenantNotEmpty } from '../../../store/vocabulary/storeErrors.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
@@ -13,21 +13,29 @@ type Sandbox = components['schemas']['Sandbox'];
 /** The sizes of a sandbox when the request says none (openapi/admin.yaml). */
 const DEFAULTS = { users: 20, records: 100, seed: 'compdata' };
 
+/** The seed parameters, which a `template` excludes. */
+const SEED_FIELDS = ['users', 'records', 'seed'] as const;
+
 /**
- * `POST /admin/v1/sandboxes`: a new tenant filled as `compdata seed` fills one (src/dataset/seedTenant.ts,
- * one transaction), then a key for it. A name given that a tenant has is a 409.
+ * `POST /admin/v1/sandboxes`: a new tenant filled as `compdata seed` fills one (src/dataset/seedTenant.ts),
+ * or copied from the tenant `template` (src/dataset/copyTenant.ts), in one transaction, then a
+ * key for it. A name given that a tenant has is a 409; a template no tenant has, a 404.
  */
 export const createSandbox =
   ({ store }: AdminDeps): OperationHandler =>
   async (_api, ctx) => {
     const request = (ctx.state.body ?? {}) as SandboxRequest;
+    const both = request.template === undefined ? [] : SEED_FIELDS.filter((field) => request[field] !== undefined);
+    if (both.length > 0) {
+      const errors = both.map((field) => ({ pointer: `/body/${field}`, message: 'must not be given with template' }));
+      throw problems.badRequest(errors, 'A sandbox is copied from a template or generated from seed parameters, not both.');
+    }
     const name = request.name ?? `sandbox-${randomBytes(8).toString('hex')}`;
     const scope = request.key_scope ?? 'write';
     if (await store.findTenant(name)) throw problems.conflict(`A tenant named ${name} exists.`);
-    const dataset = generateSeed({ seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records });
     const createdAt = new Date().toISOString();
     try {
-      await seedTenant(store, name, dataset);
+      await fill(store, name, request);
     } catch (error) {
       // Another request made the tenant meanwhile.
       if (error instanceof TenantNotEmpty) throw problems.conflict(`A tenant named ${name} exists.`);
@@ -38,3 +46,12 @@ export const createSandbox =
     ctx.status = 201;
     ctx.body = body;
   };
+
+/** Fills the new tenant `name` from the template or the generator, in one transaction that keeps how (its recipe, for a reset). */
+async function fill(store: AdminStore, name: string, request: SandboxRequest): Promise<void> {
+  if (request.template !== undefined) {
+    if (!(await copySandbox(store, request.template, name))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
+    return;
+  }
+  await seedSandbox(store, name, { seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records });
+}

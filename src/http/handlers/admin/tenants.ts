@@ -1,4 +1,5 @@
 import type { components } from '../../../../generated/admin.js';
+import { resetSandbox, ResetUnavailable } from '../../../dataset/sandboxes.js';
 import type { TenantSummary } from '../../../store/vocabulary/tenancy.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
@@ -43,6 +44,26 @@ export const deleteTenant =
   async (api, ctx) => {
     const name = pathParam(api, 'name');
     if (!(await store.deleteTenant(name))) throw noSuchTenant(name);
+    ctx.status = 204;
+  };
+
+/**
+ * `POST /admin/v1/tenants/{name}/reset`: the sandbox put back as it was created, in one transaction
+ * (src/dataset/sandboxes.ts); its keys stay. A tenant not made as a sandbox is a 409.
+ */
+export const resetTenant =
+  ({ store }: AdminDeps): OperationHandler =>
+  async (api, ctx) => {
+    const name = pathParam(api, 'name');
+    let outcome;
+    try {
+      outcome = await resetSandbox(store, name);
+    } catch (error) {
+      if (error instanceof ResetUnavailable) throw problems.conflict(`The tenant ${name} cannot be reset: ${error.message}.`);
+      throw error;
+    }
+    if (outcome === 'unknown') throw noSuchTenant(name);
+    if (outcome === 'noRecipe') throw problems.conflict(`The tenant ${name} was not made as a sandbox (POST /admin/v1/sandboxes): there is no state to reset it to.`);
     ctx.status = 204;
   };
 

@@ -2,7 +2,7 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type { AdminStore } from '../../../store/store.js';
 import type { PublicBaseConfig } from '../../publicBase.js';
 
-/** What the administration API's handlers are given once, at start-up (adminApi.ts). */
+/** What the administration API's handlers are given once, at start-up (../../adminApi.ts). */
 export interface AdminDeps {
   store: AdminStore;
   /** How the `next` of a listing gets its base (`--public-url`, `--trust-proxy`), as the public API's does. */

@@ -1,9 +1,10 @@
 // @ts-check
 /**
  * ESLint over the code of the repository (`make lint`, after tsc): typescript-eslint's
- * `recommendedTypeChecked` on the TypeScript files, with the types of the tsconfig.json that
- * holds each file (projectService); ESLint's `recommended` on every file. Each adjustment below
- * says why; the code is fixed rather than a rule turned off wherever that can be done.
+ * `recommendedTypeChecked` on the TypeScript files, with the types of tsconfig.eslint.json (the
+ * root's options over every TypeScript file linted); ESLint's `recommended` on every file. Each
+ * adjustment below says why; the code is fixed rather than a rule turned off wherever that can be
+ * done.
  */
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
@@ -18,13 +19,10 @@ export default defineConfig(
     languageOptions: {
       globals: globals.node,
       parserOptions: {
-        projectService: {
-          // The example is a user's script: no tsconfig.json of the repository includes it (the
-          // client's type tests check it with theirs). It is linted with the root's options, its
-          // `compdata/client` read from the build in dist/ as a user's is (`make lint` builds first).
-          allowDefaultProject: ['examples/*.ts'],
-          defaultProject: 'tsconfig.json',
-        },
+        // One program for every TypeScript file (tsconfig.eslint.json: the root's options, its
+        // files, the client's type tests and the example scripts). A file it does not hold is an
+        // error, not linted without types.
+        project: ['./tsconfig.eslint.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

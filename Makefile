@@ -51,14 +51,16 @@ PGBOUNCER_TESTS = test/http/getReportingRecords.test.ts test/http/upsertGroupsBu
 # sample of the HTTP suite (paging, bulk PUT with the override rule, sync, tenant isolation with
 # bulk PUTs and their refusals, users emptied and created by e-mail alone, archiving, table imports
 # that ignore keys and import the lines that fit, v2 records keyed standard.id, statements with
-# their status and total, loaded from datasets, a kill -9 round), a walk and a sync across moves
-# of a tenant's shards on a Citus cluster, then the check of every statement's plan there (last: it sees the
-# statements the others prepared): a coordinator and two workers of Debian's postgresql-15 with
-# Citus 13 installed into it (skipped, saying why, without them): test/support/withCitus.ts.
+# their status and total, loaded from datasets, sandboxes copied from a template and reset, a
+# kill -9 round), a walk and a sync across moves of a tenant's shards on a Citus cluster, then the
+# check of every statement's plan there (last: it sees the statements the others prepared): a
+# coordinator and two workers of Debian's postgresql-15 with Citus 13 installed into it (skipped,
+# saying why, without them): test/support/withCitus.ts.
 CITUS_TESTS = test/store/store.test.ts test/store/postgres/engineParity.test.ts test/http/getReportingRecords.test.ts \
   test/http/upsertGroupsBulk.test.ts test/http/changedSince.test.ts test/http/tenantIsolation.test.ts test/http/upsertUsersEmptied.test.ts \
   test/http/archiveUsersBulk.test.ts test/http/importOutcomes.test.ts test/http/v2ReferenceShapes.test.ts test/http/statements.test.ts \
-  test/dataset/statementStatuses.test.ts test/cli/crashSafety.test.ts test/store/postgres/citusShardMove.test.ts test/store/postgres/citus.test.ts
+  test/dataset/statementStatuses.test.ts test/http/adminSandboxCopy.test.ts test/http/adminReset.test.ts test/cli/crashSafety.test.ts \
+  test/store/postgres/citusShardMove.test.ts test/store/postgres/citus.test.ts
 DEMO_DB ?= .demo/compdata.db
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000

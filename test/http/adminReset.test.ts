@@ -48,6 +48,46 @@ describe('POST /admin/v1/tenants/{name}/reset', () => {
     assert.deepEqual(keys.body.data.map((key: { id: string }) => key.id), [copied.body.key.id]);
   });
 
+  test('a reset drops the imports still scheduled: the import is gone, the table holds its created records, and nothing of it runs later', async (t) => {
+    const server = await startTestServer(t, { adminToken: TOKEN }, async (store) => {
+      await buildFixture(store, { tenant: 'golden', users: 3, records: 4, deals: 5 });
+    });
+    const copied = await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'sb', template: 'golden' } });
+    assert.equal(copied.status, 201);
+    const key = copied.body.key.key as string;
+    const created = await exportOf(server.store, 'sb');
+    const records = async () => (await server.call('GET', '/v1/tables/deals/records?limit=100', { key })).body.data;
+    const createdRecords = await records();
+    assert.equal(createdRecords.length, 5);
+
+    // A long debounce: the import stays scheduled, its lines held in the database.
+    const deal = (i: number) => ({ id: `sb-d${i}`, name: `Pushed ${i}`, owner_id: 'u0', amount: 1, amount_currency: 'USD' });
+    const pushed = await server.call('POST', '/v1/tables/deals/records/bulk?debounce=3600&all=true', { key, json: { data: [deal(0), deal(99)] } });
+    assert.equal(pushed.status, 202, pushed.text);
+    const importId = pushed.body.import_id as string;
+    const scheduled = await server.call('GET', `/v1/imports/${importId}`, { key });
+    assert.equal(scheduled.status, 200);
+    assert.equal(scheduled.body.data_import.status, 'scheduled');
+    const importRows = async () => Number(await server.sql.value('SELECT count(*) FROM imports'));
+    const lineRows = async () => Number(await server.sql.value('SELECT count(*) FROM import_lines'));
+    assert.equal(await importRows(), 1);
+    assert.ok((await lineRows()) > 0);
+
+    const reset = await server.call('POST', '/admin/v1/tenants/sb/reset', { bearer: TOKEN });
+    assert.equal(reset.status, 204, reset.text);
+    const gone = await server.call('GET', `/v1/imports/${importId}`, { key });
+    assert.equal(gone.status, 404, gone.text);
+    assert.equal(await importRows(), 0, 'no import of the sandbox is left to run');
+    assert.equal(await lineRows(), 0, 'nor its pushed lines');
+    assert.deepEqual(await records(), createdRecords);
+    assert.equal(await exportOf(server.store, 'sb'), created);
+
+    // A push after the reset makes an import of its own, not one joined to the dropped import.
+    const after = await server.call('POST', '/v1/tables/deals/records/bulk?debounce=3600', { key, json: { data: [deal(1)] } });
+    assert.equal(after.status, 202, after.text);
+    assert.notEqual(after.body.import_id, importId);
+  });
+
   test('an unknown tenant is a 404; a tenant not made as a sandbox a 409, unchanged', async (t) => {
     const server = await startTestServer(t, { adminToken: TOKEN }, async (store) => {
       await buildFixture(store, { tenant: 'acme', records: 5 });

@@ -100,6 +100,37 @@ describe('tenants over the administration API', () => {
     assert.equal(await exportOf(server.store, 'acme'), acmeBefore);
   });
 
+  test('a deleted tenant\'s id is never given again: a new tenant gets another, and a sync token of the deleted one is no token for it', async (t) => {
+    const server = await startTestServer(t, { adminToken: TOKEN });
+    const idOf = async (name: string) => Number(await server.sql.value('SELECT id FROM tenants WHERE name = ?', name));
+    const first = await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'first', records: 0 } });
+    const doomed = await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'doomed', users: 2, records: 3 } });
+    assert.equal(first.status, 201);
+    assert.equal(doomed.status, 201);
+    const firstId = await idOf('first');
+    const doomedId = await idOf('doomed');
+    assert.ok(doomedId > firstId, 'the newest tenant has the highest id: deleting it frees the id a new one would take');
+    const sync = await server.call('GET', '/v1/reporting?changed_since=0&limit=1000', { key: doomed.body.key.key });
+    assert.equal(sync.status, 200);
+    const token = sync.body.sync_token as string;
+    assert.ok(token);
+
+    assert.equal((await server.call('DELETE', '/admin/v1/tenants/doomed', { bearer: TOKEN })).status, 204);
+    const next = await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'next', users: 2, records: 3 } });
+    assert.equal(next.status, 201);
+    const nextId = await idOf('next');
+    assert.notEqual(nextId, doomedId);
+    assert.ok(nextId > doomedId);
+    assert.equal((await server.store.findTenant('next'))?.id, nextId);
+
+    const refused = await server.call('GET', `/v1/reporting?changed_since=${encodeURIComponent(token)}`, { key: next.body.key.key });
+    assert.equal(refused.status, 400, refused.text);
+    // The same name made again gets a new id too.
+    assert.equal((await server.call('DELETE', '/admin/v1/tenants/next', { bearer: TOKEN })).status, 204);
+    assert.equal((await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'next', records: 0 } })).status, 201);
+    assert.ok((await idOf('next')) > nextId);
+  });
+
   test('keys: created for an existing tenant only, listed without secrets, revoked by id; the same keys as compdata keys', async (t) => {
     const server = await startTestServer(t, { adminToken: TOKEN }, async (store) => {
       await buildFixture(store, { tenant: 'acme', records: 2 });

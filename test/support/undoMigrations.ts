@@ -2,15 +2,27 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before a deleted tenant's id was kept from
+ * reuse (SQLite migration 18; PostgreSQL's identity never reused one): no `last_deleted_tenant`.
+ */
+export const BEFORE_LAST_DELETED_TENANT: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE last_deleted_tenant;
+    PRAGMA user_version = 17;
+  `,
+  postgres: '',
+};
+
+/**
  * SQL that takes a database of this build back to before sandboxes kept their recipes (SQLite
  * migration 17, PostgreSQL migration 21): no `sandbox_recipes` table.
  */
 const BEFORE_SANDBOX_RECIPES: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_LAST_DELETED_TENANT.sqlite}
     DROP TABLE sandbox_recipes;
     PRAGMA user_version = 16;
   `,
-  postgres: `
+  postgres: `${BEFORE_LAST_DELETED_TENANT.postgres}
     DROP TABLE sandbox_recipes;
     UPDATE schema_version SET version = 20;
   `,

@@ -408,6 +408,21 @@ export const MIGRATIONS: readonly string[] = [
     dataset BLOB
   );
   `,
+  // 18: a tenant's id is never given again once its tenant is deleted (the administration API
+  // deletes tenants). `tenants.id` is a rowid without AUTOINCREMENT, which SQLite gives as the
+  // largest in the table plus one: deleting the newest tenant gave its id to the next one, and
+  // what is keyed by the id (sync tokens, see domain/syncToken.ts) was then taken for the new
+  // tenant's. PostgreSQL's identity never gives a value twice. `last_deleted_tenant`, one row:
+  // the largest id a deleted tenant had, raised by the deletion (tenantDirectory.ts); a new
+  // tenant takes the larger of it and the ids in use, plus one (writeSteps.ts). Rather than
+  // making `tenants` again with AUTOINCREMENT: migrations run in one transaction with foreign
+  // keys on, where dropping the table referenced by every other would delete all their rows
+  // (ON DELETE CASCADE). Ids deleted before this version are not known; starting from the
+  // largest in use, no id after it is given twice.
+  `
+  CREATE TABLE last_deleted_tenant (id INTEGER NOT NULL);
+  INSERT INTO last_deleted_tenant (id) SELECT ifnull(max(id), 0) FROM tenants;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

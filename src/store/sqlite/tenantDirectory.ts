@@ -23,7 +23,8 @@ export function tenantDirectoryReads(db: Db) {
  * Deletes a tenant whole, inside the caller's write transaction: records first (they reference
  * users without a cascade), then every other table of its data by `tenant_id` (the tables keyed
  * by a parent's key go with it: a data table's records, an import's tables and lines, users'
- * attributions and dimension values, a dimension's groups), then its keys and itself.
+ * attributions and dimension values, a dimension's groups), then its keys and itself. The
+ * largest id of a deleted tenant is kept, so that no new tenant gets the id again (migration 18).
  */
 export function tenantDeletion(db: Db): (tenantId: number) => void {
   const statements = [
@@ -42,7 +43,7 @@ export function tenantDeletion(db: Db): (tenantId: number) => void {
     'api_keys',
   ]
     .map((table) => `DELETE FROM ${table} WHERE tenant_id = ?`)
-    .concat('DELETE FROM tenants WHERE id = ?')
+    .concat('DELETE FROM tenants WHERE id = ?', 'UPDATE last_deleted_tenant SET id = max(id, ?)')
     .map((sql) => db.prepare<[number]>(sql));
   return (tenantId) => {
     for (const statement of statements) statement.run(tenantId);

@@ -13,8 +13,11 @@ import { tenantDeletion } from './tenantDirectory.js';
  */
 export function writeSteps(db: Db): WriteSteps {
   const find = db.prepare<[string], Tenant>('SELECT id, name FROM tenants WHERE name = ?');
+  // A new tenant's id is past every id in use and every deleted tenant's: never one given before (migration 18).
   const insert = db.prepare<[string, string]>(
-    'INSERT INTO tenants (name, created_at, data_version) VALUES (?, ?, random()) ON CONFLICT (name) DO NOTHING',
+    `INSERT INTO tenants (id, name, created_at, data_version)
+     VALUES (max((SELECT id FROM last_deleted_tenant), ifnull((SELECT max(id) FROM tenants), 0)) + 1, ?, ?, random())
+     ON CONFLICT (name) DO NOTHING`,
   );
   const hasData = db
     .prepare<{ id: number }, number>(

@@ -4,7 +4,7 @@ import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
-import { BEFORE_FILTERS, BEFORE_KEY_SCOPES, BEFORE_SYNC, BEFORE_USER_ATTRIBUTES } from '../../support/undoMigrations.js';
+import { BEFORE_FILTERS, BEFORE_KEY_SCOPES, BEFORE_LAST_DELETED_TENANT, BEFORE_SYNC, BEFORE_USER_ATTRIBUTES } from '../../support/undoMigrations.js';
 
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
@@ -99,4 +99,16 @@ test('migration 10 gives every existing key the write scope', async (t) => {
   const migrated = openDatabase(dbPath);
   t.after(() => migrated.close());
   assert.deepEqual(migrated.prepare('SELECT scope FROM api_keys').pluck().all(), ['write']);
+});
+
+test('migration 18 keeps the largest tenant id in use as the largest deleted: no id after it is given twice', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  for (const name of ['acme', 'beta', 'gamma']) await store.createKey(name);
+  db.exec(BEFORE_LAST_DELETED_TENANT.sqlite);
+  db.close();
+
+  const migrated = openDatabase(dbPath);
+  t.after(() => migrated.close());
+  const largest = migrated.prepare('SELECT max(id) FROM tenants').pluck().get() as number;
+  assert.deepEqual(migrated.prepare('SELECT id FROM last_deleted_tenant').pluck().all(), [largest]);
 });

@@ -2,16 +2,16 @@ import type { StatementSteps } from '../engine/loadSteps.js';
 import { stampTime } from './changeStamps.js';
 import type { Db } from './db.js';
 
+/** A stored line's payment currency (as JSON text) and payment in millionths, read from its body (columns of `reporting_records`). */
+export const LINE_CURRENCY = `(body || '}') -> '$.payment_currency'`;
+export const LINE_MICROS = `CAST(round(((body || '}') ->> '$.payment') * 1000000) AS INTEGER)`;
+
 /**
  * The statements of a tenant on SQLite (migration 16, docs/rules.md#statements): each total is
  * the sum of its lines' payments in millionths, computed by the database from the stored lines,
  * so that it is exact and the same on both engines; `NULL` (and no currency) when the lines
  * are in more than one currency.
  */
-/** A stored line's payment currency (as JSON text) and payment in millionths, read from its body (columns of `reporting_records`). */
-export const LINE_CURRENCY = `(body || '}') -> '$.payment_currency'`;
-export const LINE_MICROS = `CAST(round(((body || '}') ->> '$.payment') * 1000000) AS INTEGER)`;
-
 export function statementSteps(db: Db, tenantId: number): StatementSteps {
   const removeEmpty = db.prepare<{ tenant: number }>(
     `DELETE FROM statements WHERE tenant_id = @tenant

@@ -5,7 +5,8 @@ import { jsonText, plainText } from './jsonText.js';
 import { mutatedValue, shared, validValue, type Dictionary, type Schema } from './schemaValues.js';
 
 /**
- * Requests derived from the contract: each operation of `openapi/openapi.yaml` (its method,
+ * Requests derived from a contract: each operation of `openapi/openapi.yaml` (or of
+ * `openapi/admin.yaml`) (its method,
  * path template, parameters with their schemas, request body schema and security) gives a
  * generator of requests that are valid, or wrong in one or more ways: another method, odd
  * percent-encodings and path shapes, parameters wrong, repeated, missing or extra, a mutated or
@@ -33,28 +34,38 @@ export interface FuzzRequest {
 
 /** What the generators may use beyond the contract: real keys and known values. */
 export interface FuzzDictionary {
+  /** The header that carries the credential: `X-API-Key` (default) or `Authorization`. */
+  credentialHeader?: string;
+  /** A credential that opens the API, as the header carries it. */
   validKey: string;
-  /** Revoked keys, keys with a wrong secret. */
+  /** Revoked keys, keys with a wrong secret, credentials of the other API. */
   badKeys: readonly string[];
   /** Values that exist (e-mails, dimension keys, table keys), by property or parameter name. */
   values: Dictionary;
+  /** Upper bounds of integers, by property or parameter name, under the contract's own (sizes a run can afford). */
+  integerCaps?: Readonly<Record<string, bigint>>;
 }
 
-const DOCUMENT = new URL('../../../openapi/openapi.yaml', import.meta.url);
 const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
-/** Every operation of the contract, `$ref`s resolved, integers as bigints (exact int64 bounds). */
-export function contractOperations(): Operation[] {
-  const document = parse(readFileSync(DOCUMENT, 'utf8'), { intAsBigInt: true }) as Schema;
+/** Every operation of a contract (`openapi/<document>`), `$ref`s resolved, integers as bigints (exact int64 bounds). */
+export function contractOperations(document: 'openapi.yaml' | 'admin.yaml' = 'openapi.yaml'): Operation[] {
+  return operationsOf(new URL(`../../../openapi/${document}`, import.meta.url));
+}
+
+function operationsOf(file: URL): Operation[] {
+  const document = parse(readFileSync(file, 'utf8'), { intAsBigInt: true }) as Schema;
   const resolved = dereference(document, document) as Schema;
   const operations: Operation[] = [];
   for (const [template, pathItem] of Object.entries(resolved.paths as Record<string, Schema>)) {
+    const pathParameters = (pathItem.parameters ?? []) as Operation['parameters'];
     for (const [method, operation] of Object.entries(pathItem)) {
+      if (!METHODS.includes(method.toUpperCase())) continue;
       const security = (operation.security ?? resolved.security ?? []) as unknown[];
       operations.push({
         method: method.toUpperCase(),
         template,
-        parameters: (operation.parameters ?? []) as Operation['parameters'],
+        parameters: [...pathParameters, ...((operation.parameters ?? []) as Operation['parameters'])],
         body: operation.requestBody?.content?.['application/json']?.schema as Schema | undefined,
         secured: security.some((requirement) => Object.keys(requirement as object).length > 0),
       });
@@ -81,7 +92,7 @@ export function fuzzRequest(operations: readonly Operation[], dictionary: FuzzDi
 
 function requestFor(operation: Operation, dictionary: FuzzDictionary): fc.Arbitrary<FuzzRequest> {
   const parameterValue = ({ name, schema }: Operation['parameters'][number]) =>
-    fc.oneof({ weight: 3, arbitrary: validValue(schema, dictionary.values, name) }, { weight: 1, arbitrary: mutatedValue(schema, dictionary.values) }).map(plainText);
+    fc.oneof({ weight: 3, arbitrary: validValue(schema, dictionary.values, name, dictionary.integerCaps) }, { weight: 1, arbitrary: mutatedValue(schema, dictionary.values) }).map(plainText);
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
   const segments = fc.tuple(...pathParameters.map((parameter) => parameterValue(parameter).chain(encodings)));
@@ -204,8 +215,9 @@ function headersFor(secured: boolean, dictionary: FuzzDictionary): fc.Arbitrary<
   );
   const requestId = oneIn(8, fc.oneof(fc.uuid(), headerText(200)));
   const extra = oneIn(8, fc.tuple(shared('header name', () => fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/)), headerText(100)));
+  const header = dictionary.credentialHeader ?? 'X-API-Key';
   return fc.record({ key, requestId, extra }).map(({ key, requestId, extra }) => ({
-    ...(key !== undefined && { 'X-API-Key': key }),
+    ...(key !== undefined && { [header]: key }),
     ...(requestId !== null && { 'X-Request-Id': requestId }),
     ...(extra !== null && { [`X-Fuzz-${extra[0]}`]: extra[1] }),
   }));
@@ -228,10 +240,10 @@ function contentType(): fc.Arbitrary<Record<string, string>> {
 
 function jsonBody(schema: Schema, dictionary: FuzzDictionary): fc.Arbitrary<Body> {
   const text = fc.oneof(
-    { weight: 6, arbitrary: validValue(schema, dictionary.values).map(jsonText) },
+    { weight: 6, arbitrary: validValue(schema, dictionary.values, '', dictionary.integerCaps).map(jsonText) },
     { weight: 6, arbitrary: mutatedValue(schema, dictionary.values).map(jsonText) },
     { weight: 1, arbitrary: fc.constant(`{"data":[${'"x",'.repeat(300_000)}"x"]}`) },
-    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 50 }), validValue(schema, dictionary.values).map((value) => jsonText(value).slice(0, -1))) },
+    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 50 }), validValue(schema, dictionary.values, '', dictionary.integerCaps).map((value) => jsonText(value).slice(0, -1))) },
   );
   return fc.tuple(text, contentType()).map(([body, headers]) => ({ text: body, headers }));
 }

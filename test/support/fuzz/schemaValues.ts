@@ -14,6 +14,8 @@ import { Members, RawJson } from './jsonText.js';
  */
 export type Schema = Record<string, any>;
 export type Dictionary = Readonly<Record<string, readonly string[]>>;
+/** Upper bounds of integers by the name of their property or parameter, below the schema's own. */
+export type IntegerCaps = Readonly<Record<string, bigint>>;
 
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 addFormats.default(ajv);
@@ -54,12 +56,12 @@ const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
 const SMALL_STRING = 40;
 const SMALL_ARRAY = 6;
 
-export function validValue(schema: Schema, dictionary: Dictionary, name = ''): fc.Arbitrary<unknown> {
+export function validValue(schema: Schema, dictionary: Dictionary, name = '', caps: IntegerCaps = {}): fc.Arbitrary<unknown> {
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   const variants = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
-  if (variants) return fc.oneof(...variants.map((variant) => validValue(variant, dictionary, name)));
-  return fc.oneof(...typesOf(schema).map((type) => validOfType(type, schema, dictionary, name)));
+  if (variants) return fc.oneof(...variants.map((variant) => validValue(variant, dictionary, name, caps)));
+  return fc.oneof(...typesOf(schema).map((type) => validOfType(type, schema, dictionary, name, caps)));
 }
 
 function typesOf(schema: Schema): string[] {
@@ -70,31 +72,32 @@ function typesOf(schema: Schema): string[] {
   return ['null', 'boolean', 'number', 'string'];
 }
 
-function validOfType(type: string, schema: Schema, dictionary: Dictionary, name: string): fc.Arbitrary<unknown> {
+function validOfType(type: string, schema: Schema, dictionary: Dictionary, name: string, caps: IntegerCaps): fc.Arbitrary<unknown> {
   switch (type) {
     case 'null':
       return fc.constant(null);
     case 'boolean':
       return fc.boolean();
     case 'integer':
-      return validInteger(schema);
+      return validInteger(schema, caps[name]);
     case 'number':
       return fc.double({ noNaN: true, noDefaultInfinity: true, min: num(schema.minimum), max: num(schema.maximum) });
     case 'string':
       return validString(schema, dictionary[name] ?? []);
     case 'array':
-      return validArray(schema, dictionary);
+      return validArray(schema, dictionary, caps);
     default:
-      return validObject(schema, dictionary);
+      return validObject(schema, dictionary, caps);
   }
 }
 
 const num = (bound: unknown) => (bound === undefined ? undefined : Number(bound));
 const big = (bound: unknown, fallback: bigint) => (bound === undefined ? fallback : BigInt(bound as bigint));
 
-function validInteger(schema: Schema): fc.Arbitrary<bigint> {
+function validInteger(schema: Schema, cap?: bigint): fc.Arbitrary<bigint> {
   const min = big(schema.minimum, INT64.min);
-  const max = big(schema.maximum, INT64.max);
+  const bound = big(schema.maximum, INT64.max);
+  const max = cap !== undefined && cap >= min && cap < bound ? cap : bound;
   const edges = [min, max, min + 1n, max - 1n].filter((edge) => edge >= min && edge <= max);
   return fc.oneof(fc.constantFrom(...edges), fc.bigInt({ min, max }), fc.bigInt({ min, max: min + 50n > max ? max : min + 50n }));
 }
@@ -126,8 +129,8 @@ function dateTime(): fc.Arbitrary<string> {
   });
 }
 
-function validArray(schema: Schema, dictionary: Dictionary): fc.Arbitrary<unknown[]> {
-  const item = validValue((schema.items ?? {}) as Schema, dictionary);
+function validArray(schema: Schema, dictionary: Dictionary, caps: IntegerCaps = {}): fc.Arbitrary<unknown[]> {
+  const item = validValue((schema.items ?? {}) as Schema, dictionary, '', caps);
   const minLength = Number(schema.minItems ?? 0);
   const maxItems = schema.maxItems === undefined ? undefined : Number(schema.maxItems);
   const small = fc.array(item, { minLength, maxLength: Math.max(minLength, Math.min(maxItems ?? SMALL_ARRAY, SMALL_ARRAY)), size: 'xsmall' });
@@ -136,9 +139,9 @@ function validArray(schema: Schema, dictionary: Dictionary): fc.Arbitrary<unknow
   return fc.oneof({ weight: 15, arbitrary: small }, { weight: 1, arbitrary: full });
 }
 
-function validObject(schema: Schema, dictionary: Dictionary): fc.Arbitrary<Record<string, unknown>> {
+function validObject(schema: Schema, dictionary: Dictionary, caps: IntegerCaps = {}): fc.Arbitrary<Record<string, unknown>> {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
-  const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validValue(property, dictionary, name)]));
+  const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validValue(property, dictionary, name, caps)]));
   return fc.record(model, { requiredKeys: (schema.required ?? []) as string[] }) as fc.Arbitrary<Record<string, unknown>>;
 }
 

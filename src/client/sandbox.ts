@@ -84,16 +84,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const { tenant, key } = created.data;
   const path = { params: { path: { name: tenant.name } }, fetch: again, signal };
 
+  const deleteTenant = async () => {
+    const { error, response } = await admin.DELETE('/admin/v1/tenants/{name}', path);
+    // Gone already (deleted by other means) is what dispose wants.
+    if (!response.ok && response.status !== 404) throw ProblemError.fromAnswer(error, response);
+  };
+  /** The one delete, shared by every call; forgotten when it fails, so that a later call tries again. */
   let disposed: Promise<void> | undefined;
   const dispose = () =>
-    (disposed ??= (async () => {
-      const { error, response } = await admin.DELETE('/admin/v1/tenants/{name}', path);
-      // Gone already (deleted by other means) is what dispose wants.
-      if (!response.ok && response.status !== 404) {
-        disposed = undefined;
-        throw ProblemError.fromAnswer(error, response);
-      }
-    })());
+    (disposed ??= deleteTenant().catch((error: unknown) => {
+      disposed = undefined;
+      throw error;
+    }));
   return {
     client: createClient({ baseUrl: url, apiKey: key.key, fetch: send, retry, signal }),
     tenant,

@@ -89,6 +89,28 @@ describe('compdata/testing: createSandbox', () => {
     assert.equal(sent.at(-1), `DELETE /admin/v1/tenants/${other.tenant.name} 404`);
   });
 
+  test('a dispose that fails (the network breaks, retries off) leaves the tenant, and a later dispose deletes it', async (t) => {
+    const { server, options } = await adminServer(t);
+    let breakNext = false;
+    const send = options.fetch!;
+    const sandbox = await createSandbox({
+      ...options,
+      retry: false,
+      fetch: async (request) => {
+        if (breakNext && request.method === 'DELETE') {
+          breakNext = false;
+          throw new TypeError('fetch failed');
+        }
+        return send(request);
+      },
+    });
+    breakNext = true;
+    await assert.rejects(sandbox.dispose(), /fetch failed/);
+    assert.ok((await tenantNames(server)).includes(sandbox.tenant.name), 'still there');
+    await sandbox.dispose();
+    assert.ok(!(await tenantNames(server)).includes(sandbox.tenant.name), 'deleted by the second call');
+  });
+
   test('await using disposes of the sandbox when its block ends, even when the block throws', async (t) => {
     const { server, options } = await adminServer(t);
     let name = '';

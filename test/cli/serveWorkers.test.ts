@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { temporaryDirectory } from './cliProcess.js';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange, type Exchange } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
@@ -49,6 +52,32 @@ describe('serve --workers', () => {
     assert.deepEqual(await server.exited, { code: 0, signal: null });
     for (const pid of [readBack.pid, replacement]) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} has ended`);
     assert.ok(server.logs().some((entry) => entry.msg === 'stopped' && entry.pid === server.child.pid), 'the primary says it stopped');
+  });
+
+  test('every worker serves the administration API on the one port: a sandbox made through one is reset and deleted through the other', { timeout: 90_000 }, async (t) => {
+    const dbPath = await databaseFor(t);
+    await fixtureFile(dbPath, { tenant: 'acme', records: 1 });
+    const token = 'workers-admin-token-0123456789';
+    const tokenPath = join(temporaryDirectory(t), 'admin.token');
+    writeFileSync(tokenPath, `${token}\n`, { mode: 0o600 });
+    const server = await startServe(t, dbPath, ['--workers', '2', '--admin-token-file', tokenPath]);
+
+    const made = await served(server, 'POST', '/admin/v1/sandboxes', { bearer: token, json: { name: 'through-workers', records: 3 } });
+    assert.equal(made.response.status, 201, made.response.text);
+    const reset = await until('a reset served by the other worker', async () => {
+      const answer = await served(server, 'POST', '/admin/v1/tenants/through-workers/reset', { bearer: token });
+      assert.equal(answer.response.status, 204, answer.response.text);
+      return answer.pid === made.pid ? undefined : answer;
+    });
+    const deleted = await until('a delete served by the first worker', async () => {
+      const listed = await served(server, 'GET', '/admin/v1/tenants', { bearer: token });
+      if (listed.pid !== made.pid) return undefined;
+      assert.deepEqual(listed.response.body.data.map((tenant: { name: string }) => tenant.name), ['acme', 'through-workers']);
+      return served(server, 'DELETE', '/admin/v1/tenants/through-workers', { bearer: token });
+    });
+    assert.equal(deleted.response.status, 204);
+    assert.equal((await served(server, 'GET', '/v1/reporting', { key: made.response.body.key.key })).response.status, 401);
+    assert.notEqual(reset.pid, made.pid);
   });
 
   test('--workers takes a count or auto; anything else is a usage error', async (t) => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * `compdata/client` resolves to `dist/` (package.json `exports`), built by `make build`, which
+ * `compdata/client` and `compdata/testing` resolve to `dist/` (package.json `exports`), built by `make build`, which
  * `make test` runs before the tests. A test of the package as shipped calls this first, so that
  * a stale build fails with the fix named rather than with old behaviour.
  */
@@ -17,6 +17,7 @@ export function assertClientBuilt(): void {
       return [`src/client/${file}`, [`${base}.js`, `${base}.d.ts`]];
     }),
     ['generated/api.d.ts', ['dist/generated/api.d.ts']],
+    ['generated/admin.d.ts', ['dist/generated/admin.d.ts']],
   ];
   for (const [source, built] of outputs) {
     for (const output of built) {

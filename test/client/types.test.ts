@@ -9,7 +9,8 @@ import { assertClientBuilt, root } from './builtPackage.js';
  * The client's type tests: `tsc` over `test/client/types/` (and `examples/`), importing
  * `compdata/client` as an integrator does. `typedRecords.ts` must compile (its `Equal` checks
  * hold only for the exact types); `rejected.ts` holds lines marked `@ts-expect-error` that must
- * each be an error (an unused directive is itself an error). Run here so the runner counts it.
+ * each be an error (an unused directive is itself an error); `sandbox.ts` holds both for
+ * `compdata/testing`. Run here so the runner counts it.
  * The TypeScript examples of the docs pages "From TypeScript" (`docs/client.md`) and "Migrating
  * from v1 to v2" (`docs/v2-migration.md`) are checked with them.
  */
@@ -64,7 +65,8 @@ test('compdata/client types: what must compile compiles, what must be refused is
   assertClientBuilt();
   const config = loadConfig();
   const names = config.fileNames.map((name) => relative(root, name));
-  for (const expected of ['test/client/types/typedRecords.ts', 'test/client/types/rejected.ts', 'examples/reportingTotals.ts']) {
+  const expectedFiles = ['test/client/types/typedRecords.ts', 'test/client/types/rejected.ts', 'test/client/types/sandbox.ts'];
+  for (const expected of [...expectedFiles, 'examples/reportingTotals.ts', 'examples/sandboxNodeTest.test.ts', 'examples/sandboxVitest.test.ts']) {
     assert.ok(names.includes(expected), `${expected} is checked`);
   }
   const examples = docsExamples();

@@ -9,9 +9,6 @@ import type { Tenant } from '../vocabulary/tenancy.js';
  */
 const originName = (template: Tenant, version: string) => `\u0001origin:${template.id}:${version}`;
 
-/** Whether a tenant name is an origin's (hidden from listings). */
-export const ORIGIN_PREFIX = '\u0001';
-
 /**
  * Copies the tenant `template`'s data into the new tenant `target` at the engine's level, inside
  * the caller's write transaction (AdminStore.copyTenant). With `recipe`, `target` is a sandbox:

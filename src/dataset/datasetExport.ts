@@ -10,7 +10,7 @@ import { DATASET_FORMAT } from './datasetFormat.js';
  * written before the next is read, waiting for `out` to drain: memory stays flat whatever the
  * size. The same data gives the same bytes. `onElements` is told how many elements went out.
  */
-export async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
+async function exportDataset(reads: DatasetReads, out: Writable, onElements?: (count: number) => void): Promise<void> {
   const write = async (text: string) => {
     // A reader that went away (a copy's load that failed) stops the export.
     if (out.destroyed) throw new Error('the dataset\'s reader went away');

@@ -1,22 +1,15 @@
 import { Readable } from 'node:stream';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import type { AdminStore } from '../store/store.js';
 import type { StoredRecipe } from '../store/vocabulary/adminShapes.js';
-import { copyTenant } from './copyTenant.js';
 import { loadDataset } from './datasetImport.js';
 import { generateSeed, type SeedOptions } from './generateSeed.js';
 import { seedTenant, writeDataset } from './seedTenant.js';
 
-/**
- * The most of a copy's created state kept for its reset (gzipped dataset bytes). A larger copy is
- * made all the same, but cannot be reset (docs/administration.md#reset).
- */
-const KEPT_DATASET_LIMIT = 64 * 1024 * 1024;
-
 /** How a sandbox was made: generated from seed parameters, or copied from a template. */
 type Recipe = { seed: SeedOptions } | { template: string };
 
-/** A reset that cannot be done: the copy was too large for its created state to be kept. */
+/** A reset that cannot be done: a copy made before created states were kept in the database, too large to keep. */
 export class ResetUnavailable extends Error {}
 
 /** A sandbox generated as `compdata seed` generates a tenant, its recipe kept with it (one transaction). */
@@ -26,41 +19,20 @@ export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: s
 }
 
 /**
- * A sandbox copied from `template` (see copyTenant.ts); the dataset it was made with is kept,
- * gzipped, in the same transaction (up to {@link KEPT_DATASET_LIMIT}). False when no tenant is
- * named `template`.
+ * A sandbox copied from `template` by the engine (`AdminStore.copyTenant`), its created state kept
+ * in the database for its reset, in one transaction. False when no tenant is named `template`.
  */
-export async function copySandbox(store: Pick<AdminStore, 'readTenant' | 'loadTenant'>, template: string, name: string, limit = KEPT_DATASET_LIMIT): Promise<boolean> {
-  const gzip = createGzip();
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  gzip.on('data', (chunk: Buffer) => {
-    keptBytes += chunk.length;
-    if (keptBytes <= limit) kept.push(chunk);
-    else kept.length = 0;
-  });
-  const gzipped = new Promise<void>((resolve, reject) => gzip.on('end', resolve).on('error', reject));
+export async function copySandbox(store: Pick<AdminStore, 'copyTenant'>, template: string, name: string): Promise<boolean> {
   const recipe: Recipe = { template };
-  try {
-    const copied = await copyTenant(store, template, name, {
-      tap: (chunk) => void gzip.write(chunk),
-      recipe: async () => {
-        gzip.end();
-        await gzipped;
-        return { recipe: JSON.stringify(recipe), dataset: keptBytes <= limit ? Buffer.concat(kept) : null };
-      },
-    });
-    return copied !== undefined;
-  } finally {
-    if (!gzip.writableEnded) gzip.destroy();
-  }
+  return store.copyTenant(template, name, { recipe: JSON.stringify(recipe) });
 }
 
 /**
  * Puts the sandbox `name` back as it was created, in one transaction (see `AdminStore.resetTenant`):
- * generated again from its seed parameters (the generator gives the same data for them), or
- * loaded from the dataset kept when it was copied. Throws {@link ResetUnavailable}, nothing
- * changed, for a copy whose dataset was too large to keep.
+ * a copy from its created state kept in the database; a generated one generated again from its
+ * seed parameters (the generator gives the same data for them); a copy made before created
+ * states were kept there, loaded from the gzipped dataset kept with it. Throws
+ * {@link ResetUnavailable}, nothing changed, for such a copy whose dataset was too large to keep.
  */
 export async function resetSandbox(store: Pick<AdminStore, 'resetTenant'>, name: string): Promise<'reset' | 'unknown' | 'noRecipe'> {
   return store.resetTenant(name, async ({ recipe, dataset }: StoredRecipe, writer) => {

@@ -1,4 +1,4 @@
-import { BackupUnsupported, CompactUnsupported, UnknownTenant } from './vocabulary/storeErrors.js';
+import { BackupUnsupported, CompactUnsupported, TenantNotEmpty, UnknownTenant } from './vocabulary/storeErrors.js';
 import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
@@ -107,10 +107,19 @@ export interface AdminStore {
   /**
    * Puts a sandbox back as it was made, in one transaction: reads its recipe, deletes its data as
    * a `replace` load does (sync tokens from before it are refused), forgets its idempotency keys
-   * and imports, and runs `work` with the recipe and a writer to fill it again. Its keys stay.
+   * and imports, and fills it again: a copy from its created state kept in the database, any
+   * other by `work`, run with the recipe and a writer. Its keys stay.
    * `unknown`: no such tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
    */
   resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
+  /**
+   * Copies the data of the tenant `template` (never its keys) into the new tenant `target` (made
+   * when missing), in one transaction, table by table in the database (INSERT … SELECT, no check
+   * run again: the template holds the rules already); false when no tenant is named `template`,
+   * {@link TenantNotEmpty} when `target` has data. With `recipe`, `target` is a sandbox whose
+   * created state is kept in the database for its reset (docs/administration.md#reset).
+   */
+  copyTenant(template: string, target: string, options?: { recipe?: string }): Promise<boolean>;
   /**
    * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
    * when there is no such tenant.

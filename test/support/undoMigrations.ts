@@ -2,15 +2,31 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before a copied sandbox kept its created state
+ * in the database (SQLite migration 19, PostgreSQL migration 22): no `sandbox_recipes.origin_id`.
+ */
+const BEFORE_SANDBOX_ORIGINS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP INDEX sandbox_recipes_by_origin;
+    ALTER TABLE sandbox_recipes DROP COLUMN origin_id;
+    PRAGMA user_version = 18;
+  `,
+  postgres: `
+    ALTER TABLE sandbox_recipes DROP COLUMN origin_id;
+    UPDATE schema_version SET version = 21;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a deleted tenant's id was kept from
  * reuse (SQLite migration 18; PostgreSQL's identity never reused one): no `last_deleted_tenant`.
  */
 export const BEFORE_LAST_DELETED_TENANT: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_SANDBOX_ORIGINS.sqlite}
     DROP TABLE last_deleted_tenant;
     PRAGMA user_version = 17;
   `,
-  postgres: '',
+  postgres: BEFORE_SANDBOX_ORIGINS.postgres,
 };
 
 /**

@@ -7,6 +7,7 @@ import type { StoreContext } from '../storeContext.js';
 import { TenantNotEmpty, UnknownTenant } from '../vocabulary/storeErrors.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
+import { copyFromOrigin, copyInto, dropUnusedOrigin } from './sandboxCopies.js';
 
 /**
  * Administration over any engine: tenants and their keys (docs/rules.md#keys), loads in one
@@ -46,7 +47,9 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         if (!tenant) return false;
         // Writers of the tenant (a bulk, an import) finish first; later ones find no tenant.
         await steps.lockTenant(tenant.id);
+        const origin = (await steps.recipe(tenant.id))?.origin;
         await steps.deleteTenant(tenant.id);
+        if (origin !== undefined && origin !== null) await dropUnusedOrigin(steps, origin);
         return true;
       });
       // Its keys, remembered as valid by this process, are forgotten at once.
@@ -80,9 +83,11 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         await steps.dropRequests(tenant.id);
         await steps.dataChanged(tenant.id);
         const stamp = await steps.nextStamp(tenant.id, true);
-        await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+        if (recipe.origin !== undefined && recipe.origin !== null) await copyFromOrigin(steps, recipe.origin, tenant.id, stamp);
+        else await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
         return 'reset';
       }),
+    copyTenant: (template, target, options = {}) => engine.inWriteTransaction((steps) => copyInto(steps, template, target, options.recipe)),
     readTenant: (tenantName, work) =>
       engine.inSnapshot(async (steps) => {
         const tenant = await steps.reads.findTenant(tenantName);

@@ -39,6 +39,15 @@ export interface WriteSteps {
   recipe(tenantId: number): Answer<StoredRecipe | undefined>;
   /** Forgets the tenant's requests: its idempotency keys and its imports (pending or done), with their lines. */
   dropRequests(tenantId: number): Answer<void>;
+  /**
+   * Copies every row of the tenant `from`'s data into the tenant `to` (which holds none), as
+   * stamp `stamp` of `to` (../sqlite/tenantCopy.ts, ../postgres/tenantCopy.ts).
+   */
+  copyData(from: number, to: number, stamp: number): Answer<void>;
+  /** The version of the tenant's data (what a page's ETag carries), as text. */
+  dataVersion(tenantId: number): Answer<string>;
+  /** Whether a sandbox's recipe names the tenant `originId` as its created state. */
+  originInUse(originId: number): Answer<boolean>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
 }

@@ -400,6 +400,11 @@ export const MIGRATIONS: readonly string[] = [
     dataset bytea
   )
   `,
+  // 22: a copied sandbox's created state kept in the database, as SQLite's migration 19 (one
+  // statement, as 13). No index: only the deletion of a copy looks a tenant up by it.
+  `
+  ALTER TABLE sandbox_recipes ADD COLUMN origin_id integer
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -1,8 +1,9 @@
 import type { TenantRow, TenantSizes } from '../engine/readSteps.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
+// Not the hidden origins of copies (../admin/sandboxCopies.ts), whose names start with U+0001.
 const after = statement<[string | null, number], TenantRow>(
-  'SELECT id, name, created_at AS "createdAt" FROM tenants WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2',
+  `SELECT id, name, created_at AS "createdAt" FROM tenants WHERE ($1::text IS NULL OR name > $1) AND left(name, 1) <> chr(1) ORDER BY name LIMIT $2`,
 );
 /**
  * How much a tenant holds, in one statement that names the tenant in every subquery: on Citus it

@@ -423,6 +423,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE last_deleted_tenant (id INTEGER NOT NULL);
   INSERT INTO last_deleted_tenant (id) SELECT ifnull(max(id), 0) FROM tenants;
   `,
+  // 19: a copied sandbox's created state kept in the database (docs/administration.md#reset):
+  // the hidden tenant holding it, shared by the copies of one version of one template. NULL for a
+  // sandbox generated from seed parameters and for a copy made before, which keeps its dataset.
+  `
+  ALTER TABLE sandbox_recipes ADD COLUMN origin_id INTEGER;
+  CREATE INDEX sandbox_recipes_by_origin ON sandbox_recipes (origin_id) WHERE origin_id IS NOT NULL;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -4,7 +4,8 @@ import type { Db } from './db.js';
 /** The tenants listed, and how much each holds, on one connection (the administration API's listing). */
 export function tenantDirectoryReads(db: Db) {
   const after = db.prepare<{ after: string | null; limit: number }, TenantRow>(
-    'SELECT id, name, created_at AS createdAt FROM tenants WHERE @after IS NULL OR name > @after ORDER BY name LIMIT @limit',
+    // Not the hidden origins of copies (../admin/sandboxCopies.ts), whose names start with U+0001.
+    `SELECT id, name, created_at AS createdAt FROM tenants WHERE (@after IS NULL OR name > @after) AND substr(name, 1, 1) <> char(1) ORDER BY name LIMIT @limit`,
   );
   // Records are counted from their dense positions (migrations.ts): one index seek each.
   const sizes = db.prepare<{ id: number }, TenantSizes>(

@@ -27,6 +27,8 @@ export interface DatasetReads {
 export interface StoredRecipe {
   readonly recipe: string;
   readonly dataset: Buffer | null;
+  /** The hidden tenant that holds a copy's created state (docs/administration.md#reset), when it has one. */
+  readonly origin?: number | null;
 }
 
 export interface LoadOptions {

@@ -18,7 +18,7 @@ const SEED_FIELDS = ['users', 'records', 'seed'] as const;
 
 /**
  * `POST /admin/v1/sandboxes`: a new tenant filled as `compdata seed` fills one (src/dataset/seedTenant.ts),
- * or copied from the tenant `template` (src/dataset/copyTenant.ts), in one transaction, then a
+ * or copied from the tenant `template` by the engine (AdminStore.copyTenant), in one transaction, then a
  * key for it. A name given that a tenant has is a 409; a template no tenant has, a 404.
  */
 export const createSandbox =

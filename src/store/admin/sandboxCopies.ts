@@ -1,0 +1,64 @@
+import type { WriteSteps } from '../engine/transactionSteps.js';
+import { TenantNotEmpty } from '../vocabulary/storeErrors.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
+
+/**
+ * The name of the hidden tenant that holds the created state of the copies of one version of one
+ * template (docs/administration.md#reset). It starts with U+0001, which no tenant name given to
+ * the CLI or the administration API may hold: no key, no request and no listing reaches it.
+ */
+const originName = (template: Tenant, version: string) => `\u0001origin:${template.id}:${version}`;
+
+/**
+ * Copies the tenant `template`'s data into the new tenant `target` at the engine's level, inside
+ * the caller's write transaction (AdminStore.copyTenant). With `recipe`, `target` is a sandbox:
+ * its recipe names the origin, filled from the template first when this version has none yet.
+ */
+export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string): Promise<boolean> {
+  const source = await steps.findTenant(template);
+  if (!source) return false;
+  const tenant = await steps.ensureTenant(target);
+  await steps.lockTenant(tenant.id);
+  if (await steps.hasData(tenant.id)) throw new TenantNotEmpty(`tenant ${JSON.stringify(target)} already has data`);
+  // The template's writers wait for the copy's few statements, which then read one state of it.
+  if (source.id !== tenant.id) await steps.lockTenant(source.id);
+  const origin = recipe === undefined ? undefined : await originOf(steps, source);
+  await fill(steps, source.id, tenant.id);
+  if (recipe !== undefined) await steps.saveRecipe(tenant.id, { recipe, dataset: null, origin });
+  return true;
+}
+
+/** The sandbox `sandbox` put back from its origin (its data deleted by the caller), inside the caller's transaction. */
+export async function copyFromOrigin(steps: WriteSteps, origin: number, sandbox: number, stamp: number): Promise<void> {
+  await steps.lockTenant(origin);
+  await steps.copyData(origin, sandbox, stamp);
+}
+
+/** Deletes the origin `origin` when no sandbox names it any more (after a sandbox's deletion). */
+export async function dropUnusedOrigin(steps: WriteSteps, origin: number): Promise<void> {
+  // A copy that takes the origin holds its lock until it commits its recipe.
+  await steps.lockTenant(origin);
+  if (!(await steps.originInUse(origin))) await steps.deleteTenant(origin);
+}
+
+/** The origin of the template's present version: found, or made and filled from the template. */
+async function originOf(steps: WriteSteps, template: Tenant): Promise<number> {
+  const name = originName(template, await steps.dataVersion(template.id));
+  for (;;) {
+    const origin = await steps.ensureTenant(name);
+    await steps.lockTenant(origin.id);
+    // Its last sandbox's deletion may have deleted it while this waited for its lock (PostgreSQL).
+    if ((await steps.findTenant(name))?.id !== origin.id) continue;
+    if (!(await steps.hasData(origin.id))) {
+      // Made now, or by a copy of a template holding only metrics or dimensions.
+      await steps.deleteData(origin.id);
+      await fill(steps, template.id, origin.id);
+    }
+    return origin.id;
+  }
+}
+
+async function fill(steps: WriteSteps, from: number, to: number): Promise<void> {
+  await steps.dataChanged(to);
+  await steps.copyData(from, to, await steps.nextStamp(to, false));
+}

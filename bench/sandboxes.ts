@@ -60,7 +60,8 @@ async function call(method: string, path: string, options: { json?: unknown; key
   const response = await fetch(server.url + path, {
     method,
     headers: {
-      authorization: `Bearer ${options.key ?? TOKEN}`,
+      // A tenant's key goes in X-API-Key (the public API); the admin token as a bearer.
+      ...(options.key === undefined ? { authorization: `Bearer ${TOKEN}` } : { 'x-api-key': options.key }),
       ...(options.json !== undefined && { 'content-type': 'application/json' }),
     },
     ...(options.json !== undefined && { body: JSON.stringify(options.json) }),

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { AdminStore } from '../store/store.js';
-import type { StoredRecipe } from '../store/vocabulary/adminShapes.js';
+import type { SandboxExpiry, StoredRecipe } from '../store/vocabulary/adminShapes.js';
 import { copyTenant } from './copyTenant.js';
 import { loadDataset } from './datasetImport.js';
 import { generateSeed, type SeedOptions } from './generateSeed.js';
@@ -19,18 +19,24 @@ type Recipe = { seed: SeedOptions } | { template: string };
 /** A reset that cannot be done: the copy was too large for its created state to be kept. */
 export class ResetUnavailable extends Error {}
 
-/** A sandbox generated as `compdata seed` generates a tenant, its recipe kept with it (one transaction). */
-export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: string, seed: SeedOptions): Promise<void> {
+/** A sandbox generated as `compdata seed` generates a tenant, its recipe and time to live kept with it (one transaction). */
+export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: string, seed: SeedOptions, expiry: SandboxExpiry): Promise<void> {
   const recipe: Recipe = { seed };
-  await seedTenant(store, name, generateSeed(seed), undefined, async () => ({ recipe: JSON.stringify(recipe), dataset: null }));
+  await seedTenant(store, name, generateSeed(seed), undefined, async () => ({ recipe: JSON.stringify(recipe), dataset: null, ...expiry }));
 }
 
 /**
  * A sandbox copied from `template` (see copyTenant.ts); the dataset it was made with is kept,
- * gzipped, in the same transaction (up to {@link KEPT_DATASET_LIMIT}). False when no tenant is
- * named `template`.
+ * gzipped, in the same transaction (up to {@link KEPT_DATASET_LIMIT}), with its time to live.
+ * False when no tenant is named `template`.
  */
-export async function copySandbox(store: Pick<AdminStore, 'readTenant' | 'loadTenant'>, template: string, name: string, limit = KEPT_DATASET_LIMIT): Promise<boolean> {
+export async function copySandbox(
+  store: Pick<AdminStore, 'readTenant' | 'loadTenant'>,
+  template: string,
+  name: string,
+  expiry: SandboxExpiry,
+  limit = KEPT_DATASET_LIMIT,
+): Promise<boolean> {
   const gzip = createGzip();
   const kept: Buffer[] = [];
   let keptBytes = 0;
@@ -47,7 +53,7 @@ export async function copySandbox(store: Pick<AdminStore, 'readTenant' | 'loadTe
       recipe: async () => {
         gzip.end();
         await gzipped;
-        return { recipe: JSON.stringify(recipe), dataset: keptBytes <= limit ? Buffer.concat(kept) : null };
+        return { recipe: JSON.stringify(recipe), dataset: keptBytes <= limit ? Buffer.concat(kept) : null, ...expiry };
       },
     });
     return copied !== undefined;

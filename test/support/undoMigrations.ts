@@ -2,15 +2,35 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before sandboxes had a time to live (SQLite
+ * migration 19, PostgreSQL migrations 22 and 23): no `ttl_seconds` and `expires_at` in
+ * `sandbox_recipes`, no `leases`.
+ */
+export const BEFORE_SANDBOX_TTL: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE leases;
+    DROP INDEX sandbox_recipes_by_expiry;
+    ALTER TABLE sandbox_recipes DROP COLUMN expires_at;
+    ALTER TABLE sandbox_recipes DROP COLUMN ttl_seconds;
+    PRAGMA user_version = 18;
+  `,
+  postgres: `
+    DROP TABLE leases;
+    ALTER TABLE sandbox_recipes DROP COLUMN expires_at, DROP COLUMN ttl_seconds;
+    UPDATE schema_version SET version = 21;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a deleted tenant's id was kept from
  * reuse (SQLite migration 18; PostgreSQL's identity never reused one): no `last_deleted_tenant`.
  */
 export const BEFORE_LAST_DELETED_TENANT: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_SANDBOX_TTL.sqlite}
     DROP TABLE last_deleted_tenant;
     PRAGMA user_version = 17;
   `,
-  postgres: '',
+  postgres: BEFORE_SANDBOX_TTL.postgres,
 };
 
 /**

@@ -1,3 +1,4 @@
+import { expiryAfter } from '../../domain/sandboxExpiry.js';
 import { keyIdOf, newKey } from '../apiKeys.js';
 import { textCheckFor } from '../loading/loadChecks.js';
 import { TenantLoader } from '../loading/tenantLoader.js';
@@ -40,12 +41,16 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         for (const { id, name, createdAt } of rows) summaries.push({ name, createdAt, ...(await snapshot.tenantSizes(id)) });
         return summaries;
       }),
-    async deleteTenant(name) {
+    async deleteTenant(name, { expiredAt } = {}) {
       const deleted = await engine.inWriteTransaction(async (steps) => {
         const tenant = await steps.findTenant(name);
         if (!tenant) return false;
         // Writers of the tenant (a bulk, an import) finish first; later ones find no tenant.
         await steps.lockTenant(tenant.id);
+        if (expiredAt !== undefined) {
+          const expiresAt = (await steps.recipe(tenant.id))?.expiresAt ?? null;
+          if (expiresAt === null || expiresAt > new Date(expiredAt).toISOString()) return false;
+        }
         await steps.deleteTenant(tenant.id);
         return true;
       });
@@ -53,6 +58,14 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
       if (deleted) keyChecks.forget();
       return deleted;
     },
+    setSandboxTtl: (name, ttlSeconds, now) =>
+      engine.inWriteTransaction(async (steps) => {
+        const tenant = await steps.findTenant(name);
+        if (!tenant) return 'unknown';
+        const expiry = { ttlSeconds, expiresAt: expiryAfter(now, ttlSeconds) };
+        return (await steps.setExpiry(tenant.id, expiry)) ? expiry : 'noRecipe';
+      }),
+    expiredSandboxes: async (now, limit) => reads.expiredSandboxes(new Date(now).toISOString(), limit),
     loadTenant: (tenantName, options, work) =>
       engine.inWriteTransaction(async (steps) => {
         const tenant = await steps.ensureTenant(tenantName);
@@ -81,6 +94,8 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         await steps.dataChanged(tenant.id);
         const stamp = await steps.nextStamp(tenant.id, true);
         await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+        // Its time to live counts from the reset.
+        if (recipe.ttlSeconds !== null) await steps.setExpiry(tenant.id, { ttlSeconds: recipe.ttlSeconds, expiresAt: expiryAfter(Date.now(), recipe.ttlSeconds) });
         return 'reset';
       }),
     readTenant: (tenantName, work) =>

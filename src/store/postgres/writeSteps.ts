@@ -6,6 +6,7 @@ import { firstRow, run, statement, type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
+import { leaseSteps } from './leases.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
@@ -65,5 +66,6 @@ export function writeSteps(db: Queryable): WriteSteps {
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => keepingStatistics(db, loadSteps(db, tenantId)),
     ...sandboxRecipeSteps(db),
+    ...leaseSteps(db),
   };
 }

@@ -29,8 +29,8 @@ export interface SandboxSweeper {
 /**
  * Removes the sandboxes whose time to live has ended (docs/administration.md#time-to-live), every
  * `everyMs`, in the background of each server. One server of a database sweeps at a time: the one
- * that holds the lease {@link SWEEPER_LEASE}, taken by compare-and-set, renewed before each
- * removal, taken over by another once it has lasted {@link SWEEPER_LEASE_MS} unrenewed. Each
+ * that holds the lease {@link SWEEPER_LEASE}, taken by compare-and-set when there is something
+ * to remove, renewed before each removal, taken over by another once it has lasted {@link SWEEPER_LEASE_MS} unrenewed. Each
  * sandbox goes in a transaction of its own, through `AdminStore.deleteTenant`, only if still
  * expired then; after each, the sweeper gives way to the server's requests.
  */
@@ -46,7 +46,8 @@ export function startSandboxSweeper(store: SweeperStore, log: SweepLog, { everyM
   const runPass = async (): Promise<number> => {
     let removed = 0;
     const giveWay = giveWayToRequests(store.requestsInProgress);
-    while (!stopped && (await holdLease())) {
+    // A read first: a server with nothing to sweep writes nothing (the lease is a write).
+    while (!stopped) {
       const expired = await store.expiredSandboxes(Date.now(), BATCH);
       if (expired.length === 0) break;
       let progressed = false;

@@ -142,7 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await imports.stop();
     await sweeper?.stop();
   };
-  return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress, ...(sweeper && { sweep: sweeper.sweep }) };
+  return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress, ...(sweeper && { sweep: () => sweeper.sweep() }) };
 }
 
 /** The sandbox sweeper of a server with the administration API: its deletions through the admin store, its lease through the server's. */

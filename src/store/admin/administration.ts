@@ -48,7 +48,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         // Writers of the tenant (a bulk, an import) finish first; later ones find no tenant.
         await steps.lockTenant(tenant.id);
         if (expiredAt !== undefined) {
-          const expiresAt = (await steps.recipe(tenant.id))?.expiresAt ?? null;
+          const expiresAt = (await steps.expiry(tenant.id))?.expiresAt ?? null;
           if (expiresAt === null || expiresAt > new Date(expiredAt).toISOString()) return false;
         }
         await steps.deleteTenant(tenant.id);

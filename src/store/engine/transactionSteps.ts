@@ -38,6 +38,8 @@ export interface WriteSteps {
   saveRecipe(tenantId: number, recipe: StoredRecipe): Answer<void>;
   /** How the tenant was made as a sandbox, if it was. */
   recipe(tenantId: number): Answer<StoredRecipe | undefined>;
+  /** The sandbox's time to live (without reading its recipe's dataset); `undefined` for a tenant not made as one. */
+  expiry(tenantId: number): Answer<SandboxExpiry | undefined>;
   /** Sets the time to live of the sandbox; false, nothing changed, when the tenant was not made as one (no recipe). */
   setExpiry(tenantId: number, expiry: SandboxExpiry): Answer<boolean>;
   /** Takes or renews the lease of the claim (see {@link LeaseClaim}); whether the claimant holds it now. */

@@ -1,5 +1,5 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
-import type { StoredRecipe } from '../vocabulary/adminShapes.js';
+import type { SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
 import { firstRow, run, statement, type Queryable } from './connection.js';
 
 const save = statement<[number, string, Buffer | null, number | null, string | null]>(
@@ -7,15 +7,17 @@ const save = statement<[number, string, Buffer | null, number | null, string | n
    ON CONFLICT (tenant_id) DO UPDATE SET recipe = excluded.recipe, dataset = excluded.dataset, ttl_seconds = excluded.ttl_seconds, expires_at = excluded.expires_at`,
 );
 const read = statement<[number], StoredRecipe>('SELECT recipe, dataset, ttl_seconds AS "ttlSeconds", expires_at AS "expiresAt" FROM sandbox_recipes WHERE tenant_id = $1');
+const readExpiry = statement<[number], SandboxExpiry>('SELECT ttl_seconds AS "ttlSeconds", expires_at AS "expiresAt" FROM sandbox_recipes WHERE tenant_id = $1');
 const expire = statement<[number | null, string | null, number]>('UPDATE sandbox_recipes SET ttl_seconds = $1, expires_at = $2 WHERE tenant_id = $3');
 // Children first; each statement names the tenant, so that on Citus it goes to the tenant's node alone.
 const drops = ['import_lines', 'import_tables', 'imports', 'idempotency_keys'].map((table) => statement<[number]>(`DELETE FROM ${table} WHERE tenant_id = $1`));
 
 /** How a sandbox was made (migrations 21 and 22), and the requests a reset forgets, inside the caller's transaction. */
-export function sandboxRecipeSteps(db: Queryable): Pick<WriteSteps, 'saveRecipe' | 'recipe' | 'setExpiry' | 'dropRequests'> {
+export function sandboxRecipeSteps(db: Queryable): Pick<WriteSteps, 'saveRecipe' | 'recipe' | 'expiry' | 'setExpiry' | 'dropRequests'> {
   return {
     saveRecipe: async (tenantId, { recipe, dataset, ttlSeconds, expiresAt }) => void (await run(db, save, tenantId, recipe, dataset, ttlSeconds, expiresAt)),
     recipe: (tenantId) => firstRow(db, read, tenantId),
+    expiry: (tenantId) => firstRow(db, readExpiry, tenantId),
     setExpiry: async (tenantId, { ttlSeconds, expiresAt }) => (await run(db, expire, ttlSeconds, expiresAt, tenantId)) > 0,
     async dropRequests(tenantId) {
       for (const drop of drops) await run(db, drop, tenantId);

@@ -95,8 +95,8 @@ export default defineConfig(
         {
           patterns: [
             {
-              regex: '/store/(?!(store|openStore|apiKeys)\\.js$|vocabulary/|imports/importRunner\\.js$)',
-              message: 'above the store, only its interfaces (store.ts), its vocabulary, openStore.ts and the import runner',
+              regex: '/store/(?!(store|openStore|apiKeys)\\.js$|vocabulary/|imports/importRunner\\.js$|admin/sandboxSweeper\\.js$)',
+              message: 'above the store, only its interfaces (store.ts), its vocabulary, openStore.ts and the background runners (imports, the sandbox sweeper)',
             },
           ],
         },

@@ -28,6 +28,13 @@ export interface paths {
          *       file in between. The template is not changed, and later writes to either do not touch
          *       the other. `template` excludes `users`, `records` and `seed` (`400` when given
          *       together); a template no tenant has is a `404`.
+         *
+         *     Time to live: the sandbox is removed by the server itself, with its keys and data,
+         *     `ttl_seconds` after its creation (1 to 31536000; left out: the server's default,
+         *     `compdata serve --sandbox-ttl`, one day unless set; `null`: never). `expires_at` in the
+         *     answer says when. A reset counts it again from the reset;
+         *     `POST /admin/v1/tenants/{name}/ttl` sets a new one; reads and writes of the public API
+         *     never extend it.
          */
         post: operations["createSandbox"];
         delete?: never;
@@ -116,6 +123,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{name}/ttl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a sandbox a new time to live, counted from now
+         * @description The sandbox expires `ttl_seconds` after this request (1 to 31536000), or never
+         *     (`null`); the new time to live also counts from each later reset. In one transaction. A
+         *     tenant not made by `POST /admin/v1/sandboxes` never expires and is a `409`, left as it is.
+         *     Nothing else extends a sandbox: reads and writes of the public API leave its expiry as
+         *     it is.
+         */
+        post: operations["setSandboxTtl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tenants/{name}/keys": {
         parameters: {
             query?: never;
@@ -189,12 +223,33 @@ export interface components {
              *     excludes `users`, `records` and `seed`.
              */
             template?: components["schemas"]["TenantName"];
+            ttl_seconds?: components["schemas"]["TtlSeconds"];
+        };
+        /**
+         * @description Seconds until the server removes the sandbox, counted from its creation, its last reset or
+         *     this setting; `null`: never. Left out on creation: the server's default
+         *     (`compdata serve --sandbox-ttl`).
+         */
+        TtlSeconds: number | null;
+        /**
+         * Format: date-time
+         * @description When the server removes the tenant (its time to live ends); `null` when it never does.
+         */
+        ExpiresAt: string | null;
+        TtlRequest: {
+            ttl_seconds: components["schemas"]["TtlSeconds"];
+        };
+        SandboxTtl: {
+            name: components["schemas"]["TenantName"];
+            ttl_seconds: components["schemas"]["TtlSeconds"];
+            expires_at: components["schemas"]["ExpiresAt"];
         };
         Sandbox: {
             tenant: {
                 name: components["schemas"]["TenantName"];
                 /** Format: date-time */
                 created_at: string;
+                expires_at: components["schemas"]["ExpiresAt"];
             };
             key: {
                 id: string;
@@ -215,6 +270,7 @@ export interface components {
             reporting_records: number;
             /** @description The records of all its data tables. */
             table_records: number;
+            expires_at: components["schemas"]["ExpiresAt"];
         };
         TenantPage: {
             /** @description The number of tenants in `data`. */
@@ -544,6 +600,53 @@ export interface operations {
                 };
             };
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setSandboxTtl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TtlRequest"];
+            };
+        };
+        responses: {
+            /** @description The sandbox's time to live as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTtl"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description The tenant was not made as a sandbox; nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_LIMITS } from '../http/limits.js';
+import { SANDBOX_DEFAULTS } from '../http/sandboxOptions.js';
+import { MAX_TTL_SECONDS } from '../domain/sandboxExpiry.js';
 import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
 import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
 import { DEFAULT_POOL_SIZE, DEFAULT_READ_ROUTING } from '../store/openStore.js';
@@ -72,6 +74,13 @@ export function serveCommand(): Command {
       parseRateLimit,
     )
     .option('--admin-token-file <path>', ADMIN_TOKEN_FILE_HELP, parseText)
+    .option(
+      '--sandbox-ttl <seconds>',
+      'with the administration API: seconds a sandbox lives when its request sets no ttl_seconds; then the server removes it',
+      integerIn(1, MAX_TTL_SECONDS),
+      SANDBOX_DEFAULTS.ttlSeconds,
+    )
+    .option('--sweep-every <ms>', 'with the administration API: how often expired sandboxes are looked for (one server of the database at a time removes them)', milliseconds, SANDBOX_DEFAULTS.sweepEveryMs)
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(

@@ -83,6 +83,8 @@ export interface CliServeOptions {
   rateLimit?: RatePolicy;
   metrics?: boolean;
   adminTokenFile?: string;
+  sandboxTtl: number;
+  sweepEvery: number;
 }
 
 type ServeOptions = Omit<ServerOptions, 'store'> & Required<Pick<ServerOptions, 'logger'>>;
@@ -108,6 +110,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     shutdownTimeoutMs: options.shutdownTimeout,
     ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
     ...(options.metrics && { metrics: metricsOption(options.metrics) }),
+    sandboxes: { ttlSeconds: options.sandboxTtl, sweepEveryMs: options.sweepEvery },
     logger: createLogger(options.logLevel),
   };
 }

@@ -4,6 +4,7 @@ import type { AdminStore } from '../store/store.js';
 import type { AdminDeps } from './handlers/admin/adminDeps.js';
 import { createTenantKey, listTenantKeys, revokeKey } from './handlers/admin/keys.js';
 import { deleteTenant, listTenants, resetTenant } from './handlers/admin/tenants.js';
+import { setSandboxTtl } from './handlers/admin/setSandboxTtl.js';
 import type { Api } from './api.js';
 import { adminTokenCheck } from './adminToken.js';
 import { contractBackend, servedBy, type ServedOperations } from './contractBackend.js';
@@ -29,6 +30,8 @@ export interface AdminApiSetup {
   publicBase: PublicBaseConfig;
   /** `--rate-limit`: the admin token has a bucket of its own. */
   rateLimiter?: KeyRateLimiter;
+  /** `--sandbox-ttl`: a sandbox's time to live when its request sets none. */
+  sandboxTtlSeconds: number;
 }
 
 /** The handler of each operation of openapi/admin.yaml: a missing or unknown one fails to compile. */
@@ -37,6 +40,7 @@ const HANDLERS: { [OperationId in keyof operations]: (deps: AdminDeps) => Operat
   listTenants,
   deleteTenant,
   resetTenant,
+  setSandboxTtl,
   createTenantKey,
   listTenantKeys,
   revokeKey,
@@ -53,9 +57,9 @@ const ADMIN_BUCKET = '\u0000admin token';
  * The administration API: openapi/admin.yaml routed and validated by a backend of its own, built
  * as the public API's is (contractBackend.ts), behind `Authorization: Bearer <admin token>`.
  */
-export async function createAdminApi({ definition, token, store, publicBase, readBody, rateLimiter }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
+export async function createAdminApi({ definition, token, store, publicBase, readBody, rateLimiter, sandboxTtlSeconds }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
   const backend = await contractBackend(definition, Object.keys(HANDLERS), { AdminToken: checkAdminToken });
-  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase })]));
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds })]));
   const served: AdminServed = {
     operations,
     readBody: (ctx) => (hasBody(ctx) ? readBody(ctx) : Promise.resolve(undefined)),

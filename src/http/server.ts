@@ -14,6 +14,8 @@ import type { FaultSpec } from './faultSpec.js';
 import { readJsonBody } from './jsonBody.js';
 import { readPushBody } from './pushBody.js';
 import { startImportRunner } from '../store/imports/importRunner.js';
+import { startSandboxSweeper, type SandboxSweeper } from '../store/admin/sandboxSweeper.js';
+import { SANDBOX_DEFAULTS, type SandboxOptions } from './sandboxOptions.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 import type { KeyRateLimiter } from './rateLimit.js';
@@ -48,7 +50,10 @@ export interface ServerOptions extends Partial<Limits> {
   faults?: FaultSpec;
   /** The administration API under `/admin/v1/` (docs/administration.md), behind this token; absent: off. */
   admin?: { token: string; store: AdminStore };
+  /** With the administration API: the sandboxes' time to live (docs/administration.md#time-to-live). */
+  sandboxes?: Partial<SandboxOptions>;
 }
+
 
 export interface RunningServer {
   /** `http://host:port` it listens on. */
@@ -62,6 +67,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Requests admitted and not yet answered (what `--max-concurrent` bounds). */
   requestsInProgress: () => number;
+  /** With the administration API: a sweep of expired sandboxes now (see `SandboxSweeper.sweep`). */
+  sweep?: () => Promise<number>;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -89,13 +96,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     readPushBody: (ctx) => readPushBody(ctx, limits.pushBodyLimit),
     rateLimiter: options.rateLimiter,
   });
+  const sandboxes = { ...SANDBOX_DEFAULTS, ...options.sandboxes };
   const adminApi = options.admin && (await createAdminApi({
     definition: adminDocument().definition,
     ...options.admin,
+    sandboxTtlSeconds: sandboxes.ttlSeconds,
     publicBase,
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,
   }));
+  const sweeper = options.admin && sweeperOver(options.admin.store, store, logger, sandboxes.sweepEveryMs);
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined, ...(adminApi && { adminApi }) });
   const handle = app.callback();
@@ -121,6 +131,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The health port is taken (or not allowed): no half-started server stays behind.
     await served.shutDown(0);
     await imports.stop();
+    await sweeper?.stop();
     throw error;
   }
   const close = async () => {
@@ -129,7 +140,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // No connection is left, so no request can come; the handlers still at work finish in time.
     await atWork.settled(deadline - Date.now());
     await imports.stop();
+    await sweeper?.stop();
   };
-  return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress };
+  return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress, ...(sweeper && { sweep: () => sweeper.sweep() }) };
+}
+
+/** The sandbox sweeper of a server with the administration API: its deletions through the admin store, its lease through the server's. */
+function sweeperOver(admin: AdminStore, server: ServerStore, logger: Logger, everyMs: number): SandboxSweeper {
+  const store = {
+    expiredSandboxes: admin.expiredSandboxes.bind(admin),
+    deleteTenant: admin.deleteTenant.bind(admin),
+    takeLease: server.takeLease.bind(server),
+    releaseLease: server.releaseLease.bind(server),
+    requestsInProgress: server.requestsInProgress,
+  };
+  return startSandboxSweeper(store, logger, { everyMs });
 }
 

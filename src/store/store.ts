@@ -2,7 +2,8 @@ import { BackupUnsupported, CompactUnsupported, TenantNotEmpty, UnknownTenant } 
 import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
-import type { DatasetReads, LoadOptions, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
+import type { DatasetReads, LoadOptions, SandboxExpiry, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
+import type { LeaseClaim } from './vocabulary/leases.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { StoredImport } from '../domain/importJson.js';
@@ -95,8 +96,18 @@ export interface AdminStore {
   /**
    * Deletes the tenant named `name` with its keys and all its data, in one transaction (all or
    * nothing); false when there is no such tenant. Its keys are refused from the next request on.
+   * With `expiredAt` (milliseconds since the epoch), only a sandbox expired by then: false, nothing
+   * changed, for one whose time to live was extended meanwhile (docs/administration.md#time-to-live).
    */
-  deleteTenant(name: string): Promise<boolean>;
+  deleteTenant(name: string, options?: { expiredAt?: number }): Promise<boolean>;
+  /**
+   * Gives the sandbox `name` a time to live of `ttlSeconds` from `now` (milliseconds since the
+   * epoch), or none (`null`), in one transaction: its expiry as stored. `unknown`: no such
+   * tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
+   */
+  setSandboxTtl(name: string, ttlSeconds: number | null, now: number): Promise<SandboxExpiry | 'unknown' | 'noRecipe'>;
+  /** Up to `limit` names of sandboxes expired at `now` (milliseconds since the epoch), soonest expired first. */
+  expiredSandboxes(now: number, limit: number): Promise<string[]>;
   /**
    * Runs `work` with a writer of the tenant `tenantName` (created when missing) inside one
    * transaction: committed when `work` resolves, rolled back when it throws, so that a failed
@@ -108,7 +119,8 @@ export interface AdminStore {
    * Puts a sandbox back as it was made, in one transaction: reads its recipe, deletes its data as
    * a `replace` load does (sync tokens from before it are refused), forgets its idempotency keys
    * and imports, and fills it again: a copy from its created state kept in the database, any
-   * other by `work`, run with the recipe and a writer. Its keys stay.
+   * other by `work`, run with the recipe and a writer. Its keys stay; its time to live, if it has
+   * one, counts again from the reset.
    * `unknown`: no such tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
    */
   resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
@@ -119,7 +131,7 @@ export interface AdminStore {
    * {@link TenantNotEmpty} when `target` has data. With `recipe`, `target` is a sandbox whose
    * created state is kept in the database for its reset (docs/administration.md#reset).
    */
-  copyTenant(template: string, target: string, options?: { recipe?: string }): Promise<boolean>;
+  copyTenant(template: string, target: string, options?: { recipe?: string; expiry?: SandboxExpiry }): Promise<boolean>;
   /**
    * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
    * when there is no such tenant.
@@ -168,6 +180,14 @@ export interface ServerStore {
    * store's threads share: its background work gives way to them (on PostgreSQL, imports).
    */
   readonly requestsInProgress: RequestsInProgress;
+  /**
+   * Takes or renews a lease of background work that one server of the database does at a time
+   * (the sandbox sweeper's), in one statement that compares and sets: true when `claim.owner`
+   * holds it until `claim.until`; false when another owner's lease lasts past `claim.now`.
+   */
+  takeLease(claim: LeaseClaim): Promise<boolean>;
+  /** Gives the lease `name` up, when `owner` holds it (a server that stops), so that another may take it at once. */
+  releaseLease(name: string, owner: string): Promise<void>;
   /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */
   databaseBytes(): Promise<number>;
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */

@@ -47,6 +47,8 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     ...importRuns(context),
     ...administration(context, keys),
     requestsInProgress: options.requestsInProgress ?? sharedRequestCount(),
+    takeLease: (claim) => engine.inWriteTransaction(async (steps) => steps.takeLease(claim)),
+    releaseLease: (name, owner) => engine.inWriteTransaction(async (steps) => steps.releaseLease(name, owner)),
     databaseBytes: () => engine.databaseBytes(),
     close: () => {
       context.router?.close();

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
+import { until } from '../support/until.js';
 import { databaseFor } from '../support/testDatabases.js';
 
 const TOKEN = 'serve-admin-token-0123456789';
@@ -50,5 +51,23 @@ describe('serve --admin-token-file', () => {
       assert.equal((await exchange(server.url, 'GET', '/v1/reporting?limit=0', { key })).status, 200);
     }
     assert.ok(!server.logs().some((line) => JSON.stringify(line).includes(TOKEN)), 'the token is never logged');
+  });
+
+  test('--sandbox-ttl and --sweep-every: sandboxes expire by the default, and of two workers each sandbox is removed once', { timeout: 90_000 }, async (t) => {
+    const dbPath = await databaseFor(t);
+    await fixtureFile(dbPath, { tenant: 'acme', records: 3 });
+    const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(), '--sandbox-ttl', '1', '--sweep-every', '50', '--workers', '2']);
+    const names = ['s1', 's2', 's3', 's4', 's5'];
+    for (const name of names) {
+      const made = await exchange(server.url, 'POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name, users: 1, records: 0 } });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(Date.parse(made.body.tenant.expires_at) - Date.parse(made.body.tenant.created_at), 1000);
+    }
+    const listed = async () => (await exchange(server.url, 'GET', '/admin/v1/tenants', { bearer: TOKEN })).body.data.map((tenant: { name: string }) => tenant.name);
+    await until('every sandbox is removed', async () => (await listed()).length === 1);
+    assert.deepEqual(await listed(), ['acme']);
+    const removed = () => server.logs().filter((line) => line.msg === 'sandbox expired: removed with its keys and data').map((line) => String(line.tenant));
+    await until('a line is logged for each', () => removed().length >= names.length);
+    assert.deepEqual(removed().sort(), names, 'each removed once, by one worker');
   });
 });

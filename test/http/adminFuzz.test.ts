@@ -27,7 +27,8 @@ interface KnownKey {
 
 test(`${RUNS} requests derived from the administration contract break no rule of it, and its writes read back (seed ${SEED})`, { timeout: 600_000 }, async (t) => {
   let acme!: Fixture;
-  const server = await startTestServer(t, { adminToken: TOKEN }, async (store) => {
+  // No sweep during the run: a sandbox made with a time to live of a second must still be there when read back.
+  const server = await startTestServer(t, { adminToken: TOKEN, sandboxes: { sweepEveryMs: 2 ** 31 - 1 } }, async (store) => {
     acme = await buildFixture(store, { tenant: 'acme', users: 4, records: 12 });
     await buildFixture(store, { tenant: 'globex', users: 2, records: 3 });
   });
@@ -67,7 +68,7 @@ test(`${RUNS} requests derived from the administration contract break no rule of
   assert.equal((await server.call('GET', '/admin/v1/tenants?limit=1', { bearer: TOKEN })).status, 200, 'the server still answers');
 });
 
-type Write = 'createSandbox' | 'createTenantKey' | 'deleteTenant' | 'revokeKey' | 'resetTenant';
+type Write = 'createSandbox' | 'createTenantKey' | 'deleteTenant' | 'revokeKey' | 'resetTenant' | 'setSandboxTtl';
 
 /** The write a request made, when the server accepted it (by its operation, its method and a success status). */
 function acceptedWrite(request: FuzzRequest, response: Exchange): Write | undefined {
@@ -79,6 +80,7 @@ function acceptedWrite(request: FuzzRequest, response: Exchange): Write | undefi
     'DELETE /admin/v1/tenants/{name}': 'deleteTenant',
     'DELETE /admin/v1/keys/{id}': 'revokeKey',
     'POST /admin/v1/tenants/{name}/reset': 'resetTenant',
+    'POST /admin/v1/tenants/{name}/ttl': 'setSandboxTtl',
   };
   return writes[`${operation.method} ${operation.template}`];
 }
@@ -130,22 +132,30 @@ async function readBack(server: TestServer, write: Write, request: FuzzRequest, 
       for (const entry of known.values()) {
         if (entry.tenant === tenant && entry.active) assert.equal((await server.call('GET', '/v1/reporting?limit=0', { key: entry.key })).status, 200, 'keys survive a reset');
       }
+      return;
+    }
+    case 'setSandboxTtl': {
+      const { name, expires_at: expiresAt } = response.body as { name: string; expires_at: string | null };
+      const tenant = (await listedTenants(server)).find((item) => item.name === name);
+      assert.equal(tenant?.expires_at, expiresAt, `the new expiry of ${name} is listed`);
     }
   }
 }
 
-/** Every tenant's name, page after page. */
-async function tenantNames(server: TestServer): Promise<string[]> {
-  const names: string[] = [];
+/** Every tenant as listed, page after page. */
+async function listedTenants(server: TestServer): Promise<{ name: string; expires_at: string | null }[]> {
+  const tenants: { name: string; expires_at: string | null }[] = [];
   let path: string | undefined = '/admin/v1/tenants?limit=1000';
   while (path) {
     const page = await server.call('GET', path, { bearer: TOKEN });
     assert.equal(page.status, 200);
-    names.push(...(page.body.data as { name: string }[]).map((tenant) => tenant.name));
+    tenants.push(...(page.body.data as { name: string; expires_at: string | null }[]));
     path = page.body.next ? new URL(page.body.next as string).pathname + new URL(page.body.next as string).search : undefined;
   }
-  return names;
+  return tenants;
 }
+
+const tenantNames = async (server: TestServer) => (await listedTenants(server)).map((tenant) => tenant.name);
 
 async function assertKeyListed(server: TestServer, tenant: string, id: string, state: 'active' | 'revoked'): Promise<void> {
   const keys = await server.call('GET', `/admin/v1/tenants/${encodeURIComponent(tenant)}/keys`, { bearer: TOKEN });

@@ -30,9 +30,9 @@ describe('tenants over the administration API', () => {
     assert.equal(all.body.count, 3);
     assert.equal(all.body.next, undefined);
     assert.deepEqual(all.body.data, [
-      { name: 'acme', created_at: stored, users: 3, reporting_records: 5, table_records: 4 },
-      { name: 'beta', created_at: all.body.data[1].created_at, users: 2, reporting_records: 0, table_records: 0 },
-      { name: 'keys-only', created_at: all.body.data[2].created_at, users: 0, reporting_records: 0, table_records: 0 },
+      { name: 'acme', created_at: stored, users: 3, reporting_records: 5, table_records: 4, expires_at: null },
+      { name: 'beta', created_at: all.body.data[1].created_at, users: 2, reporting_records: 0, table_records: 0, expires_at: null },
+      { name: 'keys-only', created_at: all.body.data[2].created_at, users: 0, reporting_records: 0, table_records: 0, expires_at: null },
     ]);
 
     const names: string[] = [];

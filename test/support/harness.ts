@@ -84,6 +84,8 @@ export interface TestServer {
   call(method: string, path: string, options?: CallOptions): Promise<Exchange>;
   /** Requests the server has admitted and not yet answered. */
   requestsInProgress: () => number;
+  /** With the administration API: a sweep of expired sandboxes now; how many this server removed. */
+  sweep?: () => Promise<number>;
   close(): Promise<void>;
 }
 
@@ -172,6 +174,7 @@ export async function startTestServer(
     disk,
     close,
     requestsInProgress: server.requestsInProgress,
+    ...(server.sweep && { sweep: server.sweep }),
     call: (method, path, callOptions) => exchange(server.url, method, path, callOptions),
   };
 }
@@ -192,6 +195,7 @@ export async function serveDatabase(database: string, options: TestServerOptions
       url: server.url,
       ...(server.healthUrl !== undefined && { healthUrl: server.healthUrl }),
       requestsInProgress: server.requestsInProgress,
+      ...(server.sweep && { sweep: server.sweep }),
       async close() {
         await server.close();
         await store.close();

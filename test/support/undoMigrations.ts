@@ -2,16 +2,36 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before sandboxes had a time to live (SQLite
+ * migration 20, PostgreSQL migrations 23 and 24): no `ttl_seconds` and `expires_at` in
+ * `sandbox_recipes`, no `leases`.
+ */
+export const BEFORE_SANDBOX_TTL: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE leases;
+    DROP INDEX sandbox_recipes_by_expiry;
+    ALTER TABLE sandbox_recipes DROP COLUMN expires_at;
+    ALTER TABLE sandbox_recipes DROP COLUMN ttl_seconds;
+    PRAGMA user_version = 19;
+  `,
+  postgres: `
+    DROP TABLE leases;
+    ALTER TABLE sandbox_recipes DROP COLUMN expires_at, DROP COLUMN ttl_seconds;
+    UPDATE schema_version SET version = 22;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a copied sandbox kept its created state
  * in the database (SQLite migration 19, PostgreSQL migration 22): no `sandbox_recipes.origin_id`.
  */
 const BEFORE_SANDBOX_ORIGINS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_SANDBOX_TTL.sqlite}
     DROP INDEX sandbox_recipes_by_origin;
     ALTER TABLE sandbox_recipes DROP COLUMN origin_id;
     PRAGMA user_version = 18;
   `,
-  postgres: `
+  postgres: `${BEFORE_SANDBOX_TTL.postgres}
     ALTER TABLE sandbox_recipes DROP COLUMN origin_id;
     UPDATE schema_version SET version = 21;
   `,

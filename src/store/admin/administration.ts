@@ -1,3 +1,4 @@
+import { expiryAfter } from '../../domain/sandboxExpiry.js';
 import { keyIdOf, newKey } from '../apiKeys.js';
 import { textCheckFor } from '../loading/loadChecks.js';
 import { TenantLoader } from '../loading/tenantLoader.js';
@@ -41,12 +42,16 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         for (const { id, name, createdAt } of rows) summaries.push({ name, createdAt, ...(await snapshot.tenantSizes(id)) });
         return summaries;
       }),
-    async deleteTenant(name) {
+    async deleteTenant(name, { expiredAt } = {}) {
       const deleted = await engine.inWriteTransaction(async (steps) => {
         const tenant = await steps.findTenant(name);
         if (!tenant) return false;
         // Writers of the tenant (a bulk, an import) finish first; later ones find no tenant.
         await steps.lockTenant(tenant.id);
+        if (expiredAt !== undefined) {
+          const expiresAt = (await steps.expiry(tenant.id))?.expiresAt ?? null;
+          if (expiresAt === null || expiresAt > new Date(expiredAt).toISOString()) return false;
+        }
         const origin = (await steps.recipe(tenant.id))?.origin;
         await steps.deleteTenant(tenant.id);
         if (origin !== undefined && origin !== null) await dropUnusedOrigin(steps, origin);
@@ -56,6 +61,14 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
       if (deleted) keyChecks.forget();
       return deleted;
     },
+    setSandboxTtl: (name, ttlSeconds, now) =>
+      engine.inWriteTransaction(async (steps) => {
+        const tenant = await steps.findTenant(name);
+        if (!tenant) return 'unknown';
+        const expiry = { ttlSeconds, expiresAt: expiryAfter(now, ttlSeconds) };
+        return (await steps.setExpiry(tenant.id, expiry)) ? expiry : 'noRecipe';
+      }),
+    expiredSandboxes: async (now, limit) => reads.expiredSandboxes(new Date(now).toISOString(), limit),
     loadTenant: (tenantName, options, work) =>
       engine.inWriteTransaction(async (steps) => {
         const tenant = await steps.ensureTenant(tenantName);
@@ -85,9 +98,11 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         const stamp = await steps.nextStamp(tenant.id, true);
         if (recipe.origin !== undefined && recipe.origin !== null) await copyFromOrigin(steps, recipe.origin, tenant.id, stamp);
         else await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
+        // Its time to live counts from the reset.
+        if (recipe.ttlSeconds !== null) await steps.setExpiry(tenant.id, { ttlSeconds: recipe.ttlSeconds, expiresAt: expiryAfter(Date.now(), recipe.ttlSeconds) });
         return 'reset';
       }),
-    copyTenant: (template, target, options = {}) => engine.inWriteTransaction((steps) => copyInto(steps, template, target, options.recipe)),
+    copyTenant: (template, target, options = {}) => engine.inWriteTransaction((steps) => copyInto(steps, template, target, options.recipe, options.expiry)),
     readTenant: (tenantName, work) =>
       engine.inSnapshot(async (steps) => {
         const tenant = await steps.reads.findTenant(tenantName);

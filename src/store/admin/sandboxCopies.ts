@@ -1,6 +1,9 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import { TenantNotEmpty } from '../vocabulary/storeErrors.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
+import type { SandboxExpiry } from '../vocabulary/adminShapes.js';
+
+const NO_EXPIRY: SandboxExpiry = { ttlSeconds: null, expiresAt: null };
 
 /**
  * The name of the hidden tenant that holds the created state of the copies of one version of one
@@ -14,7 +17,7 @@ const originName = (template: Tenant, version: string) => `\u0001origin:${templa
  * the caller's write transaction (AdminStore.copyTenant). With `recipe`, `target` is a sandbox:
  * its recipe names the origin, filled from the template first when this version has none yet.
  */
-export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string): Promise<boolean> {
+export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string, expiry: SandboxExpiry = NO_EXPIRY): Promise<boolean> {
   const source = await steps.findTenant(template);
   if (!source) return false;
   const tenant = await steps.ensureTenant(target);
@@ -24,7 +27,7 @@ export async function copyInto(steps: WriteSteps, template: string, target: stri
   if (source.id !== tenant.id) await steps.lockTenant(source.id);
   const origin = recipe === undefined ? undefined : await originOf(steps, source);
   await fill(steps, source.id, tenant.id);
-  if (recipe !== undefined) await steps.saveRecipe(tenant.id, { recipe, dataset: null, origin });
+  if (recipe !== undefined) await steps.saveRecipe(tenant.id, { recipe, dataset: null, origin, ...expiry });
   return true;
 }
 

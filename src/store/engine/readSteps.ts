@@ -13,6 +13,8 @@ export interface EngineReads {
   tenantsAfter(after: string | null, limit: number): Answer<TenantRow[]>;
   /** What the tenant holds: its users counted, its records from their dense positions (one read). */
   tenantSizes(tenantId: number): Answer<TenantSizes>;
+  /** Up to `limit` names of sandboxes whose `expires_at` is at or before `now` (ISO 8601), soonest expired first. */
+  expiredSandboxes(now: string, limit: number): Answer<string[]>;
   /** The tenant's statement reporting records (`emptyFragment`: see {@link StoredKey}). */
   reporting(tenantId: number, emptyFragment: string): PagedSource;
   filteredReporting(tenantId: number, emptyFragment: string, filter: ReportingFilter): Answer<PagedSource>;
@@ -39,11 +41,12 @@ export interface TenantRow extends Tenant {
   createdAt: string;
 }
 
-/** How much a tenant holds (see `TenantSummary`). */
+/** How much a tenant holds, and when it expires (see `TenantSummary`). */
 export interface TenantSizes {
   users: number;
   reportingRecords: number;
   tableRecords: number;
+  expiresAt: string | null;
 }
 
 /** A data table as stored: its fields as the JSON text of `[{key, type}, ...]`; with its record count where listed. */

@@ -1,7 +1,8 @@
 import type { Answer } from '../vocabulary/answer.js';
 import type { LoadSteps } from './loadSteps.js';
 import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
-import type { StoredRecipe } from '../vocabulary/adminShapes.js';
+import type { SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
+import type { LeaseClaim } from '../vocabulary/leases.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
 export interface NewKey {
   readonly id: string;
@@ -37,6 +38,14 @@ export interface WriteSteps {
   saveRecipe(tenantId: number, recipe: StoredRecipe): Answer<void>;
   /** How the tenant was made as a sandbox, if it was. */
   recipe(tenantId: number): Answer<StoredRecipe | undefined>;
+  /** The sandbox's time to live (without reading its recipe's dataset); `undefined` for a tenant not made as one. */
+  expiry(tenantId: number): Answer<SandboxExpiry | undefined>;
+  /** Sets the time to live of the sandbox; false, nothing changed, when the tenant was not made as one (no recipe). */
+  setExpiry(tenantId: number, expiry: SandboxExpiry): Answer<boolean>;
+  /** Takes or renews the lease of the claim (see {@link LeaseClaim}); whether the claimant holds it now. */
+  takeLease(claim: LeaseClaim): Answer<boolean>;
+  /** Gives the lease `name` up, if `owner` holds it. */
+  releaseLease(name: string, owner: string): Answer<void>;
   /** Forgets the tenant's requests: its idempotency keys and its imports (pending or done), with their lines. */
   dropRequests(tenantId: number): Answer<void>;
   /**

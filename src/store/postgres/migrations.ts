@@ -405,6 +405,19 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE sandbox_recipes ADD COLUMN origin_id integer
   `,
+  // 23: a sandbox's time to live, as SQLite's migration 20 (one statement, so that Citus sends it
+  // to every shard of the distributed table). No index: the sweeper reads the few sandboxes
+  // whose `expires_at` has passed, over every shard; the table has a row per sandbox.
+  `ALTER TABLE sandbox_recipes ADD COLUMN ttl_seconds integer, ADD COLUMN expires_at text COLLATE "C"`,
+  // 24: who does the servers' background work of one kind for now, as SQLite's migration 20 (no
+  // tenant: a reference table on Citus).
+  `
+  CREATE TABLE leases (
+    name text PRIMARY KEY,
+    owner text NOT NULL,
+    expires_at bigint NOT NULL
+  )
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

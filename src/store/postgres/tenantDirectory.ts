@@ -13,13 +13,20 @@ const sizes = statement<[number], TenantSizes>(
   `SELECT (SELECT count(*) FROM users WHERE tenant_id = $1)::float8 AS users,
           (SELECT coalesce(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = $1)::float8 AS "reportingRecords",
           (SELECT coalesce(sum((SELECT coalesce(max(r.pos) + 1, 0) FROM table_records r WHERE r.tenant_id = $1 AND r.table_pk = t.pk)), 0)
-           FROM data_tables t WHERE t.tenant_id = $1)::float8 AS "tableRecords"`,
+           FROM data_tables t WHERE t.tenant_id = $1)::float8 AS "tableRecords",
+          (SELECT expires_at FROM sandbox_recipes WHERE tenant_id = $1) AS "expiresAt"`,
+);
+/** The sandboxes expired: on Citus, over every shard of `sandbox_recipes` (a row per sandbox), joined with the directory. */
+const expired = statement<[string, number], { name: string }>(
+  `SELECT t.name FROM sandbox_recipes r JOIN tenants t ON t.id = r.tenant_id
+   WHERE r.expires_at IS NOT NULL AND r.expires_at <= $1 ORDER BY r.expires_at, t.name LIMIT $2`,
 );
 
 /** The tenants listed, and how much each holds (the administration API's listing). */
 export const tenantDirectoryReads = (db: Queryable) => ({
   tenantsAfter: (name: string | null, limit: number): Promise<TenantRow[]> => rowsOf(db, after, name, limit),
   tenantSizes: async (tenantId: number): Promise<TenantSizes> => (await firstRow(db, sizes, tenantId))!,
+  expiredSandboxes: async (now: string, limit: number): Promise<string[]> => (await rowsOf(db, expired, now, limit)).map(({ name }) => name),
 });
 
 /**

@@ -6,6 +6,7 @@ import { firstRow, run, statement, type Queryable } from './connection.js';
 import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
+import { leaseSteps } from './leases.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
 import { tenantDeletion } from './tenantDirectory.js';
@@ -67,5 +68,6 @@ export function writeSteps(db: Queryable): WriteSteps {
     loadSteps: (tenantId) => keepingStatistics(db, loadSteps(db, tenantId)),
     ...sandboxRecipeSteps(db),
     ...tenantCopySteps(db),
+    ...leaseSteps(db),
   };
 }

@@ -430,6 +430,22 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE sandbox_recipes ADD COLUMN origin_id INTEGER;
   CREATE INDEX sandbox_recipes_by_origin ON sandbox_recipes (origin_id) WHERE origin_id IS NOT NULL;
   `,
+  // 20: a sandbox's time to live (docs/administration.md#time-to-live): `ttl_seconds`, the span
+  // counted from its creation, its last reset or its last extension, and `expires_at` (ISO 8601,
+  // UTC, as `created_at`), when the server removes it; both null: it never expires. `leases`: who
+  // does the servers' background work of one kind for now (`owner`, until `expires_at`, in
+  // milliseconds since the epoch), taken by compare-and-set (leases.ts); the sweeper's is
+  // `sandbox-sweeper`.
+  `
+  ALTER TABLE sandbox_recipes ADD COLUMN ttl_seconds INTEGER;
+  ALTER TABLE sandbox_recipes ADD COLUMN expires_at TEXT;
+  CREATE INDEX sandbox_recipes_by_expiry ON sandbox_recipes (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE TABLE leases (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -12,11 +12,17 @@ export function tenantDirectoryReads(db: Db) {
     `SELECT (SELECT count(*) FROM users WHERE tenant_id = @id) AS users,
             (SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = @id) AS reportingRecords,
             (SELECT ifnull(sum((SELECT ifnull(max(r.pos) + 1, 0) FROM table_records r WHERE r.table_pk = t.pk)), 0)
-             FROM data_tables t WHERE t.tenant_id = @id) AS tableRecords`,
+             FROM data_tables t WHERE t.tenant_id = @id) AS tableRecords,
+            (SELECT expires_at FROM sandbox_recipes WHERE tenant_id = @id) AS expiresAt`,
   );
+  const expired = db.prepare<[string, number], string>(
+    `SELECT t.name FROM sandbox_recipes r JOIN tenants t ON t.id = r.tenant_id
+     WHERE r.expires_at IS NOT NULL AND r.expires_at <= ? ORDER BY r.expires_at, t.name LIMIT ?`,
+  ).pluck();
   return {
     tenantsAfter: (name: string | null, limit: number): TenantRow[] => after.all({ after: name, limit }),
     tenantSizes: (tenantId: number): TenantSizes => sizes.get({ id: tenantId })!,
+    expiredSandboxes: (now: string, limit: number): string[] => expired.all(now, limit),
   };
 }
 

@@ -4,6 +4,7 @@ import { changeStamps } from './changeStamps.js';
 import type { Db } from './db.js';
 import { keyInsert } from './keys.js';
 import { loadSteps } from './loadSteps.js';
+import { leaseSteps } from './leases.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
 import { tenantDeletion } from './tenantDirectory.js';
@@ -66,5 +67,6 @@ export function writeSteps(db: Db): WriteSteps {
     loadSteps: (tenantId) => loadSteps(db, tenantId),
     ...sandboxRecipeSteps(db),
     ...tenantCopySteps(db),
+    ...leaseSteps(db),
   };
 }

@@ -22,13 +22,23 @@ export interface DatasetReads {
  * How a sandbox was made (docs/administration.md#reset), kept with it so that a reset can put it
  * back: `recipe`, a JSON text (the seed parameters, or the template's name), and `dataset`, the
  * gzipped dataset the tenant was created with when it was a copy (`null`: generated again from
- * the seed parameters, or a copy too large to keep).
+ * the seed parameters, or a copy too large to keep). With its time to live
+ * (docs/administration.md#time-to-live).
  */
-export interface StoredRecipe {
+export interface StoredRecipe extends SandboxExpiry {
   readonly recipe: string;
   readonly dataset: Buffer | null;
   /** The hidden tenant that holds a copy's created state (docs/administration.md#reset), when it has one. */
   readonly origin?: number | null;
+}
+
+/**
+ * A sandbox's time to live: `ttlSeconds`, counted from its creation, its last reset or its last
+ * extension, and `expiresAt` (ISO 8601, UTC), when the server removes it; both `null`: never.
+ */
+export interface SandboxExpiry {
+  readonly ttlSeconds: number | null;
+  readonly expiresAt: string | null;
 }
 
 export interface LoadOptions {

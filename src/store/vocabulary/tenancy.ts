@@ -30,4 +30,6 @@ export interface TenantSummary {
   readonly reportingRecords: number;
   /** The records of all its data tables. */
   readonly tableRecords: number;
+  /** When the server removes it (a sandbox with a time to live; ISO 8601, UTC), or `null`: never. */
+  readonly expiresAt: string | null;
 }

@@ -8,10 +8,10 @@ import { tempDatabase } from '../../support/harness.js';
  * Ready to distribute by tenant (issue 11; src/store/postgres/migrations.ts): on Citus, each
  * table of a tenant's data is distributed by `tenant_id`, which works only when every primary
  * and unique key starts with it and every foreign key includes it; and a statement reaches one
- * shard only when it filters by it. The directory (tenants, keys, the schema version) is
- * replicated instead.
+ * shard only when it filters by it. The directory (tenants, keys, the schema version) and the
+ * leases of the servers' background work are replicated instead.
  */
-const DIRECTORY = new Set(['tenants', 'api_keys', 'schema_version']);
+const DIRECTORY = new Set(['tenants', 'api_keys', 'schema_version', 'leases']);
 
 interface Constraint {
   table: string;
@@ -76,9 +76,9 @@ test('every table of tenant data has tenant_id first in each primary and unique 
 });
 
 test('every statement of the engine on tenant data filters by tenant_id', () => {
-  // Statements on the directory, locks, settings and log positions (read replicas): no tenant data.
+  // Statements on the directory, leases, locks, settings and log positions (read replicas): no tenant data.
   const directoryOnly =
-    /^\s*(CREATE TABLE IF NOT EXISTS schema_version|SELECT version FROM schema_version|UPDATE schema_version|INSERT INTO schema_version|SELECT pg_advisory_xact_lock|SELECT set_config|INSERT INTO api_keys|UPDATE api_keys|INSERT INTO tenants|SELECT id, name(, created_at AS "createdAt")? FROM tenants|SELECT pg_wal_lsn_diff)/;
+    /^\s*(CREATE TABLE IF NOT EXISTS schema_version|SELECT version FROM schema_version|UPDATE schema_version|INSERT INTO schema_version|SELECT pg_advisory_xact_lock|SELECT set_config|INSERT INTO api_keys|UPDATE api_keys|INSERT INTO tenants|INSERT INTO leases|DELETE FROM leases|SELECT id, name(, created_at AS "createdAt")? FROM tenants|SELECT pg_wal_lsn_diff)/;
   // Citus' catalog and functions, when the migrations distribute the tables (citus.ts): no tenant data.
   const citusCatalog = /^\s*SELECT (EXISTS \(SELECT 1 FROM pg_extension|p\.logicalrelid|create_reference_table|create_distributed_table|truncate_local_data_after_distributing_table|c\.relname|count\(\*\)::integer AS count FROM pg_dist_node)/;
   const texts = [...statementTexts()];

@@ -7,6 +7,8 @@ export interface AdminDeps {
   store: AdminStore;
   /** How the `next` of a listing gets its base (`--public-url`, `--trust-proxy`), as the public API's does. */
   publicBase: PublicBaseConfig;
+  /** A sandbox's time to live when its request sets none (`serve --sandbox-ttl`). */
+  sandboxTtlSeconds: number;
 }
 
 /** A path parameter as routed and validated against openapi/admin.yaml. */

@@ -17,6 +17,7 @@ const summary = (tenant: TenantSummary): TenantPage['data'][number] => ({
   users: tenant.users,
   reporting_records: tenant.reportingRecords,
   table_records: tenant.tableRecords,
+  expires_at: tenant.expiresAt,
 });
 
 /**

@@ -2,15 +2,32 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before webhooks (SQLite migration 19,
+ * PostgreSQL migrations 22 to 25): no `webhook_endpoints`, no `webhook_calls`.
+ */
+const BEFORE_WEBHOOKS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE webhook_calls;
+    DROP TABLE webhook_endpoints;
+    PRAGMA user_version = 18;
+  `,
+  postgres: `
+    DROP TABLE webhook_calls;
+    DROP TABLE webhook_endpoints;
+    UPDATE schema_version SET version = 21;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a deleted tenant's id was kept from
  * reuse (SQLite migration 18; PostgreSQL's identity never reused one): no `last_deleted_tenant`.
  */
 export const BEFORE_LAST_DELETED_TENANT: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_WEBHOOKS.sqlite}
     DROP TABLE last_deleted_tenant;
     PRAGMA user_version = 17;
   `,
-  postgres: '',
+  postgres: BEFORE_WEBHOOKS.postgres,
 };
 
 /**

@@ -9,6 +9,7 @@ import { loadSteps } from './loadSteps.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
+import { statusChangeSteps, webhookSteps } from './webhookSteps.js';
 
 const find = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
 const insert = statement<[string, string]>('INSERT INTO tenants (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING');
@@ -65,5 +66,7 @@ export function writeSteps(db: Queryable): WriteSteps {
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => keepingStatistics(db, loadSteps(db, tenantId)),
     ...sandboxRecipeSteps(db),
+    statusChangeSteps: (tenantId) => statusChangeSteps(db, tenantId),
+    webhookSteps: (tenantId) => webhookSteps(db, tenantId),
   };
 }

@@ -6,6 +6,7 @@ import { keyInsert } from './keys.js';
 import { loadSteps } from './loadSteps.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantDeletion } from './tenantDirectory.js';
+import { webhookStepsOn } from './webhookSteps.js';
 
 /**
  * The steps of a write transaction on SQLite (a load, a new key), prepared once per connection.
@@ -64,5 +65,6 @@ export function writeSteps(db: Db): WriteSteps {
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => loadSteps(db, tenantId),
     ...sandboxRecipeSteps(db),
+    ...webhookStepsOn(db),
   };
 }

@@ -36,3 +36,8 @@ export const eventOfChange = (to: StatementStatus): 'statement.sent_to_payroll' 
 export function refusedChanges(statuses: readonly StatementStatus[], to: StatementStatus): number[] {
   return statuses.flatMap((status, index) => (changeAllowed(status, to) ? [] : [index]));
 }
+
+/** Why the lifecycle refuses a statement's change, in words (`is draft: only a validated statement can become sent_to_payroll`). */
+export function refusalReason(from: StatementStatus, to: TargetStatus): string {
+  return `is ${from}: only a ${sourceStatus(to)} statement can become ${to}`;
+}

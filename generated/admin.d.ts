@@ -192,7 +192,7 @@ export interface paths {
         };
         /**
          * List the tenant's webhook endpoints
-         * @description Every endpoint of the tenant, by creation, without its secrets. Not paged.
+         * @description Every endpoint of the tenant, by id, without its secrets. Not paged.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;

@@ -122,7 +122,7 @@ export interface AdminStore {
   changeStatementStatus(tenantName: string, to: TargetStatus, selection: StatementSelection): Promise<StatusChangeOutcome>;
   /** A new webhook endpoint of the tenant, with its secrets (shown only here and at rotation). */
   createWebhookEndpoint(tenantName: string, settings: EndpointSettings): Promise<(WebhookEndpoint & WebhookSecrets) | 'unknownTenant'>;
-  /** The tenant's webhook endpoints, by creation, without their secrets. */
+  /** The tenant's webhook endpoints, by id, without their secrets. */
   listWebhookEndpoints(tenantName: string): Promise<WebhookEndpoint[] | 'unknownTenant'>;
   /** Changes the settings given of an endpoint; the endpoint as it is then. */
   updateWebhookEndpoint(tenantName: string, id: string, settings: Partial<EndpointSettings>): Promise<WebhookEndpoint | 'unknownTenant' | 'unknownEndpoint'>;

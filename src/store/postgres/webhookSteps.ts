@@ -38,7 +38,7 @@ const insertEndpoint = statement<[number, string, string, string, boolean, boole
   `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 );
-const endpoints = statement<[number], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY created_at, id`);
+const endpoints = statement<[number], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY id`);
 const endpoint = statement<[number, string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`);
 const update = statement<[number, string, string | null, string | null, boolean | null, boolean | null]>(
   `UPDATE webhook_endpoints SET url = coalesce($3, url), events = coalesce($4, events), enabled = coalesce($5, enabled),

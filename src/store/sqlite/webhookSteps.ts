@@ -45,7 +45,7 @@ export function webhookStepsOn(db: Db): { statusChangeSteps(tenantId: number): S
     `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at)
      VALUES (@tenant, @id, @url, @events, @enabled, @secretHeader, @secret, @signingSecret, @createdAt)`,
   );
-  const endpoints = db.prepare<[number], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = ? ORDER BY created_at, id`);
+  const endpoints = db.prepare<[number], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = ? ORDER BY id`);
   const endpoint = db.prepare<[number, string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = ? AND id = ?`);
   const update = db.prepare(
     `UPDATE webhook_endpoints SET url = ifnull(@url, url), events = ifnull(@events, events), enabled = ifnull(@enabled, enabled),

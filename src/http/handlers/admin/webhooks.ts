@@ -48,7 +48,7 @@ export const createWebhookEndpoint =
     ctx.body = withSecrets(made);
   };
 
-/** `GET /admin/v1/tenants/{name}/webhooks`: the endpoints, by creation, without secrets. */
+/** `GET /admin/v1/tenants/{name}/webhooks`: the endpoints, by id, without secrets. */
 export const listWebhookEndpoints =
   ({ store }: AdminDeps): OperationHandler =>
   async (api, ctx) => {

@@ -12,7 +12,7 @@ export interface StoredStatement {
 }
 
 /** A call written to the outbox: its `webhook-id`, endpoint, event and statement (by its user's id and month). */
-export interface NewWebhookCall {
+interface NewWebhookCall {
   readonly id: string;
   readonly endpointId: string;
   readonly event: WebhookEvent;

@@ -1,7 +1,7 @@
 import type { StatementStatus } from '../../domain/statements.js';
 
 /** The events a webhook endpoint may want (docs/administration.md#webhook-endpoints). */
-export const WEBHOOK_EVENTS = ['statement.sent_to_payroll'] as const;
+const WEBHOOK_EVENTS = ['statement.sent_to_payroll'] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -440,7 +440,7 @@ export const MIGRATIONS: readonly string[] = [
   )
   `,
   'CREATE UNIQUE INDEX webhook_calls_order ON webhook_calls (tenant_id, seq)',
-  'CREATE INDEX webhook_calls_due ON webhook_calls (state, next_attempt_at)',
+  'CREATE INDEX webhook_calls_due ON webhook_calls (tenant_id, state, next_attempt_at)',
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -463,7 +463,7 @@ export const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (tenant_id, endpoint_id) REFERENCES webhook_endpoints (tenant_id, id) ON DELETE CASCADE
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX webhook_calls_order ON webhook_calls (tenant_id, seq);
-  CREATE INDEX webhook_calls_due ON webhook_calls (state, next_attempt_at);
+  CREATE INDEX webhook_calls_due ON webhook_calls (tenant_id, state, next_attempt_at);
   `,
 ];
 

@@ -5,7 +5,7 @@ import { statementId, type StatementStatus } from '../../../src/domain/statement
 import type { Store } from '../../../src/store/store.js';
 import type { EndpointSettings } from '../../../src/store/vocabulary/webhookShapes.js';
 import { buildFixture } from '../../support/fixture.js';
-import { tempDatabase, type Scope, type TempDatabase } from '../../support/harness.js';
+import { onlyOn, tempDatabase, type Scope, type TempDatabase } from '../../support/harness.js';
 
 /**
  * Changes of statuses by hand (docs/rules.md#statements) and the webhook calls they write
@@ -154,4 +154,21 @@ test('a deleted tenant takes its endpoints and calls with it', async (t) => {
   assert.equal(await tenant.store.deleteTenant('acme'), true);
   assert.equal(Number(await tenant.sql.value('SELECT count(*) FROM webhook_endpoints')), 0);
   assert.equal(Number(await tenant.sql.value('SELECT count(*) FROM webhook_calls')), 0);
+});
+
+// PostgreSQL only: on SQLite one write lock covers the database, and a store takes it for an
+// administration write on the event loop's thread, so a second one begun in the same process
+// while the first is open waits there until its busy timeout (the first cannot finish meanwhile).
+test('the same statement sent twice at once: one change and its calls, the other refused', { skip: onlyOn('postgres') }, async (t) => {
+  const tenant = await validatedTenant(t);
+  const [wanting] = await endpointIds(tenant.store);
+  const send = () => tenant.store.changeStatementStatus('acme', 'sent_to_payroll', { statements: [{ user: email(2), month: month('2026-09') }] });
+  const outcomes = await Promise.all([send(), send(), tenant.store.changeStatementStatus('acme', 'sent_to_payroll', { user: email(2) })]);
+  const changed = outcomes.flatMap((outcome) => (outcome.outcome === 'changed' ? outcome.changes.map((change) => formatMonth(change.month)) : []));
+  assert.deepEqual(changed.filter((m) => m === '2026-09'), ['2026-09'], JSON.stringify(outcomes));
+  assert.equal(outcomes.filter((outcome) => outcome.outcome === 'refused').length >= 1, true);
+  assert.deepEqual(
+    (await calls(tenant)).filter((call) => call.includes(' 2026-09 ')),
+    [`${wanting} u2 2026-09 pending 0`],
+  );
 });

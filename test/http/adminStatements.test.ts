@@ -109,4 +109,14 @@ describe('POST /admin/v1/tenants/{name}/statements/status', () => {
     ];
     for (const [name, json] of cases) assert.equal((await api.call('POST', statusPath, { bearer: TOKEN, json })).status, 400, name);
   });
+
+  test('the same statement sent by requests at once: one changes it, the others are 409s', async (t) => {
+    const { server: api } = await server(t);
+    const json = { status: 'sent_to_payroll', statements: [{ user: 'user1@acme.example', month: '2026-05' }] };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('POST', statusPath, { bearer: TOKEN, json })));
+    assert.deepEqual(
+      answers.map((answer) => answer.status).sort(),
+      [200, 409, 409, 409],
+    );
+  });
 });

@@ -44,6 +44,8 @@ describe('POST /admin/v1/tenants/{name}/statements/status', () => {
       ['validated', 'validated'],
     );
     const sync = await api.call('GET', '/v1/reporting?changed_since=0&limit=2000', { key: acme.key });
+    const firstPage = async () => (await api.call('GET', '/v1/reporting?limit=1', { key: acme.key })).headers.get('etag');
+    const etag = await firstPage();
     const latest = ((await api.call('GET', statementsPath, { key: acme.key })).body.data as V2[]).map((record) => String(record['standard.last_modified_at'])).sort().at(-1)!;
     const changed = await api.call('POST', statusPath, { bearer: TOKEN, json: { status: 'sent_to_payroll', statements: [{ user: 'User0@acme.example', month: '2026-04' }] } });
     assert.equal(changed.status, 200, changed.text);
@@ -61,6 +63,8 @@ describe('POST /admin/v1/tenants/{name}/statements/status', () => {
     const since = await api.call('GET', `/v1/reporting?changed_since=${encodeURIComponent(sync.body.sync_token)}&limit=2000`, { key: acme.key });
     assert.equal(since.status, 200);
     assert.equal(since.body.count, 0, 'v1 records show no status: none changed');
+    assert.ok(etag);
+    assert.notEqual(await firstPage(), etag, 'the data version changed: every ETag of the tenant does');
     const walked = await api.call('GET', `${statementsPath}&last_modified_after=${encodeURIComponent(latest)}`, { key: acme.key });
     assert.deepEqual(
       (walked.body.data as V2[]).map((record) => record['standard.status']),

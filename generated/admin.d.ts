@@ -180,6 +180,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{name}/statements/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate, send to payroll or mark paid one or more statements
+         * @description Changes the status of statements one step along their lifecycle (`draft` → `validated` →
+         *     `sent_to_payroll` → `paid`; no step is skipped, none goes back), in one transaction with
+         *     the webhook calls it raises (a statement sent to payroll: one call per enabled endpoint
+         *     that wants `statement.sent_to_payroll`). Exactly one of:
+         *     - `statements`: the statements listed, by user and month. Every one changes, or none: a
+         *       statement the lifecycle does not let change (`409`) or that does not exist (`404`)
+         *       leaves every one as it was.
+         *     - `user`: every statement of the user whose status is the step before `status` (to send
+         *       to payroll: the user's `validated` statements).
+         *     - `period`: the same, for every user, in the months `start_date` to `end_date`.
+         *     A change is a change of each line of the statement: its v2 `standard.last_modified_at`
+         *     moves; v1 records, which show no status, are unchanged.
+         */
+        post: operations["changeStatementStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the tenant's webhook endpoints
+         * @description Every endpoint of the tenant, by id, without its secrets. Not paged.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description A new endpoint of the tenant. The service makes its two secrets and shows them only in
+         *     this answer (and at rotation): `secret`, the value of the `X-Webhook-Secret` header of
+         *     its calls, and `signing_secret`, the Standard Webhooks secret (`whsec_` and base64) its
+         *     calls are signed with.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The endpoint's id. */
+                id: components["parameters"]["EndpointIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description The endpoint goes, with its calls (pending or done).
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint's settings
+         * @description The fields given change; the others, and the secrets, stay.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The endpoint's id. */
+                id: components["parameters"]["EndpointIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New secrets for a webhook endpoint
+         * @description New values of both secrets, shown only in this answer. The ones they replace stay valid
+         *     for `grace_seconds` (default 86400, one day; 0: not at all): meanwhile a call carries the
+         *     new `X-Webhook-Secret` and is signed with both signing secrets. A second rotation ends the
+         *     grace of the first.
+         */
+        post: operations["rotateWebhookSecrets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/keys/{id}": {
         parameters: {
             query?: never;
@@ -301,6 +422,97 @@ export interface components {
                 scope: components["schemas"]["KeyScope"];
             }[];
         };
+        /** @description A month, `YYYY-MM`. */
+        Month: string;
+        /** @description A user's e-mail address, matched without regard to ASCII case. */
+        Email: string;
+        /** @enum {string} */
+        StatementStatus: "draft" | "validated" | "sent_to_payroll" | "paid";
+        StatusChangeRequest: {
+            /**
+             * @description The status the statements change to.
+             * @enum {string}
+             */
+            status: "validated" | "sent_to_payroll" | "paid";
+            statements?: {
+                user: components["schemas"]["Email"];
+                month: components["schemas"]["Month"];
+            }[];
+            user?: components["schemas"]["Email"];
+            period?: {
+                start_date: components["schemas"]["Month"];
+                end_date: components["schemas"]["Month"];
+            };
+        } & (unknown | unknown | unknown);
+        StatusChangeResult: {
+            /** @description The number of statements changed. */
+            count: number;
+            /** @description The webhook calls the change wrote (one per statement and endpoint that wants the event). */
+            calls: number;
+            data: {
+                id: string;
+                /** @description The user's e-mail address, as stored. */
+                user: string;
+                month: components["schemas"]["Month"];
+                from: components["schemas"]["StatementStatus"];
+                to: components["schemas"]["StatementStatus"];
+            }[];
+        };
+        /** @enum {string} */
+        WebhookEvent: "statement.sent_to_payroll";
+        /**
+         * Format: uri
+         * @description Where the calls are sent (`http` or `https`).
+         */
+        WebhookUrl: string;
+        WebhookEndpointRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["WebhookEvent"][];
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description Whether calls carry the `X-Webhook-Secret` header (they are always signed).
+             * @default true
+             */
+            secret_header: boolean;
+        };
+        WebhookEndpointChange: {
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["WebhookEvent"][];
+            enabled?: boolean;
+            secret_header?: boolean;
+        };
+        WebhookEndpoint: components["schemas"]["WebhookEndpointFields"];
+        WebhookEndpointFields: {
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEvent"][];
+            enabled: boolean;
+            secret_header: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Until when the secrets replaced by the last rotation stay valid; `null` when none do.
+             */
+            previous_secrets_valid_until: string | null;
+        };
+        WebhookEndpointWithSecrets: {
+            /** @description The value of the `X-Webhook-Secret` header; shown only here. */
+            secret: string;
+            /** @description The Standard Webhooks signing secret; shown only here. */
+            signing_secret: string;
+        } & components["schemas"]["WebhookEndpointFields"];
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        RotationRequest: {
+            /**
+             * @description How long the replaced secrets stay valid (at most a week).
+             * @default 86400
+             */
+            grace_seconds: number;
+        };
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /** Format: uri */
@@ -353,6 +565,15 @@ export interface components {
         };
         /** @description No tenant has this name. */
         NoSuchTenant: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No tenant has this name, or the tenant has no endpoint with this id. */
+        NoSuchEndpoint: {
             headers: {
                 [name: string]: unknown;
             };
@@ -455,6 +676,8 @@ export interface components {
     parameters: {
         /** @description The tenant's name. */
         TenantNameInPath: components["schemas"]["TenantName"];
+        /** @description The endpoint's id. */
+        EndpointIdInPath: string;
     };
     requestBodies: never;
     headers: never;
@@ -712,6 +935,242 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NoSuchTenant"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeStatementStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description The statements changed (none when a user's or a period's had none to change). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusChangeResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No tenant has this name, the tenant has no user with this e-mail address, or a statement listed does not exist; nothing changed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description The lifecycle does not let a statement listed make this change; nothing changed.
+             *     `errors` points at each such statement (`/statements/0`) and says its status.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was created; its secrets are shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecrets"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The endpoint's id. */
+                id: components["parameters"]["EndpointIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchEndpoint"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The endpoint's id. */
+                id: components["parameters"]["EndpointIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointChange"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchEndpoint"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The endpoint's id. */
+                id: components["parameters"]["EndpointIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotationRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecrets"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchEndpoint"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];

@@ -718,7 +718,35 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    statementSentToPayroll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A statement was sent to payroll
+         * @description Sent to each enabled endpoint of the tenant that wants `statement.sent_to_payroll`, once
+         *     per statement sent. `webhook-id` is the call's: the same on every attempt of it, so that
+         *     a receiver can drop a call it has had. Verify the call by its signature
+         *     (https://www.standardwebhooks.com: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`
+         *     with the endpoint's signing secret), or by `X-Webhook-Secret`. While the secrets replaced
+         *     by a rotation are valid, `X-Webhook-Secret` carries the new one and `webhook-signature`
+         *     both signatures. The records are the statement's lines as `GET
+         *     /v2/reporting/{table_id}/statements` shows them when the call is made.
+         */
+        post: operations["statementSentToPayroll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1123,6 +1151,31 @@ export interface components {
         V2Amount: {
             value: number | null;
             currency: string | null;
+        };
+        /** @description The body of a call to a webhook endpoint (`webhooks` of this document). */
+        StatementWebhookBody: {
+            /** @enum {string} */
+            type: "statement.sent_to_payroll";
+            /**
+             * Format: date-time
+             * @description When the event happened (the change of status).
+             */
+            timestamp: string;
+            data: {
+                statement: {
+                    id: string;
+                    user: {
+                        id: string;
+                        email: string;
+                    };
+                    month: string;
+                    /** @enum {string} */
+                    status: "draft" | "validated" | "sent_to_payroll" | "paid";
+                    total_commission: components["schemas"]["V2Amount"];
+                };
+                /** @description The statement's reporting records, as the v2 read of statements shows them. */
+                records: components["schemas"]["V2Record"][];
+            };
         };
         /**
          * @description A record keyed by prefixed field keys (see `GET /v2/data-structures/{table_id}/fields`):
@@ -3043,6 +3096,37 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    statementSentToPayroll: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The call's id (`msg_` and 24 hex digits), the same on every attempt of it. */
+                "webhook-id": string;
+                /** @description When this attempt was made, in seconds since 1970-01-01T00:00:00Z. */
+                "webhook-timestamp": string;
+                /** @description One or more signatures, separated by spaces: `v1,` and the base64 HMAC-SHA256. */
+                "webhook-signature": string;
+                /** @description The endpoint's secret; absent when the endpoint turned it off. */
+                "X-Webhook-Secret"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description The receiver took the call. Any other answer, or none in time, is a failed attempt, tried again later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -8,6 +8,7 @@ import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
 import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
+import { statementsCommand } from './statements.js';
 import { packageVersion } from './version.js';
 
 function buildProgram(): Command {
@@ -18,6 +19,7 @@ function buildProgram(): Command {
     .addCommand(importCommand())
     .addCommand(exportCommand())
     .addCommand(keysCommand())
+    .addCommand(statementsCommand())
     .addCommand(serveCommand())
     .addCommand(backupCommand())
     .addCommand(compactCommand())

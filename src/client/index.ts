@@ -10,4 +10,4 @@ export { ImportWaitTimeout, type DataImport, type IngestOptions, type Ingestion,
 export { ProblemError, type ProblemFieldError } from './problemError.js';
 export type { V2CallOptions, V2PageOptions, V2Reads, V2StatementReads, V2TableReads } from './v2.js';
 export type { RetryOptions } from './retry.js';
-export type { BulkItem, BulkResult, CurrencyCode, CustomFields, DataStructure, DataStructureListing, DimensionValue, GroupAttribution, ManagerAttribution, MetricValue, Page, ReportingRecord, StandardReportingFields, TableFieldValue, TableFields, TableRecord, V2Amount, V2Field, V2FieldListing, V2FieldProperty, V2Record, V2RecordPage } from './records.js';
+export type { BulkItem, BulkResult, CurrencyCode, CustomFields, DataStructure, DataStructureListing, DimensionValue, GroupAttribution, ManagerAttribution, MetricValue, Page, ReportingRecord, StandardReportingFields, StatementWebhookBody, TableFieldValue, TableFields, TableRecord, V2Amount, V2Field, V2FieldListing, V2FieldProperty, V2Record, V2RecordPage } from './records.js';

@@ -97,5 +97,7 @@ export type V2FieldProperty = Schemas['V2FieldProperty'];
 export type V2Record = Schemas['V2Record'];
 /** A v2 amount: `{ value, currency }`, as a v2 record holds `standard.payment` or a metric (`custom.new_arr`). */
 export type V2Amount = Schemas['V2Amount'];
+/** The body of a call to a webhook endpoint: a statement sent to payroll, with its records (the contract's `webhooks`). */
+export type StatementWebhookBody = Schemas['StatementWebhookBody'];
 /** A page of v2 records: `data`, and `meta` (`next_start_id`, `has_more`, `next_url`). */
 export type V2RecordPage = Schemas['V2RecordPage'];

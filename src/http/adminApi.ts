@@ -3,8 +3,10 @@ import type { operations } from '../../generated/admin.js';
 import type { AdminStore } from '../store/store.js';
 import type { AdminDeps } from './handlers/admin/adminDeps.js';
 import { createTenantKey, listTenantKeys, revokeKey } from './handlers/admin/keys.js';
+import { changeStatementStatus } from './handlers/admin/statements.js';
 import { deleteTenant, listTenants, resetTenant } from './handlers/admin/tenants.js';
 import { setSandboxTtl } from './handlers/admin/setSandboxTtl.js';
+import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, rotateWebhookSecrets, updateWebhookEndpoint } from './handlers/admin/webhooks.js';
 import type { Api } from './api.js';
 import { adminTokenCheck } from './adminToken.js';
 import { contractBackend, servedBy, type ServedOperations } from './contractBackend.js';
@@ -44,6 +46,12 @@ const HANDLERS: { [OperationId in keyof operations]: (deps: AdminDeps) => Operat
   createTenantKey,
   listTenantKeys,
   revokeKey,
+  changeStatementStatus,
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookSecrets,
 };
 
 interface AdminServed extends ServedOperations {

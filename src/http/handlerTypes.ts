@@ -38,5 +38,8 @@ export interface RequestState extends MeteredState {
 
 export type OperationHandler = (api: ApiContext, ctx: KoaContext & { state: RequestState }) => void | Promise<void>;
 
-/** One handler per operationId of the contract: a missing or unknown one fails to compile. */
-export type OperationHandlers = { [OperationId in keyof operations]: OperationHandler };
+/** The operations of the contract's `webhooks`: calls the service makes, never serves. */
+type WebhookCalls = 'statementSentToPayroll';
+
+/** One handler per operationId of the contract's paths: a missing or unknown one fails to compile. */
+export type OperationHandlers = { [OperationId in Exclude<keyof operations, WebhookCalls>]: OperationHandler };

@@ -64,8 +64,8 @@ export const problems = {
   /** The administration API without the administration token (adminApi.ts). */
   adminUnauthorized: () =>
     new HttpProblem(401, 'unauthorized', 'Unauthorized', 'A valid Authorization: Bearer header with the administration token is required.'),
-  /** The resource to create exists. */
-  conflict: (detail: string) => new HttpProblem(409, 'conflict', 'Conflict', detail),
+  /** The resource to create exists, or the change asked for is not allowed in its state (`errors`: where). */
+  conflict: (detail: string, errors?: readonly ParamProblem[]) => new HttpProblem(409, 'conflict', 'Conflict', detail, errors),
   /** A key that may only read, on an operation that writes. */
   forbidden: () =>
     new HttpProblem(403, 'forbidden', 'Forbidden', 'This API key may only read: a write needs a key created with --scope write.'),

@@ -11,6 +11,8 @@ import type { AttributeValue, UserUpsert } from '../domain/userItems.js';
 import type { Structure } from '../domain/v2Json.js';
 import type { TenantWriter } from './vocabulary/tenantWriter.js';
 import type { RequestsInProgress } from './vocabulary/requestsInProgress.js';
+import type { TargetStatus } from '../domain/statementLifecycle.js';
+import type { EndpointSettings, StatementSelection, StatusChangeOutcome, WebhookEndpoint, WebhookSecrets } from './vocabulary/webhookShapes.js';
 
 /**
  * The boundary between the service and its data, in three roles, each for its own reader; none
@@ -117,10 +119,10 @@ export interface AdminStore {
   loadTenant<T>(tenantName: string, options: LoadOptions, work: (writer: TenantWriter) => Promise<T>): Promise<T>;
   /**
    * Puts a sandbox back as it was made, in one transaction: reads its recipe, deletes its data as
-   * a `replace` load does (sync tokens from before it are refused), forgets its idempotency keys
-   * and imports, and fills it again: a copy from its created state kept in the database, any
-   * other by `work`, run with the recipe and a writer. Its keys stay; its time to live, if it has
-   * one, counts again from the reset.
+   * a `replace` load does (sync tokens from before it are refused), forgets its idempotency keys,
+   * imports and pending webhook calls (its endpoints stay), and fills it again: a copy from its
+   * created state kept in the database, any other by `work`, run with the recipe and a writer. Its
+   * keys stay; its time to live, if it has one, counts again from the reset.
    * `unknown`: no such tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
    */
   resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
@@ -132,6 +134,23 @@ export interface AdminStore {
    * created state is kept in the database for its reset (docs/administration.md#reset).
    */
   copyTenant(template: string, target: string, options?: { recipe?: string; expiry?: SandboxExpiry }): Promise<boolean>;
+  /**
+   * Changes the status of the statements `selection` takes to `to`, as the lifecycle allows
+   * (docs/rules.md#statements), in one transaction with the webhook calls the change raises: every
+   * statement listed changes, or none (`refused`, `missing`); a user's or a period's are those
+   * whose status may change to `to`.
+   */
+  changeStatementStatus(tenantName: string, to: TargetStatus, selection: StatementSelection): Promise<StatusChangeOutcome>;
+  /** A new webhook endpoint of the tenant, with its secrets (shown only here and at rotation). */
+  createWebhookEndpoint(tenantName: string, settings: EndpointSettings): Promise<(WebhookEndpoint & WebhookSecrets) | 'unknownTenant'>;
+  /** The tenant's webhook endpoints, by id, without their secrets. */
+  listWebhookEndpoints(tenantName: string): Promise<WebhookEndpoint[] | 'unknownTenant'>;
+  /** Changes the settings given of an endpoint; the endpoint as it is then. */
+  updateWebhookEndpoint(tenantName: string, id: string, settings: Partial<EndpointSettings>): Promise<WebhookEndpoint | 'unknownTenant' | 'unknownEndpoint'>;
+  /** Deletes an endpoint with its calls. */
+  deleteWebhookEndpoint(tenantName: string, id: string): Promise<'deleted' | 'unknownTenant' | 'unknownEndpoint'>;
+  /** New secrets for an endpoint; the ones they replace stay valid for `graceSeconds`. */
+  rotateWebhookSecrets(tenantName: string, id: string, graceSeconds: number): Promise<(WebhookEndpoint & WebhookSecrets) | 'unknownTenant' | 'unknownEndpoint'>;
   /**
    * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
    * when there is no such tenant.

@@ -1,4 +1,6 @@
 import { administration } from './admin/administration.js';
+import { statementChanges } from './admin/statementChanges.js';
+import { webhookEndpoints } from './admin/webhookEndpoints.js';
 import type { Engine } from './engine/engine.js';
 import { translatingErrors } from './errorTranslation.js';
 import { importRuns } from './imports/importRuns.js';
@@ -46,6 +48,8 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     ...apiWrites(context),
     ...importRuns(context),
     ...administration(context, keys),
+    ...statementChanges(context),
+    ...webhookEndpoints(context),
     requestsInProgress: options.requestsInProgress ?? sharedRequestCount(),
     takeLease: (claim) => engine.inWriteTransaction(async (steps) => steps.takeLease(claim)),
     releaseLease: (name, owner) => engine.inWriteTransaction(async (steps) => steps.releaseLease(name, owner)),

@@ -2,19 +2,36 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before webhooks (SQLite migration 21,
+ * PostgreSQL migrations 25 to 28): no `webhook_endpoints`, no `webhook_calls`.
+ */
+const BEFORE_WEBHOOKS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE webhook_calls;
+    DROP TABLE webhook_endpoints;
+    PRAGMA user_version = 20;
+  `,
+  postgres: `
+    DROP TABLE webhook_calls;
+    DROP TABLE webhook_endpoints;
+    UPDATE schema_version SET version = 24;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before sandboxes had a time to live (SQLite
  * migration 20, PostgreSQL migrations 23 and 24): no `ttl_seconds` and `expires_at` in
  * `sandbox_recipes`, no `leases`.
  */
 export const BEFORE_SANDBOX_TTL: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_WEBHOOKS.sqlite}
     DROP TABLE leases;
     DROP INDEX sandbox_recipes_by_expiry;
     ALTER TABLE sandbox_recipes DROP COLUMN expires_at;
     ALTER TABLE sandbox_recipes DROP COLUMN ttl_seconds;
     PRAGMA user_version = 19;
   `,
-  postgres: `
+  postgres: `${BEFORE_WEBHOOKS.postgres}
     DROP TABLE leases;
     ALTER TABLE sandbox_recipes DROP COLUMN expires_at, DROP COLUMN ttl_seconds;
     UPDATE schema_version SET version = 22;

@@ -10,12 +10,18 @@ import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
 import { copyFromOrigin, copyInto, dropUnusedOrigin } from './sandboxCopies.js';
 
+/** What administration.ts implements; statuses and webhooks have files of their own. */
+type AdministrationCore = Omit<
+  AdminStore,
+  'changeStatementStatus' | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'updateWebhookEndpoint' | 'deleteWebhookEndpoint' | 'rotateWebhookSecrets'
+>;
+
 /**
  * Administration over any engine: tenants and their keys (docs/rules.md#keys), loads in one
  * transaction of the tenant, exports from one snapshot, the database's checks, backup and
  * compaction. The one implementation behind every command that administers data.
  */
-export function administration({ engine }: StoreContext, keyChecks: Pick<KeyCheck, 'forget'>): AdminStore {
+export function administration({ engine }: StoreContext, keyChecks: Pick<KeyCheck, 'forget'>): AdministrationCore {
   const { reads, keys } = engine;
   const checkText = textCheckFor(engine.textHoldsNul);
   return {
@@ -94,6 +100,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         // before call for a sync from the start; besides, the tenant's requests are forgotten.
         await steps.deleteData(tenant.id);
         await steps.dropRequests(tenant.id);
+        await steps.webhookSteps(tenant.id).dropPendingCalls();
         await steps.dataChanged(tenant.id);
         const stamp = await steps.nextStamp(tenant.id, true);
         if (recipe.origin !== undefined && recipe.origin !== null) await copyFromOrigin(steps, recipe.origin, tenant.id, stamp);

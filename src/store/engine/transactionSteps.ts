@@ -3,6 +3,7 @@ import type { LoadSteps } from './loadSteps.js';
 import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
 import type { SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
 import type { LeaseClaim } from '../vocabulary/leases.js';
+import type { StatusChangeSteps, WebhookSteps } from './webhookSteps.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
 export interface NewKey {
   readonly id: string;
@@ -59,4 +60,8 @@ export interface WriteSteps {
   originInUse(originId: number): Answer<boolean>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
+  /** The steps of changing the statuses of the tenant's statements, with the calls they raise. */
+  statusChangeSteps(tenantId: number): StatusChangeSteps;
+  /** The tenant's webhook endpoints. */
+  webhookSteps(tenantId: number): WebhookSteps;
 }

@@ -418,6 +418,47 @@ export const MIGRATIONS: readonly string[] = [
     expires_at bigint NOT NULL
   )
   `,
+  // 25 to 28: webhooks, as SQLite's migration 21 (one statement each, for Citus; both tables keyed
+  // by tenant, the calls' foreign key to their endpoint including it; times as ISO text in UTC,
+  // as the tenants' `created_at`).
+  `
+  CREATE TABLE webhook_endpoints (
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    id text COLLATE "C" NOT NULL,
+    url text NOT NULL,
+    events text NOT NULL,
+    enabled boolean NOT NULL,
+    secret_header boolean NOT NULL,
+    secret text NOT NULL,
+    signing_secret text NOT NULL,
+    previous_secret text,
+    previous_signing_secret text,
+    previous_until text,
+    created_at text NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  )
+  `,
+  `
+  CREATE TABLE webhook_calls (
+    tenant_id integer NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    seq bigint NOT NULL,
+    endpoint_id text COLLATE "C" NOT NULL,
+    event text NOT NULL,
+    user_id text COLLATE "C" NOT NULL,
+    month integer NOT NULL,
+    created_at text NOT NULL,
+    state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_at text NOT NULL,
+    lease_owner text,
+    lease_until text,
+    PRIMARY KEY (tenant_id, id),
+    FOREIGN KEY (tenant_id, endpoint_id) REFERENCES webhook_endpoints (tenant_id, id) ON DELETE CASCADE
+  )
+  `,
+  'CREATE UNIQUE INDEX webhook_calls_order ON webhook_calls (tenant_id, seq)',
+  'CREATE INDEX webhook_calls_due ON webhook_calls (tenant_id, state, next_attempt_at)',
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

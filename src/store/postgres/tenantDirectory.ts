@@ -40,6 +40,8 @@ const deletions = [
   'import_tables',
   'imports',
   'idempotency_keys',
+  'webhook_calls',
+  'webhook_endpoints',
   'sandbox_recipes',
   'removed_records',
   'stamp_times',

@@ -11,6 +11,7 @@ import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
+import { statusChangeSteps, webhookSteps } from './webhookSteps.js';
 
 const find = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
 const insert = statement<[string, string]>('INSERT INTO tenants (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING');
@@ -69,5 +70,7 @@ export function writeSteps(db: Queryable): WriteSteps {
     ...sandboxRecipeSteps(db),
     ...tenantCopySteps(db),
     ...leaseSteps(db),
+    statusChangeSteps: (tenantId) => statusChangeSteps(db, tenantId),
+    webhookSteps: (tenantId) => webhookSteps(db, tenantId),
   };
 }

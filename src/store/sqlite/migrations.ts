@@ -446,6 +446,48 @@ export const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // 21: webhooks (docs/administration.md#webhook-endpoints): a tenant's endpoints with their
+  // secrets (the `X-Webhook-Secret` value and the signing secret, each with the one it replaced
+  // and when that one stops being valid), and the outbox of their calls: one row per call, written
+  // in the transaction that changes the statement's status, keyed by its `webhook-id`, with what
+  // the delivery worker needs (attempts, the time of the next, state, lease). A call refers to its
+  // statement by its user's id and month; the body is rendered when it is sent.
+  `
+  CREATE TABLE webhook_endpoints (
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    secret_header INTEGER NOT NULL,
+    secret TEXT NOT NULL,
+    signing_secret TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_signing_secret TEXT,
+    previous_until TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) WITHOUT ROWID;
+  CREATE TABLE webhook_calls (
+    tenant_id INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    month INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    lease_owner TEXT,
+    lease_until TEXT,
+    PRIMARY KEY (tenant_id, id),
+    FOREIGN KEY (tenant_id, endpoint_id) REFERENCES webhook_endpoints (tenant_id, id) ON DELETE CASCADE
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX webhook_calls_order ON webhook_calls (tenant_id, seq);
+  CREATE INDEX webhook_calls_due ON webhook_calls (tenant_id, state, next_attempt_at);
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

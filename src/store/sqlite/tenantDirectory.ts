@@ -45,6 +45,8 @@ export function tenantDeletion(db: Db): (tenantId: number) => void {
     'metrics',
     'stamp_times',
     'idempotency_keys',
+    'webhook_calls',
+    'webhook_endpoints',
     'sandbox_recipes',
     'imports',
     'api_keys',

@@ -8,6 +8,7 @@ import { leaseSteps } from './leases.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
 import { tenantDeletion } from './tenantDirectory.js';
+import { webhookStepsOn } from './webhookSteps.js';
 
 /**
  * The steps of a write transaction on SQLite (a load, a new key), prepared once per connection.
@@ -68,5 +69,6 @@ export function writeSteps(db: Db): WriteSteps {
     ...sandboxRecipeSteps(db),
     ...tenantCopySteps(db),
     ...leaseSteps(db),
+    ...webhookStepsOn(db),
   };
 }

@@ -2,7 +2,7 @@
  * What must compile: the types `compdata/client` gives, each compared exactly with what the
  * contract says (`Equal` is true only for identical types, so a wider or narrower type fails).
  */
-import { createClient, ProblemError, type BulkItem, type CompdataClient, type Page, type ReportingRecord, type V2Field, type V2FieldProperty } from 'compdata/client';
+import { createClient, ProblemError, type BulkItem, type CompdataClient, type Page, type ReportingRecord, type StatementWebhookBody, type V2Field, type V2FieldProperty } from 'compdata/client';
 import type { components } from '../../../generated/api.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -130,4 +130,12 @@ export async function v2Reads() {
     // A data table record's id is `standard.id` too, as a statement's.
     same<Equal<(typeof record)['standard.id'], string>>();
   }
+}
+
+/** A receiver's handler of the webhook call gets the body's type from the contract. */
+export function webhookBody(body: StatementWebhookBody) {
+  same<Equal<typeof body.type, 'statement.sent_to_payroll'>>();
+  same<Equal<typeof body.data.statement.status, 'draft' | 'validated' | 'sent_to_payroll' | 'paid'>>();
+  same<Equal<typeof body.data.statement.total_commission, components['schemas']['V2Amount']>>();
+  same<Equal<(typeof body.data.records)[number], components['schemas']['V2Record']>>();
 }

@@ -1,0 +1,91 @@
+import type { components } from '../../../../generated/admin.js';
+import type { EndpointSettings, WebhookEndpoint, WebhookSecrets } from '../../../store/vocabulary/webhookShapes.js';
+import type { OperationHandler } from '../../handlerTypes.js';
+import { problems } from '../../problems.js';
+import { pathParam, type AdminDeps } from './adminDeps.js';
+import { noSuchTenant } from './tenants.js';
+
+type EndpointRequest = components['schemas']['WebhookEndpointRequest'];
+type EndpointChange = components['schemas']['WebhookEndpointChange'];
+type RotationRequest = components['schemas']['RotationRequest'];
+type Endpoint = components['schemas']['WebhookEndpoint'];
+type EndpointWithSecrets = components['schemas']['WebhookEndpointWithSecrets'];
+
+/** How long the secrets a rotation replaces stay valid when the request says nothing (openapi/admin.yaml). */
+const DEFAULT_GRACE_SECONDS = 86_400;
+
+const asEndpoint = (endpoint: WebhookEndpoint): Endpoint => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  events: endpoint.events,
+  enabled: endpoint.enabled,
+  secret_header: endpoint.secretHeader,
+  created_at: endpoint.createdAt,
+  previous_secrets_valid_until: endpoint.previousUntil,
+});
+
+const withSecrets = (endpoint: WebhookEndpoint & WebhookSecrets): EndpointWithSecrets => ({
+  ...asEndpoint(endpoint),
+  secret: endpoint.secret,
+  signing_secret: endpoint.signingSecret,
+});
+
+/** What is missing, as a 404: the tenant, or its endpoint. */
+function missing(name: string, id: string, what: 'unknownTenant' | 'unknownEndpoint') {
+  return what === 'unknownTenant' ? noSuchTenant(name) : problems.notFound(`The tenant ${name} has no webhook endpoint with the id ${id}.`);
+}
+
+/** `POST /admin/v1/tenants/{name}/webhooks`: a new endpoint, its secrets in the answer only. */
+export const createWebhookEndpoint =
+  ({ store }: AdminDeps): OperationHandler =>
+  async (api, ctx) => {
+    const name = pathParam(api, 'name');
+    const request = ctx.state.body as EndpointRequest;
+    const settings: EndpointSettings = { url: request.url, events: request.events, enabled: request.enabled ?? true, secretHeader: request.secret_header ?? true };
+    const made = await store.createWebhookEndpoint(name, settings);
+    if (made === 'unknownTenant') throw noSuchTenant(name);
+    ctx.status = 201;
+    ctx.body = withSecrets(made);
+  };
+
+/** `GET /admin/v1/tenants/{name}/webhooks`: the endpoints, by id, without secrets. */
+export const listWebhookEndpoints =
+  ({ store }: AdminDeps): OperationHandler =>
+  async (api, ctx) => {
+    const name = pathParam(api, 'name');
+    const endpoints = await store.listWebhookEndpoints(name);
+    if (endpoints === 'unknownTenant') throw noSuchTenant(name);
+    ctx.body = { data: endpoints.map(asEndpoint) } satisfies components['schemas']['WebhookEndpointList'];
+  };
+
+/** `PATCH /admin/v1/tenants/{name}/webhooks/{id}`: the settings given change. */
+export const updateWebhookEndpoint =
+  ({ store }: AdminDeps): OperationHandler =>
+  async (api, ctx) => {
+    const [name, id] = [pathParam(api, 'name'), pathParam(api, 'id')];
+    const { url, events, enabled, secret_header: secretHeader } = ctx.state.body as EndpointChange;
+    const updated = await store.updateWebhookEndpoint(name, id, { url, events, enabled, secretHeader });
+    if (typeof updated === 'string') throw missing(name, id, updated);
+    ctx.body = asEndpoint(updated);
+  };
+
+/** `DELETE /admin/v1/tenants/{name}/webhooks/{id}`: the endpoint and its calls. */
+export const deleteWebhookEndpoint =
+  ({ store }: AdminDeps): OperationHandler =>
+  async (api, ctx) => {
+    const [name, id] = [pathParam(api, 'name'), pathParam(api, 'id')];
+    const deleted = await store.deleteWebhookEndpoint(name, id);
+    if (deleted !== 'deleted') throw missing(name, id, deleted);
+    ctx.status = 204;
+  };
+
+/** `POST /admin/v1/tenants/{name}/webhooks/{id}/rotate`: new secrets, the old ones valid for the grace. */
+export const rotateWebhookSecrets =
+  ({ store }: AdminDeps): OperationHandler =>
+  async (api, ctx) => {
+    const [name, id] = [pathParam(api, 'name'), pathParam(api, 'id')];
+    const grace = ((ctx.state.body ?? {}) as RotationRequest).grace_seconds ?? DEFAULT_GRACE_SECONDS;
+    const rotated = await store.rotateWebhookSecrets(name, id, grace);
+    if (typeof rotated === 'string') throw missing(name, id, rotated);
+    ctx.body = withSecrets(rotated);
+  };

@@ -1,6 +1,7 @@
 import type { StoredStatement, StatusChangeSteps, WebhookSteps } from '../engine/webhookSteps.js';
 import type { WebhookEndpoint } from '../vocabulary/webhookShapes.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
+import { tenantRows } from './tenantKeys.js';
 
 /**
  * Statuses changed by hand and webhook endpoints on PostgreSQL (migrations 25 to 28, as
@@ -30,9 +31,11 @@ const wanting = statement<[number, string], { id: string }>(
   'SELECT id FROM webhook_endpoints WHERE tenant_id = $1 AND enabled AND events::jsonb ? $2 ORDER BY id',
 );
 const insertCalls = statement<[number, string[], string[], string[], string[], number[], string[]]>(
+  // Beside the tenant's row of tenant_state and its order drawn from its own calls (tenantKeys.ts): one task on Citus.
   `INSERT INTO webhook_calls (tenant_id, id, seq, endpoint_id, event, user_id, month, created_at, state, next_attempt_at)
-   SELECT $1, c.id, (SELECT coalesce(max(seq), 0) FROM webhook_calls WHERE tenant_id = $1) + c.n, c.endpoint_id, c.event, c.user_id, c.month, c.created_at, 'pending', c.created_at
-   FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[]) WITH ORDINALITY AS c (id, endpoint_id, event, user_id, month, created_at, n)`,
+   SELECT s.tenant_id, c.id, coalesce((SELECT max(k.seq) FROM webhook_calls k WHERE k.tenant_id = $1), 0) + c.n, c.endpoint_id, c.event, c.user_id, c.month,
+     c.created_at, 'pending', c.created_at
+   FROM ${tenantRows('unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[]) WITH ORDINALITY AS c (id, endpoint_id, event, user_id, month, created_at, n)')}`,
 );
 const insertEndpoint = statement<[number, string, string, string, boolean, boolean, string, string, string]>(
   `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at)

@@ -28,6 +28,17 @@ export interface paths {
          *       file in between. The template is not changed, and later writes to either do not touch
          *       the other. `template` excludes `users`, `records` and `seed` (`400` when given
          *       together); a template no tenant has is a `404`.
+         *
+         *     Limits (`compdata serve --help`): at most `--max-sandboxes` sandboxes (default 1000;
+         *     tenants made here, until deleted), else a `409` (`urn:compdata:problem:too-many-sandboxes`),
+         *     nothing made; a template of more than `--max-sandbox-records` records (its reporting records
+         *     and data table records together; default 1000000) is a `422`, refused before anything is
+         *     written. A full disk is a `507`, nothing made.
+         *
+         *     With `Idempotency-Key`, a retry of the same request (the same body) within a day answers
+         *     the first answer again, the same tenant and the same key, with `Idempotent-Replayed: true`;
+         *     the same key with another body is a `422` (pointer `/header/Idempotency-Key`). A create
+         *     refused or not done is not remembered; a sandbox deleted is forgotten with its answer.
          */
         post: operations["createSandbox"];
         delete?: never;
@@ -331,6 +342,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The database's disk is full; nothing was written. */
+        InsufficientStorage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The admin token is past its rate limit. */
         TooManyRequests: {
             headers: {
@@ -356,7 +376,13 @@ export interface operations {
     createSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried create safe: sent again with the same body within a day (24 hours),
+                 *     the answer is the first one (same tenant, same key), nothing made again.
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -369,6 +395,8 @@ export interface operations {
             /** @description The tenant was created and filled; its key follows. */
             201: {
                 headers: {
+                    /** @description `true` when this is the answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -386,10 +414,32 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            409: components["responses"]["Conflict"];
+            /** @description A tenant of that name exists, or there are `--max-sandboxes` sandboxes already; nothing was made. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description The `Idempotency-Key` was sent with another request within a day (pointer
+             *     `/header/Idempotency-Key`), or the template has more than `--max-sandbox-records`
+             *     records (pointer `/body/template`); nothing was made.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTenants: {
@@ -476,6 +526,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTenantKeys: {

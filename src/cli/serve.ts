@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_SANDBOX_LIMITS } from '../http/handlers/admin/adminDeps.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
 import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
@@ -72,6 +73,8 @@ export function serveCommand(): Command {
       parseRateLimit,
     )
     .option('--admin-token-file <path>', ADMIN_TOKEN_FILE_HELP, parseText)
+    .option('--max-sandboxes <n>', 'administration API: sandboxes that may exist at once; more are answered 409', integerIn(1, 1_000_000), DEFAULT_SANDBOX_LIMITS.maxSandboxes)
+    .option('--max-sandbox-records <n>', 'administration API: most records of a template copied into a sandbox; more are answered 422', integerIn(0, 1_000_000_000), DEFAULT_SANDBOX_LIMITS.maxRecords)
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { AdminStore } from '../store/store.js';
-import type { StoredRecipe } from '../store/vocabulary/adminShapes.js';
+import type { SandboxMaking, StoredRecipe } from '../store/vocabulary/adminShapes.js';
 import { copyTenant } from './copyTenant.js';
 import { loadDataset } from './datasetImport.js';
 import { generateSeed, type SeedOptions } from './generateSeed.js';
@@ -19,18 +19,24 @@ type Recipe = { seed: SeedOptions } | { template: string };
 /** A reset that cannot be done: the copy was too large for its created state to be kept. */
 export class ResetUnavailable extends Error {}
 
-/** A sandbox generated as `compdata seed` generates a tenant, its recipe kept with it (one transaction). */
-export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: string, seed: SeedOptions): Promise<void> {
+/** A sandbox generated as `compdata seed` generates a tenant, its recipe (and `making`'s key) kept with it (one transaction). */
+export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: string, seed: SeedOptions, making?: SandboxMaking): Promise<void> {
   const recipe: Recipe = { seed };
-  await seedTenant(store, name, generateSeed(seed), undefined, async () => ({ recipe: JSON.stringify(recipe), dataset: null }));
+  await seedTenant(store, name, generateSeed(seed), undefined, { recipe: async () => ({ recipe: JSON.stringify(recipe), dataset: null }), ...(making && { sandbox: making }) });
 }
 
 /**
  * A sandbox copied from `template` (see copyTenant.ts); the dataset it was made with is kept,
  * gzipped, in the same transaction (up to {@link KEPT_DATASET_LIMIT}). False when no tenant is
- * named `template`.
+ * named `template`. `making`: its key, as seedSandbox's.
  */
-export async function copySandbox(store: Pick<AdminStore, 'readTenant' | 'loadTenant'>, template: string, name: string, limit = KEPT_DATASET_LIMIT): Promise<boolean> {
+export async function copySandbox(
+  store: Pick<AdminStore, 'readTenant' | 'loadTenant'>,
+  template: string,
+  name: string,
+  making?: SandboxMaking,
+  limit = KEPT_DATASET_LIMIT,
+): Promise<boolean> {
   const gzip = createGzip();
   const kept: Buffer[] = [];
   let keptBytes = 0;
@@ -43,6 +49,7 @@ export async function copySandbox(store: Pick<AdminStore, 'readTenant' | 'loadTe
   const recipe: Recipe = { template };
   try {
     const copied = await copyTenant(store, template, name, {
+      ...(making && { sandbox: making }),
       tap: (chunk) => void gzip.write(chunk),
       recipe: async () => {
         gzip.end();

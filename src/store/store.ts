@@ -2,7 +2,7 @@ import { BackupUnsupported, CompactUnsupported, UnknownTenant } from './vocabula
 import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
-import type { DatasetReads, LoadOptions, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
+import type { DatasetReads, KeptCreate, LoadOptions, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { StoredImport } from '../domain/importJson.js';
@@ -111,6 +111,10 @@ export interface AdminStore {
    * `unknown`: no such tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
    */
   resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
+  /** The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), once those kept before `since` (milliseconds) are forgotten. */
+  keptCreate(lookup: string, since: number): Promise<Omit<KeptCreate, 'lookup'> | undefined>;
+  /** How much the tenant named holds (as its listing counts it); `undefined` when there is no such tenant. */
+  tenantSizes(tenantName: string): Promise<Omit<TenantSummary, 'name' | 'createdAt'> | undefined>;
   /**
    * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
    * when there is no such tenant.

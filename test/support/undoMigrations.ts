@@ -2,15 +2,30 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before sandbox creates kept their answers for
+ * a retry (SQLite migration 19, PostgreSQL migration 22): no `sandbox_requests` table.
+ */
+const BEFORE_SANDBOX_REQUESTS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE sandbox_requests;
+    PRAGMA user_version = 18;
+  `,
+  postgres: `
+    DROP TABLE sandbox_requests;
+    UPDATE schema_version SET version = 21;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a deleted tenant's id was kept from
  * reuse (SQLite migration 18; PostgreSQL's identity never reused one): no `last_deleted_tenant`.
  */
 export const BEFORE_LAST_DELETED_TENANT: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_SANDBOX_REQUESTS.sqlite}
     DROP TABLE last_deleted_tenant;
     PRAGMA user_version = 17;
   `,
-  postgres: '',
+  postgres: BEFORE_SANDBOX_REQUESTS.postgres,
 };
 
 /**

@@ -4,7 +4,9 @@ import { TenantLoader } from '../loading/tenantLoader.js';
 import type { KeyCheck } from '../requests/keyCheck.js';
 import type { AdminStore } from '../store.js';
 import type { StoreContext } from '../storeContext.js';
-import { TenantNotEmpty, UnknownTenant } from '../vocabulary/storeErrors.js';
+import type { WriteSteps } from '../engine/transactionSteps.js';
+import type { SandboxMaking } from '../vocabulary/adminShapes.js';
+import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes, UnknownTenant } from '../vocabulary/storeErrors.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
 
@@ -65,6 +67,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         const stamp = await steps.nextStamp(tenant.id, options.replace === true);
         const result = await work(await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
         if (options.recipe) await steps.saveRecipe(tenant.id, await options.recipe());
+        if (options.sandbox) await makeSandbox(steps, tenant.id, options.sandbox);
         return result;
       }),
     resetTenant: (tenantName, work) =>
@@ -83,6 +86,12 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
         return 'reset';
       }),
+    keptCreate: (lookup, since) => engine.inWriteTransaction(async (steps) => steps.keptCreate(lookup, since)),
+    tenantSizes: (tenantName) =>
+      engine.inSnapshot(async ({ reads: snapshot }) => {
+        const tenant = await snapshot.findTenant(tenantName);
+        return tenant && snapshot.tenantSizes(tenant.id);
+      }),
     readTenant: (tenantName, work) =>
       engine.inSnapshot(async (steps) => {
         const tenant = await steps.reads.findTenant(tenantName);
@@ -97,4 +106,17 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
       return { bytesBefore, bytesAfter: await engine.databaseBytes() };
     },
   };
+}
+
+/**
+ * Makes the tenant just loaded a sandbox, last in the load's transaction: its key, and the answer
+ * kept for a retry of the create. Throws, so that nothing is written, past the cap on sandboxes
+ * (counted with this one) or when another create kept its answer under the same lookup meanwhile.
+ */
+async function makeSandbox(steps: WriteSteps, tenantId: number, making: SandboxMaking): Promise<void> {
+  const { id, key, secretHash } = newKey();
+  await steps.insertKey({ id, tenantId, secretHash, createdAt: new Date().toISOString(), scope: making.scope });
+  const kept = making.made({ key: { id, key }, createdAt: await steps.tenantCreatedAt(tenantId) });
+  if (kept && !(await steps.keepCreate(tenantId, kept))) throw new CreateKeyTaken('another create kept its answer under the same Idempotency-Key');
+  if ((await steps.countSandboxes()) > making.maxSandboxes) throw new TooManySandboxes(`there are ${making.maxSandboxes} sandboxes already`);
 }

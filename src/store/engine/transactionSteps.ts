@@ -1,7 +1,7 @@
 import type { Answer } from '../vocabulary/answer.js';
 import type { LoadSteps } from './loadSteps.js';
 import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
-import type { StoredRecipe } from '../vocabulary/adminShapes.js';
+import type { KeptCreate, StoredRecipe } from '../vocabulary/adminShapes.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
 export interface NewKey {
   readonly id: string;
@@ -39,6 +39,17 @@ export interface WriteSteps {
   recipe(tenantId: number): Answer<StoredRecipe | undefined>;
   /** Forgets the tenant's requests: its idempotency keys and its imports (pending or done), with their lines. */
   dropRequests(tenantId: number): Answer<void>;
+  /** When the tenant was created, as stored (ISO 8601). */
+  tenantCreatedAt(tenantId: number): Answer<string>;
+  /**
+   * How many sandboxes there are (tenants with a recipe), counted after waiting for every other
+   * transaction that counts them to end: a cap checked with it holds however many create at once.
+   */
+  countSandboxes(): Answer<number>;
+  /** Keeps a create's answer for its retries; false, nothing kept, when its lookup is kept already. */
+  keepCreate(tenantId: number, kept: KeptCreate): Answer<boolean>;
+  /** The answer kept under `lookup`, once those kept before `since` (milliseconds) are forgotten. */
+  keptCreate(lookup: string, since: number): Answer<Omit<KeptCreate, 'lookup'> | undefined>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
 }

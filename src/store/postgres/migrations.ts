@@ -400,6 +400,18 @@ export const MIGRATIONS: readonly string[] = [
     dataset bytea
   )
   `,
+  // 22: the answer of each sandbox create sent with an `Idempotency-Key`, as SQLite's migration
+  // 19. Its key is not led by tenant_id (the keys are the administration token's): on Citus a
+  // reference table, as the directory's tables are.
+  `
+  CREATE TABLE sandbox_requests (
+    lookup text PRIMARY KEY,
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    fingerprint text NOT NULL,
+    answer bytea NOT NULL,
+    created_at bigint NOT NULL
+  )
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -33,6 +33,7 @@ const deletions = [
   'imports',
   'idempotency_keys',
   'sandbox_recipes',
+  'sandbox_requests',
   'removed_records',
   'stamp_times',
   'statements',

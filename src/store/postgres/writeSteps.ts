@@ -7,6 +7,7 @@ import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
+import { sandboxRequestSteps } from './sandboxRequests.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
 
@@ -65,5 +66,6 @@ export function writeSteps(db: Queryable): WriteSteps {
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => keepingStatistics(db, loadSteps(db, tenantId)),
     ...sandboxRecipeSteps(db),
+    ...sandboxRequestSteps(db),
   };
 }

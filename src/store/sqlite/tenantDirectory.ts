@@ -39,6 +39,7 @@ export function tenantDeletion(db: Db): (tenantId: number) => void {
     'stamp_times',
     'idempotency_keys',
     'sandbox_recipes',
+    'sandbox_requests',
     'imports',
     'api_keys',
   ]

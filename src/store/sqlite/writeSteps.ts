@@ -5,6 +5,7 @@ import type { Db } from './db.js';
 import { keyInsert } from './keys.js';
 import { loadSteps } from './loadSteps.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
+import { sandboxRequestSteps } from './sandboxRequests.js';
 import { tenantDeletion } from './tenantDirectory.js';
 
 /**
@@ -64,5 +65,6 @@ export function writeSteps(db: Db): WriteSteps {
     insertKey: keyInsert(db),
     loadSteps: (tenantId) => loadSteps(db, tenantId),
     ...sandboxRecipeSteps(db),
+    ...sandboxRequestSteps(db),
   };
 }

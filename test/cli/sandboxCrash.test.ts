@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import Database from 'better-sqlite3';
+import { createRandom } from '../../src/dataset/random.js';
+import { generateSeed } from '../../src/dataset/generateSeed.js';
+import { seedTenant } from '../../src/dataset/seedTenant.js';
+import { exportOf } from '../support/datasets.js';
+import { fixtureUser } from '../support/fixture.js';
+import { exchange, tempDatabase, type Exchange } from '../support/harness.js';
+import { startServe, type ServeProcess } from '../support/serveProcess.js';
+import { TEST_ENGINE } from '../support/testDatabases.js';
+
+/**
+ * Crash safety of the administration API (as crashSafety.test.ts for the public API): `compdata
+ * serve` is killed with SIGKILL while a sandbox is being copied from a large template, while a
+ * sandbox is being reset, and while one is being deleted. After each kill, and a restart, the
+ * tenant is whole or absent: it exports as the template (copy), as before or as created (reset),
+ * as before or not at all (delete), its key works exactly when it is there, and every other
+ * tenant exports byte for byte as before. The moment of the kill is a random fraction of how
+ * long the same operation took when let finish (`CRASH_SEED=<seed>` replays it).
+ */
+const SEED = process.env.CRASH_SEED ?? String(Date.now());
+const TOKEN = 'admin-token-0123456789abcdef';
+
+test(`SIGKILL during a sandbox copy, reset and delete leaves the tenant whole or absent, and every other tenant as it was (seed ${SEED})`, { timeout: 240_000 }, async (t) => {
+  const { database, store } = await tempDatabase(t);
+  await seedTenant(store, 'golden', generateSeed({ seed: 'crash', users: 200, records: 8000 }));
+  const random = createRandom(SEED);
+  const args = ['--admin-token-file', tokenFile(t)];
+  let server = await startServe(t, database, args);
+  const admin = (method: string, path: string, json?: unknown) => exchange(server.url, method, path, { bearer: TOKEN, ...(json !== undefined && { json }) });
+  const restart = async () => (server = await startServe(t, database, args));
+
+  const golden = await exportOf(store, 'golden');
+  /** Every tenant's export but `but`'s. */
+  const others = async (but: string) => {
+    const all = new Map<string, string | undefined>();
+    for (const { name } of await store.listTenants({ limit: 1000 })) if (name !== but) all.set(name, await exportOf(store, name));
+    return all;
+  };
+  /** Runs `operation` once to its end, timed; then again, killed at a random moment within that time. */
+  const killedDuring = async (label: string, operation: () => Promise<Exchange>, undo: () => Promise<void>) => {
+    const started = performance.now();
+    const whole = await operation();
+    assert.ok(whole.status < 300, `${label}: ${whole.text}`);
+    const took = performance.now() - started;
+    await undo();
+    const answer = operation().then((response) => response.status, () => 'none' as const);
+    await new Promise((resolve) => setTimeout(resolve, random.between(Math.floor(took * 0.1), Math.floor(took * 0.7))));
+    server.child.kill('SIGKILL');
+    assert.equal((await server.exited).signal, 'SIGKILL');
+    t.diagnostic(`${label}: took ${Math.round(took)} ms when let finish; answered ${await answer} before the kill`);
+    assertIntegrity(database);
+    await restart();
+  };
+
+  // A copy: the new tenant is the template's copy whole (with its key), or there is no such tenant.
+  let copyKey: string | undefined;
+  const copyBefore = await others('copy');
+  await killedDuring(
+    'copy',
+    async () => {
+      const made = await admin('POST', '/admin/v1/sandboxes', { name: 'copy', template: 'golden' });
+      if (made.status === 201) copyKey = made.body.key.key;
+      return made;
+    },
+    async () => assert.equal((await admin('DELETE', '/admin/v1/tenants/copy')).status, 204),
+  );
+  const copied = await exportOf(store, 'copy');
+  assert.ok(copied === undefined || copied === golden, 'the copy is whole or absent');
+  t.diagnostic(`copy after the kill: ${copied === undefined ? 'absent' : 'whole'}`);
+  assert.deepEqual(await others('copy'), copyBefore);
+  const keys = (await admin('GET', '/admin/v1/tenants/copy/keys')).body;
+  if (copied === undefined) assert.equal(keys.type, 'urn:compdata:problem:not-found');
+  else assert.equal(keys.data.length, 1, 'the copy has its key');
+
+  // A reset: the sandbox is as before the reset (written to) or as created, never between.
+  const made = await admin('POST', '/admin/v1/sandboxes', { name: 'sb', template: 'golden' });
+  assert.equal(made.status, 201, made.text);
+  const sbKey = made.body.key.key as string;
+  const write = () => exchange(server.url, 'PUT', '/v1/users/bulk', { key: sbKey, json: { data: Array.from({ length: 50 }, (_, i) => fixtureUser('sb', 1000 + i)) } });
+  assert.equal((await write()).status, 200);
+  const written = await exportOf(store, 'sb');
+  const resetBefore = await others('sb');
+  await killedDuring('reset', () => admin('POST', '/admin/v1/tenants/sb/reset'), async () => assert.equal((await write()).status, 200));
+  const afterReset = await exportOf(store, 'sb');
+  assert.ok(afterReset === written || afterReset === golden, 'the reset is done whole or not at all');
+  t.diagnostic(`reset after the kill: ${afterReset === golden ? 'done' : 'not done'}`);
+  assert.deepEqual(await others('sb'), resetBefore);
+  assert.equal((await exchange(server.url, 'GET', '/v1/reporting?limit=1', { key: sbKey })).status, 200, 'its key stays either way');
+
+  // A delete: the tenant is there as before (its key working) or gone with its key.
+  const victimBefore = await others('victim');
+  let victimKey = '';
+  const makeVictim = async () => {
+    const victim = await admin('POST', '/admin/v1/sandboxes', { name: 'victim', template: 'golden' });
+    assert.equal(victim.status, 201, victim.text);
+    victimKey = victim.body.key.key;
+  };
+  await makeVictim();
+  await killedDuring('delete', () => admin('DELETE', '/admin/v1/tenants/victim'), makeVictim);
+  const victim = await exportOf(store, 'victim');
+  assert.ok(victim === undefined || victim === golden, 'the delete is done whole or not at all');
+  t.diagnostic(`delete after the kill: ${victim === undefined ? 'done' : 'not done'}`);
+  const victimRead = await exchange(server.url, 'GET', '/v1/reporting?limit=1', { key: victimKey });
+  assert.equal(victimRead.status, victim === undefined ? 401 : 200, 'its key goes with it, and only with it');
+  assert.deepEqual(await others('victim'), victimBefore);
+  if (copyKey !== undefined && copied !== undefined) assert.equal((await exchange(server.url, 'GET', '/v1/reporting?limit=1', { key: copyKey })).status, 200);
+  assert.deepEqual(await store.check(), []);
+});
+
+/** The administration token in a file of its own, removed when the test ends. */
+function tokenFile(t: TestContext): string {
+  const directory = mkdtempSync(join(tmpdir(), 'compdata-admin-token-'));
+  t.after(() => rmSync(directory, { recursive: true, force: true }));
+  const file = join(directory, 'admin.token');
+  writeFileSync(file, TOKEN);
+  return file;
+}
+
+/** SQLite: the file passes its integrity check (a PostgreSQL server outlives the killed client). */
+function assertIntegrity(dbPath: string): void {
+  if (TEST_ENGINE !== 'sqlite') return;
+  const db = new Database(dbPath);
+  try {
+    assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
+  } finally {
+    db.close();
+  }
+}

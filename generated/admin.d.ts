@@ -297,7 +297,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A tenant of that name exists. */
+        /**
+         * @description A tenant of that name exists, or there are `--max-sandboxes` sandboxes already (type
+         *     `urn:compdata:problem:too-many-sandboxes`); nothing was made.
+         */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -414,15 +417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A tenant of that name exists, or there are `--max-sandboxes` sandboxes already; nothing was made. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**

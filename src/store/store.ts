@@ -111,8 +111,11 @@ export interface AdminStore {
    * `unknown`: no such tenant; `noRecipe`: a tenant not made as a sandbox (nothing changed).
    */
   resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
-  /** The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), once those kept before `since` (milliseconds) are forgotten. */
-  keptCreate(lookup: string, since: number): Promise<Omit<KeptCreate, 'lookup'> | undefined>;
+  /**
+   * The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), once those kept
+   * longer than the public API's idempotency keys are (docs/rules.md#retries) are forgotten.
+   */
+  keptCreate(lookup: string): Promise<Omit<KeptCreate, 'lookup'> | undefined>;
   /** How much the tenant named holds (as its listing counts it); `undefined` when there is no such tenant. */
   tenantSizes(tenantName: string): Promise<Omit<TenantSummary, 'name' | 'createdAt'> | undefined>;
   /**

@@ -10,7 +10,7 @@ import { seedTenant } from '../../src/dataset/seedTenant.js';
 import { exportOf } from '../support/datasets.js';
 import { fixtureUser } from '../support/fixture.js';
 import { exchange, tempDatabase, type Exchange } from '../support/harness.js';
-import { startServe, type ServeProcess } from '../support/serveProcess.js';
+import { startServe } from '../support/serveProcess.js';
 import { TEST_ENGINE } from '../support/testDatabases.js';
 
 /**

@@ -94,8 +94,8 @@ describe('POST /admin/v1/sandboxes with Idempotency-Key', () => {
     const body = { users: 30, records: 3000 };
     const answers = await Promise.all([create(server, body, 'race-1'), create(server, body, 'race-1')]);
     for (const answer of answers) assert.equal(answer.status, 201, answer.text);
-    assert.deepEqual(answers[0]!.body, answers[1]!.body);
-    assert.deepEqual(await tenantNames(server), [answers[0]!.body.tenant.name]);
+    assert.deepEqual(answers[0].body, answers[1].body);
+    assert.deepEqual(await tenantNames(server), [answers[0].body.tenant.name]);
   });
 });
 

@@ -7,6 +7,7 @@ import type { StoreContext } from '../storeContext.js';
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import type { SandboxMaking } from '../vocabulary/adminShapes.js';
 import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes, UnknownTenant } from '../vocabulary/storeErrors.js';
+import { REMEMBERED_FOR_MS } from '../writes/idempotency.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
 
@@ -86,7 +87,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
         return 'reset';
       }),
-    keptCreate: (lookup, since) => engine.inWriteTransaction(async (steps) => steps.keptCreate(lookup, since)),
+    keptCreate: (lookup) => engine.inWriteTransaction(async (steps) => steps.keptCreate(lookup, Date.now() - REMEMBERED_FOR_MS)),
     tenantSizes: (tenantName) =>
       engine.inSnapshot(async ({ reads: snapshot }) => {
         const tenant = await snapshot.findTenant(tenantName);

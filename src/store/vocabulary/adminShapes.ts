@@ -53,7 +53,7 @@ export interface SandboxMaking {
 }
 
 /** A sandbox just made: its key (the secret shown once) and its tenant's creation time as stored. */
-export interface MadeSandbox {
+interface MadeSandbox {
   readonly key: { readonly id: string; readonly key: string };
   readonly createdAt: string;
 }

@@ -1,5 +1,4 @@
 import type { components } from '../../../../generated/admin.js';
-import { REMEMBERED_FOR_MS } from '../../../store/writes/idempotency.js';
 import type { AdminStore } from '../../../store/store.js';
 import { problems } from '../../problems.js';
 import { createLookup, openedCreate } from './keptCreates.js';
@@ -12,7 +11,7 @@ type Sandbox = components['schemas']['Sandbox'];
  * `422` at the header, nothing made.
  */
 export async function replayedCreate(store: Pick<AdminStore, 'keptCreate'>, idempotencyKey: string, fingerprint: string): Promise<Sandbox | undefined> {
-  const kept = await store.keptCreate(createLookup(idempotencyKey), Date.now() - REMEMBERED_FOR_MS);
+  const kept = await store.keptCreate(createLookup(idempotencyKey));
   if (!kept) return undefined;
   if (kept.fingerprint !== fingerprint) {
     const message = `Idempotency-Key ${JSON.stringify(idempotencyKey)} was sent with another create within a day: use a new key for a new request`;

@@ -5,10 +5,10 @@ import type { KeptCreate } from '../../../store/vocabulary/adminShapes.js';
 type Sandbox = components['schemas']['Sandbox'];
 
 /**
- * A sandbox create's answer kept for its retries (docs/administration.md#retries). The answer
- * holds the key's secret, which the database otherwise never stores: it is kept sealed
- * (AES-256-GCM) with a key derived from the `Idempotency-Key`, and found by another digest of
- * it, so that the database holds neither the Idempotency-Key nor the secret in the clear.
+ * A sandbox create's answer kept for its retries (docs/administration.md#retries-idempotency-key).
+ * The answer holds the key's secret, which the database otherwise never stores: it is kept
+ * sealed (AES-256-GCM) with a key derived from the `Idempotency-Key`, and found by another digest
+ * of it, so that the database holds neither the Idempotency-Key nor the secret in the clear.
  */
 
 const IV_BYTES = 12;

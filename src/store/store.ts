@@ -112,8 +112,8 @@ export interface AdminStore {
    */
   resetTenant(tenantName: string, work: (recipe: StoredRecipe, writer: TenantWriter) => Promise<void>): Promise<'reset' | 'unknown' | 'noRecipe'>;
   /**
-   * The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), once those kept
-   * longer than the public API's idempotency keys are (docs/rules.md#retries) are forgotten.
+   * The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), unless kept longer
+   * than the public API's idempotency keys are (docs/rules.md#retries); a read, writing nothing.
    */
   keptCreate(lookup: string): Promise<Omit<KeptCreate, 'lookup'> | undefined>;
   /** How much the tenant named holds (as its listing counts it); `undefined` when there is no such tenant. */

@@ -87,7 +87,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         await work(recipe, await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
         return 'reset';
       }),
-    keptCreate: (lookup) => engine.inWriteTransaction(async (steps) => steps.keptCreate(lookup, Date.now() - REMEMBERED_FOR_MS)),
+    keptCreate: (lookup) => engine.inSnapshot(async ({ reads: snapshot }) => snapshot.keptCreate(lookup, Date.now() - REMEMBERED_FOR_MS)),
     tenantSizes: (tenantName) =>
       engine.inSnapshot(async ({ reads: snapshot }) => {
         const tenant = await snapshot.findTenant(tenantName);
@@ -118,6 +118,6 @@ async function makeSandbox(steps: WriteSteps, tenantId: number, making: SandboxM
   const { id, key, secretHash } = newKey();
   await steps.insertKey({ id, tenantId, secretHash, createdAt: new Date().toISOString(), scope: making.scope });
   const kept = making.made({ key: { id, key }, createdAt: await steps.tenantCreatedAt(tenantId) });
-  if (kept && !(await steps.keepCreate(tenantId, kept))) throw new CreateKeyTaken('another create kept its answer under the same Idempotency-Key');
+  if (kept && !(await steps.keepCreate(tenantId, kept, Date.now() - REMEMBERED_FOR_MS))) throw new CreateKeyTaken('another create kept its answer under the same Idempotency-Key');
   if ((await steps.countSandboxes()) > making.maxSandboxes) throw new TooManySandboxes(`there are ${making.maxSandboxes} sandboxes already`);
 }

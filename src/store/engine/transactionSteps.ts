@@ -46,10 +46,11 @@ export interface WriteSteps {
    * transaction that counts them to end: a cap checked with it holds however many create at once.
    */
   countSandboxes(): Answer<number>;
-  /** Keeps a create's answer for its retries; false, nothing kept, when its lookup is kept already. */
-  keepCreate(tenantId: number, kept: KeptCreate): Answer<boolean>;
-  /** The answer kept under `lookup`, once those kept before `since` (milliseconds) are forgotten. */
-  keptCreate(lookup: string, since: number): Answer<Omit<KeptCreate, 'lookup'> | undefined>;
+  /**
+   * Keeps a create's answer for its retries, once the answers kept before `since` (milliseconds)
+   * are forgotten; false, nothing kept, when its lookup is kept already.
+   */
+  keepCreate(tenantId: number, kept: KeptCreate, since: number): Answer<boolean>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
 }

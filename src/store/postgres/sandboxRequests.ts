@@ -14,12 +14,9 @@ const keep = statement<[string, number, string, Buffer, number]>(
    ON CONFLICT (lookup) DO NOTHING`,
 );
 const forget = statement<[number]>('DELETE FROM sandbox_requests WHERE created_at < $1');
-const kept = statement<[string], { fingerprint: string; answer: Buffer; at: string }>(
-  'SELECT fingerprint, answer, created_at AS at FROM sandbox_requests WHERE lookup = $1',
-);
 
 /** The sandboxes counted, and the answers kept for a create's retries (migration 22), inside the caller's transaction. */
-export function sandboxRequestSteps(db: Queryable): Pick<WriteSteps, 'tenantCreatedAt' | 'countSandboxes' | 'keepCreate' | 'keptCreate'> {
+export function sandboxRequestSteps(db: Queryable): Pick<WriteSteps, 'tenantCreatedAt' | 'countSandboxes' | 'keepCreate'> {
   return {
     tenantCreatedAt: async (tenantId) => (await firstRow(db, createdAt, tenantId))!.created_at,
     // Held until the transaction ends: a create counting after it sees this one committed (or rolled back).
@@ -27,11 +24,11 @@ export function sandboxRequestSteps(db: Queryable): Pick<WriteSteps, 'tenantCrea
       await run(db, lockCount, LOCK_NAMESPACE, SANDBOX_COUNT_LOCK);
       return (await firstRow(db, count))!.count;
     },
-    keepCreate: async (tenantId, { lookup, fingerprint, answer, at }: KeptCreate) => (await run(db, keep, lookup, tenantId, fingerprint, answer, at)) === 1,
-    async keptCreate(lookup, since) {
+    // In the create's transaction, which wrote `tenants` first: on Citus every transaction that
+    // writes this reference table takes the two tables' locks in the one order.
+    async keepCreate(tenantId, { lookup, fingerprint, answer, at }: KeptCreate, since) {
       await run(db, forget, since);
-      const row = await firstRow(db, kept, lookup);
-      return row && { fingerprint: row.fingerprint, answer: row.answer, at: Number(row.at) };
+      return (await run(db, keep, lookup, tenantId, fingerprint, answer, at)) === 1;
     },
   };
 }

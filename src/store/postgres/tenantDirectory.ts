@@ -1,4 +1,5 @@
 import type { TenantRow, TenantSizes } from '../engine/readSteps.js';
+import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
 const after = statement<[string | null, number], TenantRow>(
@@ -15,10 +16,18 @@ const sizes = statement<[number], TenantSizes>(
            FROM data_tables t WHERE t.tenant_id = $1)::float8 AS "tableRecords"`,
 );
 
-/** The tenants listed, and how much each holds (the administration API's listing). */
+const kept = statement<[string, number], { fingerprint: string; answer: Buffer; at: string }>(
+  'SELECT fingerprint, answer, created_at AS at FROM sandbox_requests WHERE lookup = $1 AND created_at >= $2',
+);
+
+/** The tenants listed, how much each holds (the administration API's listing), and sandbox creates kept. */
 export const tenantDirectoryReads = (db: Queryable) => ({
   tenantsAfter: (name: string | null, limit: number): Promise<TenantRow[]> => rowsOf(db, after, name, limit),
   tenantSizes: async (tenantId: number): Promise<TenantSizes> => (await firstRow(db, sizes, tenantId))!,
+  async keptCreate(lookup: string, since: number): Promise<Omit<KeptCreate, 'lookup'> | undefined> {
+    const row = await firstRow(db, kept, lookup, since);
+    return row && { fingerprint: row.fingerprint, answer: row.answer, at: Number(row.at) };
+  },
 });
 
 /**

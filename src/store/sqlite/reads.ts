@@ -25,6 +25,7 @@ export function sqliteReads(db: Db): EngineReads {
     findTenant: (name) => tenant.get(name),
     tenantsAfter: directory.tenantsAfter,
     tenantSizes: directory.tenantSizes,
+    keptCreate: directory.keptCreate,
     reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filtered.reporting(tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => paged.tableRecords(tenantId, tableKey),

@@ -1,7 +1,8 @@
 import type { TenantRow, TenantSizes } from '../engine/readSteps.js';
+import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';
 
-/** The tenants listed, and how much each holds, on one connection (the administration API's listing). */
+/** The tenants listed, how much each holds (the administration API's listing), and sandbox creates kept, on one connection. */
 export function tenantDirectoryReads(db: Db) {
   const after = db.prepare<{ after: string | null; limit: number }, TenantRow>(
     'SELECT id, name, created_at AS createdAt FROM tenants WHERE @after IS NULL OR name > @after ORDER BY name LIMIT @limit',
@@ -13,8 +14,12 @@ export function tenantDirectoryReads(db: Db) {
             (SELECT ifnull(sum((SELECT ifnull(max(r.pos) + 1, 0) FROM table_records r WHERE r.table_pk = t.pk)), 0)
              FROM data_tables t WHERE t.tenant_id = @id) AS tableRecords`,
   );
+  const kept = db.prepare<[string, number], Omit<KeptCreate, 'lookup'>>(
+    'SELECT fingerprint, answer, created_at AS at FROM sandbox_requests WHERE lookup = ? AND created_at >= ?',
+  );
   return {
     tenantsAfter: (name: string | null, limit: number): TenantRow[] => after.all({ after: name, limit }),
+    keptCreate: (lookup: string, since: number): Omit<KeptCreate, 'lookup'> | undefined => kept.get(lookup, since),
     tenantSizes: (tenantId: number): TenantSizes => sizes.get({ id: tenantId })!,
   };
 }

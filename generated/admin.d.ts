@@ -15,8 +15,8 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant filled with generated demo data or copied from a template, and a key for it
-         * @description Fills a new tenant in one transaction (all or nothing), then creates a key of `key_scope`
-         *     for it. The key is shown once, in this answer. Without `name`, the service makes a unique
+         * @description Fills a new tenant and creates a key of `key_scope` for it, in one transaction (all or
+         *     nothing). The key is shown once, in this answer (and in a replay of it, below). Without `name`, the service makes a unique
          *     one (`sandbox-` and random hex).
          *
          *     - Generated (the default): a dataset as `compdata seed` makes one (the same generator, the
@@ -204,7 +204,10 @@ export interface components {
         Sandbox: {
             tenant: {
                 name: components["schemas"]["TenantName"];
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the tenant was created, as stored with it (as `GET /admin/v1/tenants` shows it).
+                 */
                 created_at: string;
             };
             key: {

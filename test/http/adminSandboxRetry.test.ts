@@ -133,6 +133,15 @@ describe('POST /admin/v1/sandboxes: created_at and limits', () => {
     assert.equal(made.status, 201, 'the refused create was not remembered');
   });
 
+  test('creates at once past --max-sandboxes: exactly as many as the cap are made, the others are 409s', async (t) => {
+    const server = await startTestServer(t, { adminToken: TOKEN, sandboxLimits: { maxSandboxes: 3, maxRecords: 1000 } });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create(server, { name: `at-once-${i}`, users: 20, records: 500 })));
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.deepEqual(statuses, [201, 201, 201, 409, 409, 409]);
+    const made = answers.filter((answer) => answer.status === 201).map((answer) => answer.body.tenant.name as string);
+    assert.deepEqual(await tenantNames(server), made.sort());
+  });
+
   test('a template of more records than --max-sandbox-records is a 422 before anything is written', async (t) => {
     const server = await startTestServer(t, { adminToken: TOKEN, sandboxLimits: { maxSandboxes: 10, maxRecords: 10 } }, async (store) => {
       await buildFixture(store, { tenant: 'small', records: 6, deals: 4 });

@@ -48,12 +48,13 @@ export const createSandbox =
 async function created(store: AdminStore, limits: SandboxLimits, request: SandboxRequest, retry: { idempotencyKey: string; fingerprint: string } | undefined): Promise<Sandbox> {
   const name = request.name ?? `sandbox-${randomBytes(8).toString('hex')}`;
   if (await store.findTenant(name)) throw problems.conflict(`A tenant named ${name} exists.`);
+  const scope = request.key_scope ?? 'write';
   let answer: Sandbox | undefined;
   const making: SandboxMaking = {
     maxSandboxes: limits.maxSandboxes,
-    scope: request.key_scope ?? 'write',
+    scope,
     made({ key, createdAt }) {
-      answer = { tenant: { name, created_at: createdAt }, key: { id: key.id, key: key.key, scope: this.scope } };
+      answer = { tenant: { name, created_at: createdAt }, key: { id: key.id, key: key.key, scope } };
       return retry && keptCreate(retry.idempotencyKey, retry.fingerprint, answer, Date.now());
     },
   };

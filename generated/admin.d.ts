@@ -15,8 +15,8 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant filled with generated demo data or copied from a template, and a key for it
-         * @description Fills a new tenant in one transaction (all or nothing), then creates a key of `key_scope`
-         *     for it. The key is shown once, in this answer. Without `name`, the service makes a unique
+         * @description Fills a new tenant and creates a key of `key_scope` for it, in one transaction (all or
+         *     nothing). The key is shown once, in this answer (and in a replay of it, below). Without `name`, the service makes a unique
          *     one (`sandbox-` and random hex).
          *
          *     - Generated (the default): a dataset as `compdata seed` makes one (the same generator, the
@@ -35,6 +35,17 @@ export interface paths {
          *     answer says when. A reset counts it again from the reset;
          *     `POST /admin/v1/tenants/{name}/ttl` sets a new one; reads and writes of the public API
          *     never extend it.
+         *
+         *     Limits (`compdata serve --help`): at most `--max-sandboxes` sandboxes (default 1000;
+         *     tenants made here, until deleted), else a `409` (`urn:compdata:problem:too-many-sandboxes`),
+         *     nothing made; a template of more than `--max-sandbox-records` records (its reporting records
+         *     and data table records together; default 1000000) is a `422`, refused before anything is
+         *     written. A full disk is a `507`, nothing made.
+         *
+         *     With `Idempotency-Key`, a retry of the same request (the same body) within a day answers
+         *     the first answer again, the same tenant and the same key, with `Idempotent-Replayed: true`;
+         *     the same key with another body is a `422` (pointer `/header/Idempotency-Key`). A create
+         *     refused or not done is not remembered; a sandbox deleted is forgotten with its answer.
          */
         post: operations["createSandbox"];
         delete?: never;
@@ -368,7 +379,10 @@ export interface components {
         Sandbox: {
             tenant: {
                 name: components["schemas"]["TenantName"];
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the tenant was created, as stored with it (as `GET /admin/v1/tenants` shows it).
+                 */
                 created_at: string;
                 expires_at: components["schemas"]["ExpiresAt"];
             };
@@ -554,7 +568,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A tenant of that name exists. */
+        /**
+         * @description A tenant of that name exists, or there are `--max-sandboxes` sandboxes already (type
+         *     `urn:compdata:problem:too-many-sandboxes`); nothing was made.
+         */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -601,6 +618,15 @@ export interface components {
         };
         /** @description The body is not application/json. */
         UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The database's disk is full; nothing was written. */
+        InsufficientStorage: {
             headers: {
                 [name: string]: unknown;
             };
@@ -688,7 +714,13 @@ export interface operations {
     createSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried create safe: sent again with the same body within a day (24 hours),
+                 *     the answer is the first one (same tenant, same key), nothing made again.
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -701,6 +733,8 @@ export interface operations {
             /** @description The tenant was created and filled; its key follows. */
             201: {
                 headers: {
+                    /** @description `true` when this is the answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -723,10 +757,24 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description The `Idempotency-Key` was sent with another request within a day (pointer
+             *     `/header/Idempotency-Key`), or the template has more than `--max-sandbox-records`
+             *     records (pointer `/body/template`); nothing was made.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listTenants: {
@@ -827,6 +875,7 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     setSandboxTtl: {
@@ -1024,6 +1073,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NoSuchTenant"];
             414: components["responses"]["UriTooLong"];
@@ -1092,6 +1142,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NoSuchEndpoint"];
             414: components["responses"]["UriTooLong"];

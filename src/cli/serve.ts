@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_SANDBOX_LIMITS } from '../http/handlers/admin/adminDeps.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { SANDBOX_DEFAULTS } from '../http/sandboxOptions.js';
 import { MAX_TTL_SECONDS } from '../domain/sandboxExpiry.js';
@@ -81,6 +82,8 @@ export function serveCommand(): Command {
       SANDBOX_DEFAULTS.ttlSeconds,
     )
     .option('--sweep-every <ms>', 'with the administration API: how often expired sandboxes are looked for (one server of the database at a time removes them)', milliseconds, SANDBOX_DEFAULTS.sweepEveryMs)
+    .option('--max-sandboxes <n>', 'administration API: sandboxes that may exist at once; more are answered 409', integerIn(1, 1_000_000), DEFAULT_SANDBOX_LIMITS.maxSandboxes)
+    .option('--max-sandbox-records <n>', 'administration API: most records of a template copied into a sandbox; more are answered 422', integerIn(0, 1_000_000_000), DEFAULT_SANDBOX_LIMITS.maxRecords)
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(

@@ -85,6 +85,8 @@ export interface CliServeOptions {
   adminTokenFile?: string;
   sandboxTtl: number;
   sweepEvery: number;
+  maxSandboxes: number;
+  maxSandboxRecords: number;
 }
 
 type ServeOptions = Omit<ServerOptions, 'store'> & Required<Pick<ServerOptions, 'logger'>>;
@@ -139,7 +141,7 @@ async function serve(cli: CliServeOptions, options: ServeOptions, adminToken: st
   try {
     // Loaded by the command that serves: every other command starts without the HTTP stack.
     const { startServer } = await import('../http/server.js');
-    server = await startServer({ ...options, store, ...(adminToken !== undefined && { admin: { token: adminToken, store } }) });
+    server = await startServer({ ...options, store, ...(adminToken !== undefined && { admin: { token: adminToken, store, sandboxLimits: { maxSandboxes: cli.maxSandboxes, maxRecords: cli.maxSandboxRecords } } }) });
   } catch (error) {
     storeLog.release();
     await store.close();

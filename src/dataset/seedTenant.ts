@@ -18,8 +18,14 @@ const PROGRESS_EVERY = 5_000;
  * the checks of `compdata import`: what `compdata seed` and the administration API's sandboxes
  * both do. A tenant that already has users or data tables is refused (`TenantNotEmpty`).
  */
-export async function seedTenant(store: Pick<AdminStore, 'loadTenant'>, tenant: string, dataset: SeedDataset, progress?: SeedProgress, recipe?: LoadOptions['recipe']): Promise<void> {
-  await store.loadTenant(tenant, { mustBeEmpty: true, ...(recipe && { recipe }) }, (writer) => writeDataset(writer, dataset, progress));
+export async function seedTenant(
+  store: Pick<AdminStore, 'loadTenant'>,
+  tenant: string,
+  dataset: SeedDataset,
+  progress?: SeedProgress,
+  options: Pick<LoadOptions, 'recipe' | 'sandbox'> = {},
+): Promise<void> {
+  await store.loadTenant(tenant, { mustBeEmpty: true, ...options }, (writer) => writeDataset(writer, dataset, progress));
 }
 
 /** Writes the whole dataset through the element writer (the path of `import`); the caller holds the transaction. */

@@ -1,7 +1,7 @@
 import type { Context as KoaContext } from 'koa';
 import type { operations } from '../../generated/admin.js';
 import type { AdminStore } from '../store/store.js';
-import type { AdminDeps } from './handlers/admin/adminDeps.js';
+import { DEFAULT_SANDBOX_LIMITS, type AdminDeps, type SandboxLimits } from './handlers/admin/adminDeps.js';
 import { createTenantKey, listTenantKeys, revokeKey } from './handlers/admin/keys.js';
 import { changeStatementStatus } from './handlers/admin/statements.js';
 import { deleteTenant, listTenants, resetTenant } from './handlers/admin/tenants.js';
@@ -30,6 +30,8 @@ export interface AdminApiSetup {
   readBody: (ctx: KoaCtx) => Promise<unknown>;
   /** How a listing's `next` gets its base, as the public API's (`--public-url`, `--trust-proxy`). */
   publicBase: PublicBaseConfig;
+  /** `--max-sandboxes`, `--max-sandbox-records`; absent: the defaults. */
+  sandboxLimits?: SandboxLimits;
   /** `--rate-limit`: the admin token has a bucket of its own. */
   rateLimiter?: KeyRateLimiter;
   /** `--sandbox-ttl`: a sandbox's time to live when its request sets none. */
@@ -65,9 +67,18 @@ const ADMIN_BUCKET = '\u0000admin token';
  * The administration API: openapi/admin.yaml routed and validated by a backend of its own, built
  * as the public API's is (contractBackend.ts), behind `Authorization: Bearer <admin token>`.
  */
-export async function createAdminApi({ definition, token, store, publicBase, readBody, rateLimiter, sandboxTtlSeconds }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
+export async function createAdminApi({
+  definition,
+  token,
+  store,
+  publicBase,
+  readBody,
+  rateLimiter,
+  sandboxTtlSeconds,
+  sandboxLimits = DEFAULT_SANDBOX_LIMITS,
+}: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
   const backend = await contractBackend(definition, Object.keys(HANDLERS), { AdminToken: checkAdminToken });
-  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds })]));
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds, sandboxLimits })]));
   const served: AdminServed = {
     operations,
     readBody: (ctx) => (hasBody(ctx) ? readBody(ctx) : Promise.resolve(undefined)),

@@ -104,6 +104,9 @@ export const problems = {
     ),
   unprocessable: (errors: readonly ParamProblem[], detail: string) =>
     new HttpProblem(422, 'unprocessable', 'Unprocessable Content', detail, errors),
+  /** The cap on sandboxes (`serve --max-sandboxes`) reached: nothing was made. */
+  tooManySandboxes: (max: number) =>
+    new HttpProblem(409, 'too-many-sandboxes', 'Too Many Sandboxes', `There are ${max} sandboxes, as many as the server allows: delete one first. Nothing was made.`),
   /** A key past its rate limit (rateLimit.ts); `headers` are the RateLimit fields. */
   tooManyRequests: (retryAfterSeconds: number, detail: string, headers: Readonly<Record<string, string>>) =>
     new HttpProblem(429, 'too-many-requests', 'Too Many Requests', detail, undefined, {

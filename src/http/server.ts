@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminStore, RequestStore, ServerStore } from '../store/store.js';
 import { createAdminApi } from './adminApi.js';
+import type { SandboxLimits } from './handlers/admin/adminDeps.js';
 import { createApi } from './api.js';
 import { admission } from './admission.js';
 import { answeredAheadOfAdmission, createApp, markHealthPort } from './app.js';
@@ -49,7 +50,7 @@ export interface ServerOptions extends Partial<Limits> {
   /** Faults injected into the API's answers, for testing clients (`--faults`); absent: none. */
   faults?: FaultSpec;
   /** The administration API under `/admin/v1/` (docs/administration.md), behind this token; absent: off. */
-  admin?: { token: string; store: AdminStore };
+  admin?: { token: string; store: AdminStore; sandboxLimits?: SandboxLimits };
   /** With the administration API: the sandboxes' time to live (docs/administration.md#time-to-live). */
   sandboxes?: Partial<SandboxOptions>;
 }

@@ -2,7 +2,7 @@ import { BackupUnsupported, CompactUnsupported, TenantNotEmpty, UnknownTenant } 
 import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
-import type { DatasetReads, LoadOptions, SandboxExpiry, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
+import type { DatasetReads, KeptCreate, LoadOptions, SandboxExpiry, SandboxMaking, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
 import type { LeaseClaim } from './vocabulary/leases.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
@@ -131,9 +131,10 @@ export interface AdminStore {
    * when missing), in one transaction, table by table in the database (INSERT … SELECT, no check
    * run again: the template holds the rules already); false when no tenant is named `template`,
    * {@link TenantNotEmpty} when `target` has data. With `recipe`, `target` is a sandbox whose
-   * created state is kept in the database for its reset (docs/administration.md#reset).
+   * created state is kept in the database for its reset (docs/administration.md#reset), and with
+   * `sandbox`, its key and the answer kept for a retry are made in the same transaction.
    */
-  copyTenant(template: string, target: string, options?: { recipe?: string; expiry?: SandboxExpiry }): Promise<boolean>;
+  copyTenant(template: string, target: string, options?: { recipe?: string; expiry?: SandboxExpiry; sandbox?: SandboxMaking }): Promise<boolean>;
   /**
    * Changes the status of the statements `selection` takes to `to`, as the lifecycle allows
    * (docs/rules.md#statements), in one transaction with the webhook calls the change raises: every
@@ -151,6 +152,13 @@ export interface AdminStore {
   deleteWebhookEndpoint(tenantName: string, id: string): Promise<'deleted' | 'unknownTenant' | 'unknownEndpoint'>;
   /** New secrets for an endpoint; the ones they replace stay valid for `graceSeconds`. */
   rotateWebhookSecrets(tenantName: string, id: string, graceSeconds: number): Promise<(WebhookEndpoint & WebhookSecrets) | 'unknownTenant' | 'unknownEndpoint'>;
+  /**
+   * The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), unless kept longer
+   * than the public API's idempotency keys are (docs/rules.md#retries); a read, writing nothing.
+   */
+  keptCreate(lookup: string): Promise<Omit<KeptCreate, 'lookup'> | undefined>;
+  /** How much the tenant named holds (as its listing counts it); `undefined` when there is no such tenant. */
+  tenantSizes(tenantName: string): Promise<Omit<TenantSummary, 'name' | 'createdAt'> | undefined>;
   /**
    * Runs `work` over the tenant's data as one snapshot (writers go on meanwhile); `undefined`
    * when there is no such tenant.

@@ -15,7 +15,7 @@ import { exchange, startTestServer, type Exchange, type TestServer } from '../su
  * makes hundreds of sandboxes in seconds.
  * Replay a run with `FUZZ_SEED=<seed> FUZZ_RUNS=<runs> [FUZZ_PATH=<path>]` (printed on failure).
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const TOKEN = 'admin-fuzz-token-0123456789abcdef';
 

@@ -8,6 +8,7 @@ import { LOCK_NAMESPACE } from '../../src/store/postgres/migrations.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import type { Store } from '../../src/store/store.js';
 import { isAdminPath } from '../../src/http/adminApi.js';
+import type { SandboxLimits } from '../../src/http/handlers/admin/adminDeps.js';
 import { assertConforms, assertConformsToAdmin } from './contract.js';
 import type { SmallDisk } from './smallDisk.js';
 import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
@@ -139,6 +140,8 @@ export async function withOtherStore<T>(database: string, work: (store: Store) =
 export interface TestServerOptions extends Partial<Omit<ServerOptions, 'store' | 'admin'>> {
   /** Turns the administration API on behind this token, over the server's store. */
   adminToken?: string;
+  /** The administration API's limits on sandboxes (`serve --max-sandboxes`, `--max-sandbox-records`); absent: the defaults. */
+  sandboxLimits?: SandboxLimits;
   /** How long a write waits for another writer before a 503 (the store's option). */
   busyTimeoutMs?: number;
   /** Opens the server's store instead of `openStore` (for a store with a test's own options). */
@@ -185,11 +188,11 @@ export async function startTestServer(
  */
 export async function serveDatabase(database: string, options: TestServerOptions = {}): Promise<RunningServer> {
   // Only warnings and errors, on stderr: a request line per call would drown the test output.
-  const { busyTimeoutMs, openServedStore = openStore, adminToken, ...serverOptions } = options;
+  const { busyTimeoutMs, openServedStore = openStore, adminToken, sandboxLimits, ...serverOptions } = options;
   const logger = serverOptions.logger ?? createLogger('warn', process.stderr);
   const store = await openServedStore(database, { role: 'server', mustExist: true, log: logger, ...(busyTimeoutMs !== undefined && { busyTimeoutMs }) });
   try {
-    const admin = adminToken === undefined ? {} : { admin: { token: adminToken, store } };
+    const admin = adminToken === undefined ? {} : { admin: { token: adminToken, store, ...(sandboxLimits && { sandboxLimits }) } };
     const server = await startServer({ store, port: 0, host: '127.0.0.1', logger, ...serverOptions, ...admin });
     return {
       url: server.url,

@@ -2,16 +2,31 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before sandbox creates kept their answers for
+ * a retry (SQLite migration 22, PostgreSQL migration 29): no `sandbox_requests` table.
+ */
+const BEFORE_SANDBOX_REQUESTS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE sandbox_requests;
+    PRAGMA user_version = 21;
+  `,
+  postgres: `
+    DROP TABLE sandbox_requests;
+    UPDATE schema_version SET version = 28;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before webhooks (SQLite migration 21,
  * PostgreSQL migrations 25 to 28): no `webhook_endpoints`, no `webhook_calls`.
  */
 const BEFORE_WEBHOOKS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_SANDBOX_REQUESTS.sqlite}
     DROP TABLE webhook_calls;
     DROP TABLE webhook_endpoints;
     PRAGMA user_version = 20;
   `,
-  postgres: `
+  postgres: `${BEFORE_SANDBOX_REQUESTS.postgres}
     DROP TABLE webhook_calls;
     DROP TABLE webhook_endpoints;
     UPDATE schema_version SET version = 24;

@@ -5,7 +5,10 @@ import { TenantLoader } from '../loading/tenantLoader.js';
 import type { KeyCheck } from '../requests/keyCheck.js';
 import type { AdminStore } from '../store.js';
 import type { StoreContext } from '../storeContext.js';
-import { TenantNotEmpty, UnknownTenant } from '../vocabulary/storeErrors.js';
+import type { WriteSteps } from '../engine/transactionSteps.js';
+import type { SandboxMaking } from '../vocabulary/adminShapes.js';
+import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes, UnknownTenant } from '../vocabulary/storeErrors.js';
+import { REMEMBERED_FOR_MS } from '../writes/idempotency.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
 import { copyFromOrigin, copyInto, dropUnusedOrigin } from './sandboxCopies.js';
@@ -87,6 +90,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         const stamp = await steps.nextStamp(tenant.id, options.replace === true);
         const result = await work(await TenantLoader.open(steps.loadSteps(tenant.id), stamp, checkText));
         if (options.recipe) await steps.saveRecipe(tenant.id, await options.recipe());
+        if (options.sandbox) await makeSandbox(steps, tenant.id, options.sandbox);
         return result;
       }),
     resetTenant: (tenantName, work) =>
@@ -109,7 +113,19 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         if (recipe.ttlSeconds !== null) await steps.setExpiry(tenant.id, { ttlSeconds: recipe.ttlSeconds, expiresAt: expiryAfter(Date.now(), recipe.ttlSeconds) });
         return 'reset';
       }),
-    copyTenant: (template, target, options = {}) => engine.inWriteTransaction((steps) => copyInto(steps, template, target, options.recipe, options.expiry)),
+    copyTenant: (template, target, options = {}) =>
+      engine.inWriteTransaction(async (steps) => {
+        const copied = await copyInto(steps, template, target, options.recipe, options.expiry);
+        if (copied === undefined) return false;
+        if (options.sandbox) await makeSandbox(steps, copied, options.sandbox);
+        return true;
+      }),
+    keptCreate: (lookup) => engine.inSnapshot(async ({ reads: snapshot }) => snapshot.keptCreate(lookup, Date.now() - REMEMBERED_FOR_MS)),
+    tenantSizes: (tenantName) =>
+      engine.inSnapshot(async ({ reads: snapshot }) => {
+        const tenant = await snapshot.findTenant(tenantName);
+        return tenant && snapshot.tenantSizes(tenant.id);
+      }),
     readTenant: (tenantName, work) =>
       engine.inSnapshot(async (steps) => {
         const tenant = await steps.reads.findTenant(tenantName);
@@ -124,4 +140,23 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
       return { bytesBefore, bytesAfter: await engine.databaseBytes() };
     },
   };
+}
+
+/**
+ * Makes the tenant just loaded a sandbox, last in the load's transaction: its key, its expiry
+ * counted from its creation, and the answer
+ * kept for a retry of the create. Throws, so that nothing is written, past the cap on sandboxes
+ * (counted with this one) or when another create kept its answer under the same lookup meanwhile.
+ */
+async function makeSandbox(steps: WriteSteps, tenantId: number, making: SandboxMaking): Promise<void> {
+  const { id, key, secretHash } = newKey();
+  await steps.insertKey({ id, tenantId, secretHash, createdAt: new Date().toISOString(), scope: making.scope });
+  const createdAt = await steps.tenantCreatedAt(tenantId);
+  // Its time to live counts from its creation as stored, so that `expires_at` is `created_at` plus it.
+  const { ttlSeconds = null } = (await steps.expiry(tenantId)) ?? {};
+  const expiresAt = expiryAfter(Date.parse(createdAt), ttlSeconds);
+  if (ttlSeconds !== null) await steps.setExpiry(tenantId, { ttlSeconds, expiresAt });
+  const kept = making.made({ key: { id, key }, createdAt, expiresAt });
+  if (kept && !(await steps.keepCreate(tenantId, kept, Date.now() - REMEMBERED_FOR_MS))) throw new CreateKeyTaken('another create kept its answer under the same Idempotency-Key');
+  if ((await steps.countSandboxes()) > making.maxSandboxes) throw new TooManySandboxes(`there are ${making.maxSandboxes} sandboxes already`);
 }

@@ -16,10 +16,11 @@ const originName = (template: Tenant, version: string) => `\u0001origin:${templa
  * Copies the tenant `template`'s data into the new tenant `target` at the engine's level, inside
  * the caller's write transaction (AdminStore.copyTenant). With `recipe`, `target` is a sandbox:
  * its recipe names the origin, filled from the template first when this version has none yet.
+ * The new tenant's id; `undefined` when no tenant is named `template`.
  */
-export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string, expiry: SandboxExpiry = NO_EXPIRY): Promise<boolean> {
+export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string, expiry: SandboxExpiry = NO_EXPIRY): Promise<number | undefined> {
   const source = await steps.findTenant(template);
-  if (!source) return false;
+  if (!source) return undefined;
   const tenant = await steps.ensureTenant(target);
   await steps.lockTenant(tenant.id);
   if (await steps.hasData(tenant.id)) throw new TenantNotEmpty(`tenant ${JSON.stringify(target)} already has data`);
@@ -28,7 +29,7 @@ export async function copyInto(steps: WriteSteps, template: string, target: stri
   const origin = recipe === undefined ? undefined : await originOf(steps, source);
   await fill(steps, source.id, tenant.id);
   if (recipe !== undefined) await steps.saveRecipe(tenant.id, { recipe, dataset: null, origin, ...expiry });
-  return true;
+  return tenant.id;
 }
 
 /** The sandbox `sandbox` put back from its origin (its data deleted by the caller), inside the caller's transaction. */

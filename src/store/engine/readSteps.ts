@@ -5,6 +5,7 @@ import type { KeyInfo, KeyScope, Tenant } from '../vocabulary/tenancy.js';
 import type { ReportingSchema } from '../vocabulary/readShapes.js';
 import type { PendingImport } from '../vocabulary/writeShapes.js';
 import type { Answer } from '../vocabulary/answer.js';
+import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import type { resumeBounds } from '../../domain/syncToken.js';
 /** The reads of the service, on one connection (or pool). Filters naming nothing stored give an empty listing. */
 export interface EngineReads {
@@ -15,6 +16,8 @@ export interface EngineReads {
   tenantSizes(tenantId: number): Answer<TenantSizes>;
   /** Up to `limit` names of sandboxes whose `expires_at` is at or before `now` (ISO 8601), soonest expired first. */
   expiredSandboxes(now: string, limit: number): Answer<string[]>;
+  /** The answer a sandbox create kept under `lookup`, unless kept before `since` (milliseconds). */
+  keptCreate(lookup: string, since: number): Answer<Omit<KeptCreate, 'lookup'> | undefined>;
   /** The tenant's statement reporting records (`emptyFragment`: see {@link StoredKey}). */
   reporting(tenantId: number, emptyFragment: string): PagedSource;
   filteredReporting(tenantId: number, emptyFragment: string, filter: ReportingFilter): Answer<PagedSource>;

@@ -1,7 +1,7 @@
 import type { Answer } from '../vocabulary/answer.js';
 import type { LoadSteps } from './loadSteps.js';
 import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
-import type { SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
+import type { KeptCreate, SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
 import type { LeaseClaim } from '../vocabulary/leases.js';
 import type { StatusChangeSteps, WebhookSteps } from './webhookSteps.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
@@ -58,6 +58,18 @@ export interface WriteSteps {
   dataVersion(tenantId: number): Answer<string>;
   /** Whether a sandbox's recipe names the tenant `originId` as its created state. */
   originInUse(originId: number): Answer<boolean>;
+  /** When the tenant was created, as stored (ISO 8601). */
+  tenantCreatedAt(tenantId: number): Answer<string>;
+  /**
+   * How many sandboxes there are (tenants with a recipe), counted after waiting for every other
+   * transaction that counts them to end: a cap checked with it holds however many create at once.
+   */
+  countSandboxes(): Answer<number>;
+  /**
+   * Keeps a create's answer for its retries, once the answers kept before `since` (milliseconds)
+   * are forgotten; false, nothing kept, when its lookup is kept already.
+   */
+  keepCreate(tenantId: number, kept: KeptCreate, since: number): Answer<boolean>;
   /** The steps of loading data into the tenant. */
   loadSteps(tenantId: number): LoadSteps;
   /** The steps of changing the statuses of the tenant's statements, with the calls they raise. */

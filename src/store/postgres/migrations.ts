@@ -459,6 +459,18 @@ export const MIGRATIONS: readonly string[] = [
   `,
   'CREATE UNIQUE INDEX webhook_calls_order ON webhook_calls (tenant_id, seq)',
   'CREATE INDEX webhook_calls_due ON webhook_calls (tenant_id, state, next_attempt_at)',
+  // 29: the answer of each sandbox create sent with an `Idempotency-Key`, as SQLite's migration
+  // 22. Its key is not led by tenant_id (the keys are the administration token's): on Citus a
+  // reference table, as the directory's tables are.
+  `
+  CREATE TABLE sandbox_requests (
+    lookup text PRIMARY KEY,
+    tenant_id integer NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    fingerprint text NOT NULL,
+    answer bytea NOT NULL,
+    created_at bigint NOT NULL
+  )
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

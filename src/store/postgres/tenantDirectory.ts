@@ -1,4 +1,5 @@
 import type { TenantRow, TenantSizes } from '../engine/readSteps.js';
+import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
 // Not the hidden origins of copies (../admin/sandboxCopies.ts), whose names start with U+0001.
@@ -22,11 +23,19 @@ const expired = statement<[string, number], { name: string }>(
    WHERE r.expires_at IS NOT NULL AND r.expires_at <= $1 ORDER BY r.expires_at, t.name LIMIT $2`,
 );
 
-/** The tenants listed, and how much each holds (the administration API's listing). */
+const kept = statement<[string, number], { fingerprint: string; answer: Buffer; at: string }>(
+  'SELECT fingerprint, answer, created_at AS at FROM sandbox_requests WHERE lookup = $1 AND created_at >= $2',
+);
+
+/** The tenants listed, how much each holds (the administration API's listing), and sandbox creates kept. */
 export const tenantDirectoryReads = (db: Queryable) => ({
   tenantsAfter: (name: string | null, limit: number): Promise<TenantRow[]> => rowsOf(db, after, name, limit),
   tenantSizes: async (tenantId: number): Promise<TenantSizes> => (await firstRow(db, sizes, tenantId))!,
   expiredSandboxes: async (now: string, limit: number): Promise<string[]> => (await rowsOf(db, expired, now, limit)).map(({ name }) => name),
+  async keptCreate(lookup: string, since: number): Promise<Omit<KeptCreate, 'lookup'> | undefined> {
+    const row = await firstRow(db, kept, lookup, since);
+    return row && { fingerprint: row.fingerprint, answer: row.answer, at: Number(row.at) };
+  },
 });
 
 /**
@@ -43,6 +52,7 @@ const deletions = [
   'webhook_calls',
   'webhook_endpoints',
   'sandbox_recipes',
+  'sandbox_requests',
   'removed_records',
   'stamp_times',
   'statements',

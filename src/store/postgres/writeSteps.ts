@@ -9,6 +9,7 @@ import { loadSteps } from './loadSteps.js';
 import { leaseSteps } from './leases.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
+import { sandboxRequestSteps } from './sandboxRequests.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { LOCK_NAMESPACE } from './migrations.js';
 import { statusChangeSteps, webhookSteps } from './webhookSteps.js';
@@ -72,5 +73,6 @@ export function writeSteps(db: Queryable): WriteSteps {
     ...leaseSteps(db),
     statusChangeSteps: (tenantId) => statusChangeSteps(db, tenantId),
     webhookSteps: (tenantId) => webhookSteps(db, tenantId),
+    ...sandboxRequestSteps(db),
   };
 }

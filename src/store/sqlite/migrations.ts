@@ -488,6 +488,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX webhook_calls_order ON webhook_calls (tenant_id, seq);
   CREATE INDEX webhook_calls_due ON webhook_calls (tenant_id, state, next_attempt_at);
   `,
+  // 22: the answer of each sandbox create sent with an `Idempotency-Key` (docs/administration.md),
+  // kept for its retries within the public API's window: `lookup`, a digest of the key (the
+  // administration token's keys, not a tenant's); `fingerprint`, of the request; `answer`, sealed
+  // with a key derived from the Idempotency-Key, which the database does not hold; `created_at`
+  // in milliseconds. Deleted with the sandbox's tenant. Few rows: sandboxes are capped.
+  `
+  CREATE TABLE sandbox_requests (
+    lookup TEXT PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    fingerprint TEXT NOT NULL,
+    answer BLOB NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

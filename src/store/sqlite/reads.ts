@@ -26,6 +26,7 @@ export function sqliteReads(db: Db): EngineReads {
     tenantsAfter: directory.tenantsAfter,
     tenantSizes: directory.tenantSizes,
     expiredSandboxes: directory.expiredSandboxes,
+    keptCreate: directory.keptCreate,
     reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filtered.reporting(tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => paged.tableRecords(tenantId, tableKey),

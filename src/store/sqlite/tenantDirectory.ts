@@ -1,7 +1,8 @@
 import type { TenantRow, TenantSizes } from '../engine/readSteps.js';
+import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';
 
-/** The tenants listed, and how much each holds, on one connection (the administration API's listing). */
+/** The tenants listed, how much each holds (the administration API's listing), and sandbox creates kept, on one connection. */
 export function tenantDirectoryReads(db: Db) {
   const after = db.prepare<{ after: string | null; limit: number }, TenantRow>(
     // Not the hidden origins of copies (../admin/sandboxCopies.ts), whose names start with U+0001.
@@ -19,8 +20,12 @@ export function tenantDirectoryReads(db: Db) {
     `SELECT t.name FROM sandbox_recipes r JOIN tenants t ON t.id = r.tenant_id
      WHERE r.expires_at IS NOT NULL AND r.expires_at <= ? ORDER BY r.expires_at, t.name LIMIT ?`,
   ).pluck();
+  const kept = db.prepare<[string, number], Omit<KeptCreate, 'lookup'>>(
+    'SELECT fingerprint, answer, created_at AS at FROM sandbox_requests WHERE lookup = ? AND created_at >= ?',
+  );
   return {
     tenantsAfter: (name: string | null, limit: number): TenantRow[] => after.all({ after: name, limit }),
+    keptCreate: (lookup: string, since: number): Omit<KeptCreate, 'lookup'> | undefined => kept.get(lookup, since),
     tenantSizes: (tenantId: number): TenantSizes => sizes.get({ id: tenantId })!,
     expiredSandboxes: (now: string, limit: number): string[] => expired.all(now, limit),
   };
@@ -48,6 +53,7 @@ export function tenantDeletion(db: Db): (tenantId: number) => void {
     'webhook_calls',
     'webhook_endpoints',
     'sandbox_recipes',
+    'sandbox_requests',
     'imports',
     'api_keys',
   ]

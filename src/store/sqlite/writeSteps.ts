@@ -7,6 +7,7 @@ import { loadSteps } from './loadSteps.js';
 import { leaseSteps } from './leases.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
+import { sandboxRequestSteps } from './sandboxRequests.js';
 import { tenantDeletion } from './tenantDirectory.js';
 import { webhookStepsOn } from './webhookSteps.js';
 
@@ -70,5 +71,6 @@ export function writeSteps(db: Db): WriteSteps {
     ...tenantCopySteps(db),
     ...leaseSteps(db),
     ...webhookStepsOn(db),
+    ...sandboxRequestSteps(db),
   };
 }

@@ -1,4 +1,5 @@
 import type { StoredTable } from './readShapes.js';
+import type { KeyScope } from './tenancy.js';
 /**
  * A tenant's data section by section, for `export`, in the API's order: users by e-mail
  * address (without regard to case), attributions as the read-backs list them, records and
@@ -48,6 +49,38 @@ export interface LoadOptions {
   replace?: boolean;
   /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */
   mustBeEmpty?: boolean;
+  /** The tenant is a sandbox of the administration API: its key, and the answer kept for a retry, made in the load's transaction. */
+  sandbox?: SandboxMaking;
+}
+
+/**
+ * What makes a loaded tenant a sandbox, in the load's transaction (docs/administration.md): a
+ * cap on how many sandboxes there are (checked last, `TooManySandboxes`), a key of `scope`, and,
+ * from `made`, the answer kept for a retry of the create (`undefined`: none kept).
+ */
+export interface SandboxMaking {
+  readonly maxSandboxes: number;
+  readonly scope: KeyScope;
+  made(made: MadeSandbox): KeptCreate | undefined;
+}
+
+/** A sandbox just made: its key (the secret shown once), its tenant's creation time as stored, and when it expires (`null`: never). */
+interface MadeSandbox {
+  readonly key: { readonly id: string; readonly key: string };
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+}
+
+/**
+ * A create's answer kept for a retry with the same `Idempotency-Key`: found by `lookup` (a digest
+ * of the key), told apart from another request by `fingerprint`, `answer` as the caller sealed it,
+ * `at` in milliseconds. Deleted with its tenant, or once older than the retry window.
+ */
+export interface KeptCreate {
+  readonly lookup: string;
+  readonly fingerprint: string;
+  readonly answer: Buffer;
+  readonly at: number;
 }
 
 /** A kind of violation `check` reports (its line starts with it). */

@@ -7,6 +7,12 @@ export class CompactUnsupported extends Error {}
 /** The tenant of `loadTenant` with `mustBeEmpty` already holds data. */
 export class TenantNotEmpty extends Error {}
 
+/** A sandbox would pass the cap on their number (`SandboxMaking.maxSandboxes`): nothing is written. */
+export class TooManySandboxes extends Error {}
+
+/** Another create kept its answer under the same `Idempotency-Key` meanwhile: nothing is written. */
+export class CreateKeyTaken extends Error {}
+
 /** The tenant named does not exist (and the operation does not create it). */
 export class UnknownTenant extends Error {}
 

@@ -9,7 +9,18 @@ export interface AdminDeps {
   publicBase: PublicBaseConfig;
   /** A sandbox's time to live when its request sets none (`serve --sandbox-ttl`). */
   sandboxTtlSeconds: number;
+  sandboxLimits: SandboxLimits;
 }
+
+/** The limits on sandboxes (docs/administration.md#limits): `serve --max-sandboxes`, `--max-sandbox-records`. */
+export interface SandboxLimits {
+  /** How many sandboxes may exist at once. */
+  readonly maxSandboxes: number;
+  /** The most records (reporting records and data table records together) a template copied may have. */
+  readonly maxRecords: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { maxSandboxes: 1000, maxRecords: 1_000_000 };
 
 /** A path parameter as routed and validated against openapi/admin.yaml. */
 export const pathParam = (api: ApiContext, name: string): string => String((api.request.params as Record<string, unknown>)[name]);

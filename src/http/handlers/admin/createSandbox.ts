@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { components } from '../../../../generated/admin.js';
 import { copySandbox, seedSandbox } from '../../../dataset/sandboxes.js';
 import { expiryAfter } from '../../../domain/sandboxExpiry.js';
-import type { SandboxExpiry } from '../../../store/vocabulary/adminShapes.js';
 import type { AdminStore } from '../../../store/store.js';
-import { TenantNotEmpty } from '../../../store/vocabulary/storeErrors.js';
+import type { SandboxExpiry, SandboxMaking } from '../../../store/vocabulary/adminShapes.js';
+import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes } from '../../../store/vocabulary/storeErrors.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
-import type { AdminDeps } from './adminDeps.js';
+import type { AdminDeps, SandboxLimits } from './adminDeps.js';
+import { createFingerprint, keptCreate } from './keptCreates.js';
+import { replayedCreate } from './sandboxRetries.js';
 
 type SandboxRequest = components['schemas']['SandboxRequest'];
 type Sandbox = components['schemas']['Sandbox'];
@@ -20,12 +22,14 @@ const SEED_FIELDS = ['users', 'records', 'seed'] as const;
 
 /**
  * `POST /admin/v1/sandboxes`: a new tenant filled as `compdata seed` fills one (src/dataset/seedTenant.ts),
- * or copied from the tenant `template` by the engine (AdminStore.copyTenant), in one transaction, then a
- * key for it. A name given that a tenant has is a 409; a template no tenant has, a 404. Its time to
- * live (the request's, or the server's default) counts from the request's start, as `created_at`.
+ * or copied from the tenant `template` by the engine (AdminStore.copyTenant), and a key for it, in
+ * one transaction. A name given that a tenant has is a 409; a template no tenant has, a 404; the
+ * limits (docs/administration.md#limits) a 409 or a 422; a retry with the `Idempotency-Key` of a
+ * create done, the first answer again. Its time to live (the request's, or the server's default)
+ * counts from the request's start.
  */
 export const createSandbox =
-  ({ store, sandboxTtlSeconds }: AdminDeps): OperationHandler =>
+  ({ store, sandboxLimits, sandboxTtlSeconds }: AdminDeps): OperationHandler =>
   async (_api, ctx) => {
     const request = (ctx.state.body ?? {}) as SandboxRequest;
     const both = request.template === undefined ? [] : SEED_FIELDS.filter((field) => request[field] !== undefined);
@@ -33,31 +37,61 @@ export const createSandbox =
       const errors = both.map((field) => ({ pointer: `/body/${field}`, message: 'must not be given with template' }));
       throw problems.badRequest(errors, 'A sandbox is copied from a template or generated from seed parameters, not both.');
     }
-    const name = request.name ?? `sandbox-${randomBytes(8).toString('hex')}`;
-    const scope = request.key_scope ?? 'write';
-    if (await store.findTenant(name)) throw problems.conflict(`A tenant named ${name} exists.`);
-    const started = Date.now();
-    const createdAt = new Date(started).toISOString();
-    const ttlSeconds = request.ttl_seconds === undefined ? sandboxTtlSeconds : request.ttl_seconds;
-    const expiry: SandboxExpiry = { ttlSeconds, expiresAt: expiryAfter(started, ttlSeconds) };
-    try {
-      await fill(store, name, request, expiry);
-    } catch (error) {
-      // Another request made the tenant meanwhile.
-      if (error instanceof TenantNotEmpty) throw problems.conflict(`A tenant named ${name} exists.`);
-      throw error;
-    }
-    const key = await store.createKey(name, scope);
-    const body: Sandbox = { tenant: { name, created_at: createdAt, expires_at: expiry.expiresAt }, key: { id: key.id, key: key.key, scope } };
+    const idempotencyKey = ctx.get('Idempotency-Key') || undefined;
+    const fingerprint = createFingerprint(request);
+    const replayed = idempotencyKey && (await replayedCreate(store, idempotencyKey, fingerprint));
+    const body = replayed || (await created(store, sandboxLimits, sandboxTtlSeconds, request, idempotencyKey === undefined ? undefined : { idempotencyKey, fingerprint }));
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;
     ctx.body = body;
   };
 
-/** Fills the new tenant `name` from the template or the generator, in one transaction that keeps how (its recipe, for a reset). */
-async function fill(store: AdminStore, name: string, request: SandboxRequest, expiry: SandboxExpiry): Promise<void> {
+/** Makes the sandbox of `request`; with `retry`, its answer is kept, in the same transaction, for a retry. */
+async function created(
+  store: AdminStore,
+  limits: SandboxLimits,
+  defaultTtlSeconds: number,
+  request: SandboxRequest,
+  retry: { idempotencyKey: string; fingerprint: string } | undefined,
+): Promise<Sandbox> {
+  const name = request.name ?? `sandbox-${randomBytes(8).toString('hex')}`;
+  if (await store.findTenant(name)) throw problems.conflict(`A tenant named ${name} exists.`);
+  const scope = request.key_scope ?? 'write';
+  const ttlSeconds = request.ttl_seconds === undefined ? defaultTtlSeconds : request.ttl_seconds;
+  const expiry: SandboxExpiry = { ttlSeconds, expiresAt: expiryAfter(Date.now(), ttlSeconds) };
+  let answer: Sandbox | undefined;
+  const making: SandboxMaking = {
+    maxSandboxes: limits.maxSandboxes,
+    scope,
+    made({ key, createdAt, expiresAt }) {
+      answer = { tenant: { name, created_at: createdAt, expires_at: expiresAt }, key: { id: key.id, key: key.key, scope } };
+      return retry && keptCreate(retry.idempotencyKey, retry.fingerprint, answer, Date.now());
+    },
+  };
+  try {
+    await fill(store, limits, name, request, expiry, making);
+  } catch (error) {
+    // Another request made the tenant meanwhile.
+    if (error instanceof TenantNotEmpty) throw problems.conflict(`A tenant named ${name} exists.`);
+    if (error instanceof TooManySandboxes) throw problems.tooManySandboxes(limits.maxSandboxes);
+    // A retry sent while the first was being made: its answer, now that it is.
+    if (error instanceof CreateKeyTaken && retry) return (await replayedCreate(store, retry.idempotencyKey, retry.fingerprint)) || Promise.reject(error);
+    throw error;
+  }
+  return answer!;
+}
+
+/** Fills the new tenant `name` from the template or the generator, in one transaction that keeps how (its recipe, for a reset) and makes its key. */
+async function fill(store: AdminStore, limits: SandboxLimits, name: string, request: SandboxRequest, expiry: SandboxExpiry, making: SandboxMaking): Promise<void> {
   if (request.template !== undefined) {
-    if (!(await copySandbox(store, request.template, name, expiry))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
+    const sizes = await store.tenantSizes(request.template);
+    if (sizes && sizes.reportingRecords + sizes.tableRecords > limits.maxRecords) {
+      const message = `has ${sizes.reportingRecords + sizes.tableRecords} records, more than a sandbox may have (${limits.maxRecords})`;
+      throw problems.unprocessable([{ pointer: '/body/template', message }], `The template ${request.template} ${message}: nothing was made.`);
+    }
+    if (!sizes || !(await copySandbox(store, request.template, name, expiry, making))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
     return;
   }
-  await seedSandbox(store, name, { seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records }, expiry);
+  const seed = { seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records };
+  await seedSandbox(store, name, seed, expiry, making);
 }

@@ -64,14 +64,14 @@ test('every table of tenant data is distributed by tenant in one group, the dire
     )) as [string, string | null, string | null, number | null][];
   const before = await tables();
   const reference = before.filter(([, type]) => type === 'reference').map(([name]) => name);
-  assert.deepEqual(reference, ['api_keys', 'leases', 'schema_version', 'tenants']);
+  assert.deepEqual(reference, ['api_keys', 'leases', 'sandbox_requests', 'schema_version', 'tenants']);
   const byTenant = before.filter(([, type, column]) => type === 'distributed' && column === 'tenant_id');
   assert.deepEqual(byTenant.length, before.length - reference.length, `every other table by tenant_id: ${JSON.stringify(before)}`);
   assert.equal(new Set(byTenant.map(([, , , group]) => group)).size, 1, 'one co-location group');
   assert.ok(byTenant.some(([name]) => name === 'tenant_state') && byTenant.some(([name]) => name === 'reporting_records'));
   assert.equal(
     await store.distribution(),
-    `Citus coordinator with 2 workers: ${byTenant.length} tables distributed by tenant_id in one co-location group (4 shards each); 4 reference tables (api_keys, leases, schema_version, tenants)`,
+    `Citus coordinator with 2 workers: ${byTenant.length} tables distributed by tenant_id in one co-location group (4 shards each); 5 reference tables (api_keys, leases, sandbox_requests, schema_version, tenants)`,
   );
 
   // A table a later migration adds, with a foreign key to one distributed already: distributed when a store next opens the database.

@@ -11,7 +11,7 @@ import { tempDatabase } from '../../support/harness.js';
  * shard only when it filters by it. The directory (tenants, keys, the schema version) and the
  * leases of the servers' background work are replicated instead.
  */
-const DIRECTORY = new Set(['tenants', 'api_keys', 'schema_version', 'leases']);
+const DIRECTORY = new Set(['tenants', 'api_keys', 'schema_version', 'leases', 'sandbox_requests']);
 
 interface Constraint {
   table: string;
@@ -78,12 +78,13 @@ test('every table of tenant data has tenant_id first in each primary and unique 
 test('every statement of the engine on tenant data filters by tenant_id', () => {
   // Statements on the directory, leases, locks, settings and log positions (read replicas): no tenant data.
   const directoryOnly =
-    /^\s*(CREATE TABLE IF NOT EXISTS schema_version|SELECT version FROM schema_version|UPDATE schema_version|INSERT INTO schema_version|SELECT pg_advisory_xact_lock|SELECT set_config|INSERT INTO api_keys|UPDATE api_keys|INSERT INTO tenants|INSERT INTO leases|DELETE FROM leases|SELECT id, name(, created_at AS "createdAt")? FROM tenants|SELECT pg_wal_lsn_diff)/;
+    /^\s*(CREATE TABLE IF NOT EXISTS schema_version|SELECT version FROM schema_version|UPDATE schema_version|INSERT INTO schema_version|SELECT pg_advisory_xact_lock|SELECT set_config|INSERT INTO api_keys|UPDATE api_keys|INSERT INTO tenants|INSERT INTO leases|DELETE FROM leases|DELETE FROM sandbox_requests|SELECT fingerprint, answer, created_at AS at FROM sandbox_requests|SELECT id, name(, created_at AS "createdAt")? FROM tenants|SELECT pg_wal_lsn_diff)/;
   // Citus' catalog and functions, when the migrations distribute the tables (citus.ts): no tenant data.
   const citusCatalog = /^\s*SELECT (EXISTS \(SELECT 1 FROM pg_extension|p\.logicalrelid|create_reference_table|create_distributed_table|truncate_local_data_after_distributing_table|c\.relname|count\(\*\)::integer AS count FROM pg_dist_node)/;
   // Read across tenants on purpose, on every shard on Citus: whether any sandbox still names a
-  // copy's origin (once per deletion of a copy: docs/administration.md#reset).
-  const acrossTenants = /^SELECT EXISTS \(SELECT 1 FROM sandbox_recipes WHERE origin_id = \$1\)/;
+  // copy's origin (once per deletion of a copy: docs/administration.md#reset), and how many
+  // sandboxes there are (once per create, for its cap: docs/administration.md#limits).
+  const acrossTenants = /^(SELECT EXISTS \(SELECT 1 FROM sandbox_recipes WHERE origin_id = \$1\)|SELECT count\(\*\)::integer AS count FROM sandbox_recipes$)/;
   const texts = [...statementTexts()];
   assert.ok(texts.length > 40, `${texts.length} statements found`);
   const unfiltered = texts.filter((text) => !directoryOnly.test(text) && !citusCatalog.test(text) && !acrossTenants.test(text) && !/\btenant_id\b|\bt\.id = \$1|WHERE id = \$\d/.test(text));

@@ -94,14 +94,17 @@ check-generated: setup
 	       echo "generated/$${pair##*:}.d.ts is stale against openapi/$${pair%%:*}.yaml: run 'make generate'"; rm -rf $$tmp; exit 1; \
 	     fi; done; rm -rf $$tmp; echo "generated/ is up to date"
 
+## tsc alone (`make lint` reports the same errors through ESLint).
 typecheck: setup
 	npx tsc -p tsconfig.json --noEmit
 
 ## The contract (Redocly), then the code: no import cycle in src/ (madge, type imports counted),
-## ESLint with types (eslint.config.js: the store's rooms, file and function sizes) and knip's unused
-## files, exports and dependencies (knip.config.ts). After the build: the example and the client's
-## type tests import compdata/client from dist/, as an integrator's code does.
-lint: setup typecheck build
+## ESLint with types (eslint.config.js: tsc's errors, the store's rooms, file and function sizes) and
+## knip's unused files, exports and dependencies (knip.config.ts). ESLint reports tsc's errors from
+## the program its typed rules build (scripts/eslintTypeCheck.mjs): no second tsc reads and checks
+## every file again. After the build: the example and the client's type tests import
+## compdata/client from dist/, as an integrator's code does.
+lint: setup build
 	npx @redocly/cli lint openapi/openapi.yaml openapi/admin.yaml --config openapi/redocly.yaml --format=summary
 	npx madge --circular --no-spinner --extensions ts --ts-config tsconfig.json src
 	npx eslint .

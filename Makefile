@@ -114,7 +114,7 @@ lint: setup build
 # the build is made again only when something it is made from is newer, not a second time right
 # after `make setup` made it (checked when the recipe runs, after setup).
 BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json tsconfig.build.json \
-  tsconfig.client.json scripts/contractJson.mjs package.json
+  tsconfig.client.json scripts/contractJson.mjs scripts/bundleCli.mjs package.json
 build: setup
 	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
 	  echo "npm run --silent build"; npm run --silent build; fi
@@ -160,7 +160,7 @@ test-postgres: build
 coverage: build
 	@rm -rf .coverage
 	npx c8 --temp-directory .coverage/tmp --report-dir .coverage --reporter=text-summary --reporter=html \
-	  --include 'src/**' --include 'dist/src/**' \
+	  --include 'src/**' --include 'dist/src/**' --include 'dist/cli/**' \
 	  $(MAKE) --no-print-directory -j3 --output-sync=target test-once test-sqlite test-postgres test-pgbouncer test-citus
 
 ## The paging, bulk and sync tests through PgBouncer in transaction pooling (`--mode session` in withPgBouncer.ts for the other).

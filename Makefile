@@ -77,8 +77,11 @@ help:
 	@echo "make coverage   line and branch coverage of src/ over the whole suite"
 	@echo "make setup | generate | build | lint | bench"
 
+# The lock file pins every package and its checksum: npm ci takes them from npm's cache when it has
+# them without asking the registry again, and skips the audit and funding reports (`npm audit`
+# runs the audit on its own).
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci
+	npm ci --prefer-offline --no-audit --no-fund
 
 setup: node_modules/.package-lock.json
 

@@ -77,8 +77,11 @@ help:
 	@echo "make coverage   line and branch coverage of src/ over the whole suite"
 	@echo "make setup | generate | build | lint | bench"
 
+# The lock file pins every package and its checksum: npm ci takes them from npm's cache when it has
+# them without asking the registry again, and skips the audit and funding reports (`npm audit`
+# runs the audit on its own).
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci
+	npm ci --prefer-offline --no-audit --no-fund
 
 setup: node_modules/.package-lock.json
 
@@ -94,14 +97,17 @@ check-generated: setup
 	       echo "generated/$${pair##*:}.d.ts is stale against openapi/$${pair%%:*}.yaml: run 'make generate'"; rm -rf $$tmp; exit 1; \
 	     fi; done; rm -rf $$tmp; echo "generated/ is up to date"
 
+## tsc alone (`make lint` reports the same errors through ESLint).
 typecheck: setup
 	npx tsc -p tsconfig.json --noEmit
 
 ## The contract (Redocly), then the code: no import cycle in src/ (madge, type imports counted),
-## ESLint with types (eslint.config.js: the store's rooms, file and function sizes) and knip's unused
-## files, exports and dependencies (knip.config.ts). After the build: the example and the client's
-## type tests import compdata/client from dist/, as an integrator's code does.
-lint: setup typecheck build
+## ESLint with types (eslint.config.js: tsc's errors, the store's rooms, file and function sizes) and
+## knip's unused files, exports and dependencies (knip.config.ts). ESLint reports tsc's errors from
+## the program its typed rules build (scripts/eslintTypeCheck.mjs): no second tsc reads and checks
+## every file again. After the build: the example and the client's type tests import
+## compdata/client from dist/, as an integrator's code does.
+lint: setup build
 	npx @redocly/cli lint openapi/openapi.yaml openapi/admin.yaml --config openapi/redocly.yaml --format=summary
 	npx madge --circular --no-spinner --extensions ts --ts-config tsconfig.json src
 	npx eslint .
@@ -111,7 +117,7 @@ lint: setup typecheck build
 # the build is made again only when something it is made from is newer, not a second time right
 # after `make setup` made it (checked when the recipe runs, after setup).
 BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json tsconfig.build.json \
-  tsconfig.client.json scripts/contractJson.mjs package.json
+  tsconfig.client.json scripts/contractJson.mjs scripts/bundleCli.mjs package.json
 build: setup
 	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
 	  echo "npm run --silent build"; npm run --silent build; fi
@@ -157,7 +163,7 @@ test-postgres: build
 coverage: build
 	@rm -rf .coverage
 	npx c8 --temp-directory .coverage/tmp --report-dir .coverage --reporter=text-summary --reporter=html \
-	  --include 'src/**' --include 'dist/src/**' \
+	  --include 'src/**' --include 'dist/src/**' --include 'dist/cli/**' \
 	  $(MAKE) --no-print-directory -j3 --output-sync=target test-once test-sqlite test-postgres test-pgbouncer test-citus
 
 ## The paging, bulk and sync tests through PgBouncer in transaction pooling (`--mode session` in withPgBouncer.ts for the other).

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * ESLint over the code of the repository (`make lint`, after tsc): typescript-eslint's
+ * ESLint over the code of the repository (`make lint`): tsc's errors and typescript-eslint's
  * `recommendedTypeChecked` on the TypeScript files, with the types of tsconfig.eslint.json (the
  * root's options over every TypeScript file linted); ESLint's `recommended` on every file. Each
  * adjustment below says why; the code is fixed rather than a rule turned off wherever that can be
@@ -10,6 +10,7 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import typeCheck from './scripts/eslintTypeCheck.mjs';
 
 export default defineConfig(
   { ignores: ['dist/', 'generated/', 'node_modules/', '.node/', '.demo/', '.scratch/', 'bench/.work/'] },
@@ -36,10 +37,10 @@ export default defineConfig(
       // store's asynchronous interfaces: its throws become rejections, as the interface promises.
       // Dropping `async` would turn them into synchronous throws, a change of behaviour.
       '@typescript-eslint/require-await': 'off',
-      // tsc's noUnusedLocals and noUnusedParameters (tsconfig.json, checked first by `make lint`)
-      // are the one check of unused names. This rule would report more than they do: `_`-named
-      // placeholders, the keys a rest pattern leaves out, values read only through `typeof` in
-      // the type tests, imports named only by a doc comment's {@link}.
+      // tsc's noUnusedLocals and noUnusedParameters (tsconfig.json, reported by the rule
+      // typescript/type-errors below) are the one check of unused names. This rule would report
+      // more than they do: `_`-named placeholders, the keys a rest pattern leaves out, values read
+      // only through `typeof` in the type tests, imports named only by a doc comment's {@link}.
       '@typescript-eslint/no-unused-vars': 'off',
       '@typescript-eslint/restrict-template-expressions': [
         'error',
@@ -48,6 +49,15 @@ export default defineConfig(
         { allow: [{ from: 'lib', name: ['Error', 'URL', 'URLSearchParams'] }, 'URLSearchParams'] },
       ],
     },
+  },
+  {
+    // tsc's errors on the files of tsconfig.json (the client's type tests and the examples are
+    // checked by their own projects), reported from the program the rules above already built:
+    // `make lint` runs no tsc of its own (scripts/eslintTypeCheck.mjs).
+    files: ['src/**/*.ts', 'generated/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'knip.config.ts'],
+    ignores: ['test/client/types/**'],
+    plugins: { typescript: typeCheck },
+    rules: { 'typescript/type-errors': 'error' },
   },
   {
     // Tests read response bodies, CLI output and database rows as untyped JSON (`any`) and assert

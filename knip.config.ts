@@ -7,7 +7,8 @@ import type { KnipConfig } from 'knip';
  */
 const config: KnipConfig = {
   entry: [
-    // bin/compdata.js loads the build of src/cli/main.ts (dist/src/cli/main.js). The package's
+    // bin/compdata.js loads the build of src/cli/main.ts (bundled into dist/cli/main.js by
+    // scripts/bundleCli.mjs from dist/src/cli/main.js). The package's
     // `./client` export (dist/src/client/index.js) knip maps to src/client/index.ts by itself.
     'src/cli/main.ts',
     // Worker threads, started by src/store/threads/startThread.ts by name (`new Worker(new URL(...))`),

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The CLI is compiled to dist/ by `npm run build` (run by `npm ci` through the prepare script).
+// The CLI is compiled to dist/ by `npm run build` (run by `npm ci` through the prepare script), and
+// bundled into dist/cli/ (scripts/bundleCli.mjs): a command loads a few files, not hundreds.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   // better-sqlite3 13 crashes on older lines: say so before anything loads it.
@@ -14,7 +15,7 @@ if (major < 22 || (major === 22 && minor < 12)) {
 // it instead of compiling every module again.
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
-import('../dist/src/cli/main.js').catch((error) => {
+import('../dist/cli/main.js').catch((error) => {
   process.stderr.write(`compdata: cannot start (${error.message}); run 'npm run build' first\n`);
   process.exit(1);
 });

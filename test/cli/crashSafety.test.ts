@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { createRandom, type Random } from '../../src/dataset/random.js';
 import { WINDOW, groupSlot, monthText, stateOfRows } from '../support/attributions.js';
 import { buildFixture, fixtureFile } from '../support/fixture.js';
 import { exchange, tempDatabase } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
-import { databaseFor, TEST_ENGINE } from '../support/testDatabases.js';
+import { databaseFor } from '../support/testDatabases.js';
 import { until } from '../support/until.js';
+import { assertIntegrity } from '../support/fileIntegrity.js';
 
 /**
  * Crash safety: `compdata serve` is killed with SIGKILL while concurrent bulk PUTs are in
@@ -97,16 +97,6 @@ async function putUntilKilled(server: ServeProcess, key: string, round: number, 
   return outcome;
 }
 
-/** SQLite: the file passes its integrity check (a PostgreSQL server outlives the killed client). */
-function assertIntegrity(dbPath: string): void {
-  if (TEST_ENGINE !== 'sqlite') return;
-  const db = new Database(dbPath);
-  try {
-    assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
-  } finally {
-    db.close();
-  }
-}
 
 /** Reads every region attribution back and checks the PUTs in it; returns the PUTs present. */
 async function assertStored(url: string, key: string, issued: Set<number>, acknowledged: Set<number>): Promise<Set<number>> {

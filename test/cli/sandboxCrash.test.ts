@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import Database from 'better-sqlite3';
 import { createRandom } from '../../src/dataset/random.js';
 import { generateSeed } from '../../src/dataset/generateSeed.js';
 import { seedTenant } from '../../src/dataset/seedTenant.js';
@@ -11,7 +10,7 @@ import { exportOf } from '../support/datasets.js';
 import { fixtureUser } from '../support/fixture.js';
 import { exchange, tempDatabase, type Exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
-import { TEST_ENGINE } from '../support/testDatabases.js';
+import { assertIntegrity } from '../support/fileIntegrity.js';
 
 /**
  * Crash safety of the administration API (as crashSafety.test.ts for the public API): `compdata
@@ -136,13 +135,3 @@ function tokenFile(t: TestContext): string {
   return file;
 }
 
-/** SQLite: the file passes its integrity check (a PostgreSQL server outlives the killed client). */
-function assertIntegrity(dbPath: string): void {
-  if (TEST_ENGINE !== 'sqlite') return;
-  const db = new Database(dbPath);
-  try {
-    assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
-  } finally {
-    db.close();
-  }
-}

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { AdminStore } from '../store/store.js';
-import type { SandboxExpiry, SandboxMaking, StoredRecipe } from '../store/vocabulary/adminShapes.js';
+import type { SandboxMaking, StoredRecipe } from '../store/vocabulary/adminShapes.js';
 import { loadDataset } from './datasetImport.js';
 import { generateSeed, type SeedOptions } from './generateSeed.js';
 import { seedTenant, writeDataset } from './seedTenant.js';
@@ -12,23 +12,23 @@ type Recipe = { seed: SeedOptions } | { template: string };
 /** A reset that cannot be done: a copy made before created states were kept in the database, too large to keep. */
 export class ResetUnavailable extends Error {}
 
-/** A sandbox generated as `compdata seed` generates a tenant, its recipe, time to live (and `making`'s key) kept with it (one transaction). */
-export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: string, seed: SeedOptions, expiry: SandboxExpiry, making?: SandboxMaking): Promise<void> {
+/** A sandbox generated as `compdata seed` generates a tenant, its recipe (and `making`'s key and time to live) kept with it (one transaction). */
+export async function seedSandbox(store: Pick<AdminStore, 'loadTenant'>, name: string, seed: SeedOptions, making?: SandboxMaking): Promise<void> {
   const recipe: Recipe = { seed };
   await seedTenant(store, name, generateSeed(seed), undefined, {
-    recipe: async () => ({ recipe: JSON.stringify(recipe), dataset: null, ...expiry }),
+    recipe: async () => ({ recipe: JSON.stringify(recipe), dataset: null }),
     ...(making && { sandbox: making }),
   });
 }
 
 /**
  * A sandbox copied from `template` by the engine (`AdminStore.copyTenant`), its created state kept
- * in the database for its reset, with its time to live (and `making`'s key), in one transaction.
- * False when no tenant is named `template`.
+ * in the database for its reset (and `making`'s key and time to live), in one transaction. False
+ * when no tenant is named `template`.
  */
-export async function copySandbox(store: Pick<AdminStore, 'copyTenant'>, template: string, name: string, expiry: SandboxExpiry, making?: SandboxMaking): Promise<boolean> {
+export async function copySandbox(store: Pick<AdminStore, 'copyTenant'>, template: string, name: string, making?: SandboxMaking): Promise<boolean> {
   const recipe: Recipe = { template };
-  return store.copyTenant(template, name, { recipe: JSON.stringify(recipe), expiry, ...(making && { sandbox: making }) });
+  return store.copyTenant(template, name, { recipe: JSON.stringify(recipe), ...(making && { sandbox: making }) });
 }
 
 /**

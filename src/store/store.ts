@@ -132,9 +132,9 @@ export interface AdminStore {
    * run again: the template holds the rules already); false when no tenant is named `template`,
    * {@link TenantNotEmpty} when `target` has data. With `recipe`, `target` is a sandbox whose
    * created state is kept in the database for its reset (docs/administration.md#reset), and with
-   * `sandbox`, its key and the answer kept for a retry are made in the same transaction.
+   * `sandbox`, its key, its time to live and the answer kept for a retry are set in the same transaction.
    */
-  copyTenant(template: string, target: string, options?: { recipe?: string; expiry?: SandboxExpiry; sandbox?: SandboxMaking }): Promise<boolean>;
+  copyTenant(template: string, target: string, options?: { recipe?: string; sandbox?: SandboxMaking }): Promise<boolean>;
   /**
    * Changes the status of the statements `selection` takes to `to`, as the lifecycle allows
    * (docs/rules.md#statements), in one transaction with the webhook calls the change raises: every

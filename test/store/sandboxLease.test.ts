@@ -68,9 +68,10 @@ describe('the sandbox sweeper over a store', () => {
   test('removes only sandboxes expired, each while still expired; leaves the lease of a crashed sweeper until it ends', async (t) => {
     const { store } = await tempDatabase(t);
     const now = Date.now();
-    await seedSandbox(store, 'old', { seed: 's', users: 1, records: 0 }, { ttlSeconds: 1, expiresAt: new Date(now - 1000).toISOString() });
-    await seedSandbox(store, 'young', { seed: 's', users: 1, records: 0 }, { ttlSeconds: 3600, expiresAt: new Date(now + 3_600_000).toISOString() });
-    await seedSandbox(store, 'kept', { seed: 's', users: 1, records: 0 }, { ttlSeconds: null, expiresAt: null });
+    for (const name of ['old', 'young', 'kept']) await seedSandbox(store, name, { seed: 's', users: 1, records: 0 });
+    // Given a time to live as at a moment: 'old' expired a second ago, 'young' in an hour, 'kept' never.
+    assert.deepEqual(await store.setSandboxTtl('old', 1, now - 2000), { ttlSeconds: 1, expiresAt: new Date(now - 1000).toISOString() });
+    assert.deepEqual(await store.setSandboxTtl('young', 3600, now), { ttlSeconds: 3600, expiresAt: new Date(now + 3_600_000).toISOString() });
     await store.createKey('seeded');
     assert.deepEqual(await store.expiredSandboxes(now, 10), ['old']);
     assert.equal(await store.deleteTenant('young', { expiredAt: now }), false, 'not expired: not deleted');
@@ -93,7 +94,7 @@ describe('the sandbox sweeper over a store', () => {
 
   test('a database from before sandboxes had a time to live is migrated: its sandboxes never expire until given a time to live', async (t) => {
     const { engine, database, store, sql } = await tempDatabase(t);
-    await seedSandbox(store, 'sb', { seed: 's', users: 1, records: 0 }, { ttlSeconds: null, expiresAt: null });
+    await seedSandbox(store, 'sb', { seed: 's', users: 1, records: 0 });
     // A statement at a time: Citus takes no DDL of its tables among several commands of one query.
     for (const statement of BEFORE_SANDBOX_TTL[engine].split(';').filter((text) => text.trim() !== '')) await sql.exec(statement);
     await withOtherStore(database, async (migrated) => {

@@ -8,9 +8,6 @@ import { exportOf } from '../support/datasets.js';
 import { buildFixture } from '../support/fixture.js';
 import { tempDatabase, TEST_ENGINE, type TempDatabase } from '../support/harness.js';
 
-/** A sandbox that never expires (its time to live is not what these tests are about). */
-const NEVER = { ttlSeconds: null, expiresAt: null };
-
 /**
  * The engine's copy of a tenant (AdminStore.copyTenant) and the created states of copied
  * sandboxes (docs/administration.md#reset), on the engine of the run.
@@ -111,13 +108,13 @@ describe('the engine copy of a tenant', () => {
         : `CREATE FUNCTION refuse_copy() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused mid-copy'; END $$;
            CREATE TRIGGER refuse_copy BEFORE INSERT ON table_records FOR EACH ROW EXECUTE FUNCTION refuse_copy()`,
     );
-    await assert.rejects(copySandbox(database.store, 'tables', 'half', NEVER), /refused mid-copy/);
+    await assert.rejects(copySandbox(database.store, 'tables', 'half'), /refused mid-copy/);
     await assert.rejects(database.store.copyTenant('tables', 'half'), /refused mid-copy/);
     assert.equal(await database.store.findTenant('half'), undefined);
     assert.equal(await tenantCount(database), tenants);
     assert.equal(await storedRowsOf(database, 'tables'), stored);
     await database.sql.exec(TEST_ENGINE === 'sqlite' ? 'DROP TRIGGER refuse_copy' : 'DROP TRIGGER refuse_copy ON table_records');
-    assert.equal(await copySandbox(database.store, 'tables', 'half', NEVER), true);
+    assert.equal(await copySandbox(database.store, 'tables', 'half'), true);
     assert.equal(await exportOf(database.store, 'half'), await exportOf(database.store, 'tables'));
   });
 
@@ -126,8 +123,8 @@ describe('the engine copy of a tenant', () => {
     await template(database);
     const tenants = await tenantCount(database);
     const created = await exportOf(database.store, 'golden');
-    assert.equal(await copySandbox(database.store, 'golden', 'first', NEVER), true);
-    assert.equal(await copySandbox(database.store, 'golden', 'second', NEVER), true);
+    assert.equal(await copySandbox(database.store, 'golden', 'first'), true);
+    assert.equal(await copySandbox(database.store, 'golden', 'second'), true);
     assert.equal(await tenantCount(database), tenants + 3, 'two copies and one origin');
     const listed = (await database.store.listTenants({ limit: 100 })).map((tenant) => tenant.name);
     assert.deepEqual(listed, ['first', 'golden', 'second', 'tables']);
@@ -136,7 +133,7 @@ describe('the engine copy of a tenant', () => {
     await replaceData(database, 'golden', 'other');
     const changed = await exportOf(database.store, 'golden');
     assert.notEqual(changed, created);
-    assert.equal(await copySandbox(database.store, 'golden', 'third', NEVER), true);
+    assert.equal(await copySandbox(database.store, 'golden', 'third'), true);
     assert.equal(await tenantCount(database), tenants + 5);
     await database.store.deleteTenant('first');
     await replaceData(database, 'second', 'more');

@@ -115,7 +115,7 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
       }),
     copyTenant: (template, target, options = {}) =>
       engine.inWriteTransaction(async (steps) => {
-        const copied = await copyInto(steps, template, target, options.recipe, options.expiry);
+        const copied = await copyInto(steps, template, target, options.recipe);
         if (copied === undefined) return false;
         if (options.sandbox) await makeSandbox(steps, copied, options.sandbox);
         return true;
@@ -153,7 +153,7 @@ async function makeSandbox(steps: WriteSteps, tenantId: number, making: SandboxM
   await steps.insertKey({ id, tenantId, secretHash, createdAt: new Date().toISOString(), scope: making.scope });
   const createdAt = await steps.tenantCreatedAt(tenantId);
   // Its time to live counts from its creation as stored, so that `expires_at` is `created_at` plus it.
-  const { ttlSeconds = null } = (await steps.expiry(tenantId)) ?? {};
+  const { ttlSeconds } = making;
   const expiresAt = expiryAfter(Date.parse(createdAt), ttlSeconds);
   if (ttlSeconds !== null) await steps.setExpiry(tenantId, { ttlSeconds, expiresAt });
   const kept = making.made({ key: { id, key }, createdAt, expiresAt });

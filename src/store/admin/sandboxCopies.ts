@@ -1,9 +1,6 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import { TenantNotEmpty } from '../vocabulary/storeErrors.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
-import type { SandboxExpiry } from '../vocabulary/adminShapes.js';
-
-const NO_EXPIRY: SandboxExpiry = { ttlSeconds: null, expiresAt: null };
 
 /**
  * The name of the hidden tenant that holds the created state of the copies of one version of one
@@ -18,7 +15,7 @@ const originName = (template: Tenant, version: string) => `\u0001origin:${templa
  * its recipe names the origin, filled from the template first when this version has none yet.
  * The new tenant's id; `undefined` when no tenant is named `template`.
  */
-export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string, expiry: SandboxExpiry = NO_EXPIRY): Promise<number | undefined> {
+export async function copyInto(steps: WriteSteps, template: string, target: string, recipe?: string): Promise<number | undefined> {
   const source = await steps.findTenant(template);
   if (!source) return undefined;
   const tenant = await steps.ensureTenant(target);
@@ -28,7 +25,7 @@ export async function copyInto(steps: WriteSteps, template: string, target: stri
   if (source.id !== tenant.id) await steps.lockTenant(source.id);
   const origin = recipe === undefined ? undefined : await originOf(steps, source);
   await fill(steps, source.id, tenant.id);
-  if (recipe !== undefined) await steps.saveRecipe(tenant.id, { recipe, dataset: null, origin, ...expiry });
+  if (recipe !== undefined) await steps.saveRecipe(tenant.id, { recipe, dataset: null, origin });
   return tenant.id;
 }
 

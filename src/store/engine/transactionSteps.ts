@@ -1,7 +1,7 @@
 import type { Answer } from '../vocabulary/answer.js';
 import type { LoadSteps } from './loadSteps.js';
 import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
-import type { KeptCreate, SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
+import type { KeptCreate, RecipeToSave, SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
 import type { LeaseClaim } from '../vocabulary/leases.js';
 import type { StatusChangeSteps, WebhookSteps } from './webhookSteps.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
@@ -36,7 +36,7 @@ export interface WriteSteps {
   nextStamp(tenantId: number, replace: boolean): Answer<number>;
   insertKey(key: NewKey): Answer<void>;
   /** Keeps how the tenant was made as a sandbox (its recipe), replacing any kept before. */
-  saveRecipe(tenantId: number, recipe: StoredRecipe): Answer<void>;
+  saveRecipe(tenantId: number, recipe: RecipeToSave): Answer<void>;
   /** How the tenant was made as a sandbox, if it was. */
   recipe(tenantId: number): Answer<StoredRecipe | undefined>;
   /** The sandbox's time to live (without reading its recipe's dataset); `undefined` for a tenant not made as one. */

@@ -4,10 +4,9 @@ import type { Db } from './db.js';
 
 /** How a sandbox was made (migrations 17 and 19), and the requests a reset forgets, on one connection. */
 export function sandboxRecipeSteps(db: Db): Pick<WriteSteps, 'saveRecipe' | 'recipe' | 'expiry' | 'setExpiry' | 'dropRequests'> {
-  const save = db.prepare<[number, string, Buffer | null, number | null, number | null, string | null]>(
-    `INSERT INTO sandbox_recipes (tenant_id, recipe, dataset, origin_id, ttl_seconds, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (tenant_id) DO UPDATE SET recipe = excluded.recipe, dataset = excluded.dataset, origin_id = excluded.origin_id,
-       ttl_seconds = excluded.ttl_seconds, expires_at = excluded.expires_at`,
+  const save = db.prepare<[number, string, Buffer | null, number | null]>(
+    `INSERT INTO sandbox_recipes (tenant_id, recipe, dataset, origin_id) VALUES (?, ?, ?, ?)
+     ON CONFLICT (tenant_id) DO UPDATE SET recipe = excluded.recipe, dataset = excluded.dataset, origin_id = excluded.origin_id`,
   );
   const read = db.prepare<[number], StoredRecipe>(
     'SELECT recipe, dataset, origin_id AS origin, ttl_seconds AS ttlSeconds, expires_at AS expiresAt FROM sandbox_recipes WHERE tenant_id = ?',
@@ -17,7 +16,7 @@ export function sandboxRecipeSteps(db: Db): Pick<WriteSteps, 'saveRecipe' | 'rec
   // An import's tables and lines go with it (their foreign keys cascade).
   const drops = ['DELETE FROM idempotency_keys WHERE tenant_id = ?', 'DELETE FROM imports WHERE tenant_id = ?'].map((sql) => db.prepare<[number]>(sql));
   return {
-    saveRecipe: (tenantId, { recipe, dataset, origin, ttlSeconds, expiresAt }) => void save.run(tenantId, recipe, dataset, origin ?? null, ttlSeconds, expiresAt),
+    saveRecipe: (tenantId, { recipe, dataset, origin }) => void save.run(tenantId, recipe, dataset, origin ?? null),
     recipe: (tenantId) => read.get(tenantId),
     expiry: (tenantId) => readExpiry.get(tenantId),
     setExpiry: (tenantId, { ttlSeconds, expiresAt }) => expire.run(ttlSeconds, expiresAt, tenantId).changes > 0,

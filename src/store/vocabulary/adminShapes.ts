@@ -26,6 +26,9 @@ export interface DatasetReads {
  * the seed parameters, or a copy too large to keep). With its time to live
  * (docs/administration.md#time-to-live).
  */
+/** How a sandbox was made, as a load or a copy saves it; its time to live is set apart (`WriteSteps.setExpiry`). */
+export type RecipeToSave = Pick<StoredRecipe, 'recipe' | 'dataset' | 'origin'>;
+
 export interface StoredRecipe extends SandboxExpiry {
   readonly recipe: string;
   readonly dataset: Buffer | null;
@@ -44,7 +47,7 @@ export interface SandboxExpiry {
 
 export interface LoadOptions {
   /** Kept with the tenant once the load's work is done, in its transaction: how it was made. */
-  recipe?: () => Promise<StoredRecipe>;
+  recipe?: () => Promise<RecipeToSave>;
   /** Delete the tenant's data first (its API keys stay). */
   replace?: boolean;
   /** Refuse a tenant that already has users or data tables (seeding never mixes two datasets). */
@@ -55,12 +58,15 @@ export interface LoadOptions {
 
 /**
  * What makes a loaded tenant a sandbox, in the load's transaction (docs/administration.md): a
- * cap on how many sandboxes there are (checked last, `TooManySandboxes`), a key of `scope`, and,
+ * cap on how many sandboxes there are (checked last, `TooManySandboxes`), a key of `scope`, its
+ * time to live, and,
  * from `made`, the answer kept for a retry of the create (`undefined`: none kept).
  */
 export interface SandboxMaking {
   readonly maxSandboxes: number;
   readonly scope: KeyScope;
+  /** Its time to live, counted from its creation as stored (`null`: it never expires). */
+  readonly ttlSeconds: number | null;
   made(made: MadeSandbox): KeptCreate | undefined;
 }
 

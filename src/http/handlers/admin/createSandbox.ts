@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../../../generated/admin.js';
 import { copySandbox, seedSandbox } from '../../../dataset/sandboxes.js';
-import { expiryAfter } from '../../../domain/sandboxExpiry.js';
 import type { AdminStore } from '../../../store/store.js';
-import type { SandboxExpiry, SandboxMaking } from '../../../store/vocabulary/adminShapes.js';
+import type { SandboxMaking } from '../../../store/vocabulary/adminShapes.js';
 import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes } from '../../../store/vocabulary/storeErrors.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
@@ -26,7 +25,7 @@ const SEED_FIELDS = ['users', 'records', 'seed'] as const;
  * one transaction. A name given that a tenant has is a 409; a template no tenant has, a 404; the
  * limits (docs/administration.md#limits) a 409 or a 422; a retry with the `Idempotency-Key` of a
  * create done, the first answer again. Its time to live (the request's, or the server's default)
- * counts from the request's start.
+ * counts from its creation as stored.
  */
 export const createSandbox =
   ({ store, sandboxLimits, sandboxTtlSeconds }: AdminDeps): OperationHandler =>
@@ -57,19 +56,18 @@ async function created(
   const name = request.name ?? `sandbox-${randomBytes(8).toString('hex')}`;
   if (await store.findTenant(name)) throw problems.conflict(`A tenant named ${name} exists.`);
   const scope = request.key_scope ?? 'write';
-  const ttlSeconds = request.ttl_seconds === undefined ? defaultTtlSeconds : request.ttl_seconds;
-  const expiry: SandboxExpiry = { ttlSeconds, expiresAt: expiryAfter(Date.now(), ttlSeconds) };
   let answer: Sandbox | undefined;
   const making: SandboxMaking = {
     maxSandboxes: limits.maxSandboxes,
     scope,
+    ttlSeconds: request.ttl_seconds === undefined ? defaultTtlSeconds : request.ttl_seconds,
     made({ key, createdAt, expiresAt }) {
       answer = { tenant: { name, created_at: createdAt, expires_at: expiresAt }, key: { id: key.id, key: key.key, scope } };
       return retry && keptCreate(retry.idempotencyKey, retry.fingerprint, answer, Date.now());
     },
   };
   try {
-    await fill(store, limits, name, request, expiry, making);
+    await fill(store, limits, name, request, making);
   } catch (error) {
     // Another request made the tenant meanwhile.
     if (error instanceof TenantNotEmpty) throw problems.conflict(`A tenant named ${name} exists.`);
@@ -82,16 +80,16 @@ async function created(
 }
 
 /** Fills the new tenant `name` from the template or the generator, in one transaction that keeps how (its recipe, for a reset) and makes its key. */
-async function fill(store: AdminStore, limits: SandboxLimits, name: string, request: SandboxRequest, expiry: SandboxExpiry, making: SandboxMaking): Promise<void> {
+async function fill(store: AdminStore, limits: SandboxLimits, name: string, request: SandboxRequest, making: SandboxMaking): Promise<void> {
   if (request.template !== undefined) {
     const sizes = await store.tenantSizes(request.template);
     if (sizes && sizes.reportingRecords + sizes.tableRecords > limits.maxRecords) {
       const message = `has ${sizes.reportingRecords + sizes.tableRecords} records, more than a sandbox may have (${limits.maxRecords})`;
       throw problems.unprocessable([{ pointer: '/body/template', message }], `The template ${request.template} ${message}: nothing was made.`);
     }
-    if (!sizes || !(await copySandbox(store, request.template, name, expiry, making))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
+    if (!sizes || !(await copySandbox(store, request.template, name, making))) throw problems.notFound(`No tenant is named ${request.template}: there is no such template.`);
     return;
   }
   const seed = { seed: String(request.seed ?? DEFAULTS.seed), users: request.users ?? DEFAULTS.users, records: request.records ?? DEFAULTS.records };
-  await seedSandbox(store, name, seed, expiry, making);
+  await seedSandbox(store, name, seed, making);
 }

@@ -14,14 +14,15 @@ export const idempotencyKeyOf = (ctx: KoaContext): string | undefined => ctx.get
  */
 export function writtenOrRefused<T>(ctx: KoaContext & { state: RequestState }, outcome: WriteOutcome<T>): T {
   ctx.state.lockWaitMs = outcome.lockWaitMs;
-  if ('broken' in outcome) throw unprocessable(outcome.broken);
+  if ('broken' in outcome) throw rulesBrokenProblem(outcome.broken);
   if (outcome.consistency !== undefined) ctx.set('Compdata-Consistency', outcome.consistency);
   // The first answer to this Idempotency-Key again: nothing was written this time.
   if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
   return outcome.written;
 }
 
-function unprocessable({ detail, violations }: RulesBroken) {
+/** The `422` problem of broken rules, each violation pointing at its item, field or header. */
+export function rulesBrokenProblem({ detail, violations }: RulesBroken) {
   const errors = violations.map(({ index, field, pointer, message }) => ({
     pointer: pointer ?? (index === undefined ? '/data' : field === undefined ? `/data/${index}` : `/data/${index}/${field}`),
     message,

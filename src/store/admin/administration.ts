@@ -8,7 +8,7 @@ import type { StoreContext } from '../storeContext.js';
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import type { SandboxMaking } from '../vocabulary/adminShapes.js';
 import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes, UnknownTenant } from '../vocabulary/storeErrors.js';
-import { REMEMBERED_FOR_MS } from '../writes/idempotency.js';
+import { REMEMBERED_FOR_MS } from '../../domain/idempotencyKeys.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
 import { copyFromOrigin, copyInto, dropUnusedOrigin } from './sandboxCopies.js';

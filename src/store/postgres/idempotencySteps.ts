@@ -9,7 +9,7 @@ const remember = statement<[number, string, string, string, number]>(
   'INSERT INTO idempotency_keys (tenant_id, key, fingerprint, written, created_at) VALUES ($1, $2, $3, $4, $5)',
 );
 
-/** The `Idempotency-Key`s a tenant sent (../writes/idempotency.ts) on PostgreSQL. */
+/** The `Idempotency-Key`s a tenant sent (../../domain/idempotencyKeys.ts) on PostgreSQL. */
 export function idempotencySteps(db: Queryable, tenantId: number): IdempotencySteps {
   return {
     async recall(key, since) {

@@ -1,7 +1,7 @@
 import type { IdempotencySteps } from '../engine/apiWriteSteps.js';
 import type { Db } from './db.js';
 
-/** The `Idempotency-Key`s a tenant sent (../writes/idempotency.ts) on SQLite, prepared once per connection. */
+/** The `Idempotency-Key`s a tenant sent (../../domain/idempotencyKeys.ts) on SQLite, prepared once per connection. */
 export function idempotencySteps(db: Db): (tenantId: number) => IdempotencySteps {
   const forget = db.prepare<[number, number]>('DELETE FROM idempotency_keys WHERE tenant_id = ? AND created_at < ?');
   const recall = db.prepare<[number, string], { fingerprint: string; written: string }>(

@@ -3,7 +3,7 @@ import type { StoreContext } from '../storeContext.js';
 import type { WriteOptions, TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 import type { Principal } from '../vocabulary/tenancy.js';
 import { unstorableGroups, unstorableUserIds } from './attributionBulk.js';
-import { fingerprintOf } from './idempotency.js';
+import { fingerprintOf } from '../../domain/idempotencyKeys.js';
 
 type Writes = Pick<RequestStore, 'bulkUpsert' | 'upsertUsers' | 'archiveUsers' | 'pushRecords'>;
 

@@ -1,7 +1,7 @@
 import type { TenantWrite, WrittenBy, WriteOutcome } from '../vocabulary/writeShapes.js';
 import type { TenantWriteSteps } from '../engine/apiWriteSteps.js';
 import { bulkUpsertWith } from './attributionBulk.js';
-import { keyReused, REMEMBERED_FOR_MS } from './idempotency.js';
+import { keyReused, REMEMBERED_FOR_MS } from '../../domain/idempotencyKeys.js';
 import { claimWith, failTableWith, finishWith, importTableWith, pushWith } from '../imports/tableImports.js';
 import { archiveUsersWith } from './userArchive.js';
 import { upsertUsersWith } from './userBulk.js';

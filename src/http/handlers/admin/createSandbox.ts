@@ -6,6 +6,7 @@ import type { SandboxMaking } from '../../../store/vocabulary/adminShapes.js';
 import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes } from '../../../store/vocabulary/storeErrors.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
+import { idempotencyKeyOf } from '../../writeOutcome.js';
 import type { AdminDeps, SandboxLimits } from './adminDeps.js';
 import { createFingerprint, keptCreate } from './keptCreates.js';
 import { replayedCreate } from './sandboxRetries.js';
@@ -36,7 +37,7 @@ export const createSandbox =
       const errors = both.map((field) => ({ pointer: `/body/${field}`, message: 'must not be given with template' }));
       throw problems.badRequest(errors, 'A sandbox is copied from a template or generated from seed parameters, not both.');
     }
-    const idempotencyKey = ctx.get('Idempotency-Key') || undefined;
+    const idempotencyKey = idempotencyKeyOf(ctx);
     const fingerprint = createFingerprint(request);
     const replayed = idempotencyKey && (await replayedCreate(store, idempotencyKey, fingerprint));
     const body = replayed || (await created(store, sandboxLimits, sandboxTtlSeconds, request, idempotencyKey === undefined ? undefined : { idempotencyKey, fingerprint }));

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { components } from '../../../../generated/admin.js';
+import { fingerprintOf } from '../../../domain/idempotencyKeys.js';
 import type { KeptCreate } from '../../../store/vocabulary/adminShapes.js';
 
 type Sandbox = components['schemas']['Sandbox'];
@@ -19,7 +20,7 @@ const digest = (purpose: string, idempotencyKey: string): Buffer => createHash('
 /** The fingerprint of a create: its body, with the fields in one order. */
 export function createFingerprint(body: Readonly<Record<string, unknown>>): string {
   const ordered = Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return createHash('sha256').update(JSON.stringify(ordered)).digest('base64url');
+  return fingerprintOf('createSandbox', [ordered]);
 }
 
 /** Where the answer of a create sent with `idempotencyKey` is kept. */

@@ -1,6 +1,7 @@
 import type { components } from '../../../../generated/admin.js';
+import { keyReused } from '../../../domain/idempotencyKeys.js';
 import type { AdminStore } from '../../../store/store.js';
-import { problems } from '../../problems.js';
+import { rulesBrokenProblem } from '../../writeOutcome.js';
 import { createLookup, openedCreate } from './keptCreates.js';
 
 type Sandbox = components['schemas']['Sandbox'];
@@ -13,10 +14,7 @@ type Sandbox = components['schemas']['Sandbox'];
 export async function replayedCreate(store: Pick<AdminStore, 'keptCreate'>, idempotencyKey: string, fingerprint: string): Promise<Sandbox | undefined> {
   const kept = await store.keptCreate(createLookup(idempotencyKey));
   if (!kept) return undefined;
-  if (kept.fingerprint !== fingerprint) {
-    const message = `Idempotency-Key ${JSON.stringify(idempotencyKey)} was sent with another create within a day: use a new key for a new request`;
-    throw problems.unprocessable([{ pointer: '/header/Idempotency-Key', message }], `${message}; nothing was made.`);
-  }
+  if (kept.fingerprint !== fingerprint) throw rulesBrokenProblem(keyReused(idempotencyKey));
   return openedCreate(idempotencyKey, kept.answer);
 }
 

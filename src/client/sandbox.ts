@@ -36,7 +36,7 @@ export interface SandboxOptions extends Omit<SandboxRecipe, 'key_scope'>, Pick<C
 export interface Sandbox extends AsyncDisposable {
   /** A client of the public API with the sandbox's key (so it reads and writes this tenant only). */
   client: CompdataClient;
-  /** The tenant as the server made it: `name` and `created_at`. */
+  /** The tenant as the server made it: `name`, `created_at` and `expires_at` (its time to live, `ttl_seconds` in the options). */
   tenant: CreatedSandbox['tenant'];
   /** The sandbox's one key: `id`, `key` (the secret, sent as `X-API-Key`) and `scope`. */
   key: CreatedSandbox['key'];

@@ -29,7 +29,7 @@ export type CallResult =
 const MAX_ANSWER_HEADER_BYTES = 16 * 1024;
 
 /**
- * One webhook call: a `POST` of `call.body` with `call.headers` (docs/administration.md#calls).
+ * One webhook call: a `POST` of `call.body` with `call.headers` (docs/administration.md#private-addresses).
  * Never throws: every failure is an `error` result, whose text names what failed (`timeout`,
  * `refused: …`, a connection error's code) and never a header's value or the body.
  *
@@ -75,7 +75,7 @@ export function sendCall(call: OutboundCall, options: OutboundOptions): Promise<
       return;
     }
     request.on('error', (error) => fail(error instanceof RefusedAddress ? `refused: ${error.message}` : `connection failed: ${codeOf(error)}`));
-    if (!options.allowPrivate) request.on('socket', (socket) => checkConnected(socket, request!));
+    if (!options.allowPrivate) request.on('socket', (socket) => checkConnected(socket, request));
     request.on('response', (answer) => readHead(answer, options.answerHeadBytes, (head) => finish((durationMs) => ({ outcome: 'answered', status: answer.statusCode ?? 0, answerHead: head, durationMs }))));
     request.end(call.body);
   });

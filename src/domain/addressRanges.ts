@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
  * Why a webhook call may not go to an address (docs/administration.md#private-addresses), or
  * `undefined` when it may: only public unicast addresses are called.
  *
- * The ranges are ipaddr.js's tables of the special-purpose registries (RFC 6890 and after):
+ * The ranges are the ipaddr package's tables of the special-purpose registries (RFC 6890 and after):
  * every address whose range is not `unicast` is refused: loopback (127/8, `::1`), private
  * (10/8, 172.16/12, 192.168/16), link-local (169.254/16 with the cloud metadata address,
  * `fe80::/10`), unique local (`fc00::/7`), carrier-grade NAT (100.64/10), unspecified (0/8,
@@ -32,7 +32,7 @@ const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 /**
  * An IPv4 address in dotted decimal or an IPv6 address (a zone, as in `fe80::1%eth0`, kept);
  * else `undefined`. IPv6 text is first written as the URL standard writes it (hex groups only):
- * ipaddr.js reads an IPv4-compatible `::127.0.0.1` as if it were the mapped `::ffff:127.0.0.1`.
+ * the ipaddr package reads an IPv4-compatible `::127.0.0.1` as if it were the mapped `::ffff:127.0.0.1`.
  */
 function parsedAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);

@@ -23,7 +23,7 @@ export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
 # engine changes (pure rules, the contract, the HTTP layer's own limits, logs, faults and docs,
 # the client, SQLite's internals, process options) and run once. A new file runs on both
 # engines unless it is listed here.
-ENGINE_FREE = test/domain test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
+ENGINE_FREE = test/domain test/delivery/outboundCall.test.ts test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
   test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
@@ -181,7 +181,7 @@ demo: build
 	@key=$$($(BIN) keys create --db $(DEMO_DB) --tenant demo | tail -n 1) && \
 	  echo && echo "Ready. In another terminal:" && \
 	  echo "  curl -s -H 'X-API-Key: $$key' 'http://127.0.0.1:$(DEMO_PORT)/v1/reporting?limit=2'" && echo && \
-	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT)
+	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT) --webhook-allow-private
 
 ## Load benchmarks (bench/README.md): the whole suite (about 6 min), a quick one (under 2 min),
 ## the ratios between two result files, a CPU profile of one scenario.

@@ -476,7 +476,8 @@ export interface components {
         WebhookEvent: "statement.sent_to_payroll";
         /**
          * Format: uri
-         * @description Where the calls are sent (`http` or `https`).
+         * @description Where the calls are sent (`http` or `https`, without a user name or password); a
+         *     loopback, private or link-local host is refused unless the server allows it (`422`).
          */
         WebhookUrl: string;
         WebhookEndpointRequest: {
@@ -591,6 +592,22 @@ export interface components {
         };
         /** @description No tenant has this name, or the tenant has no endpoint with this id. */
         NoSuchEndpoint: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The URL (pointer `/body/url`) has a user name or password in it, or its host is
+         *     `localhost` (or a name under it) or an IP address that is loopback, private, link-local
+         *     (the cloud metadata address 169.254.169.254 among them), unique local, carrier-grade NAT,
+         *     unspecified, multicast, broadcast, reserved or IPv4-mapped from one of those, while the
+         *     server is not started with `--webhook-allow-private`. A name that resolves to such an
+         *     address is accepted here and refused when a call is made. Nothing was changed.
+         */
+        WebhookUrlRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1115,6 +1132,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["WebhookUrlRefused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1186,6 +1204,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["WebhookUrlRefused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -39,7 +39,7 @@ try {
   if (!exists) await compdata(['seed', '--db', db, '--tenant', 'demo', '--records', records]);
   const key = (await compdata(['keys', 'create', '--db', db, '--tenant', 'demo'], { quiet: true })).trimEnd().split('\n').at(-1)!;
   process.stdout.write(`\nReady (PostgreSQL: ${db}). In another terminal:\n  curl -s -H 'X-API-Key: ${key}' 'http://127.0.0.1:${demoPort}/v1/reporting?limit=2'\n\n`);
-  const server = spawn(process.execPath, ['bin/compdata.js', 'serve', '--db', db, '--port', demoPort], { stdio: 'inherit' });
+  const server = spawn(process.execPath, ['bin/compdata.js', 'serve', '--db', db, '--port', demoPort, '--webhook-allow-private'], { stdio: 'inherit' });
   const stop = () => server.kill('SIGTERM');
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

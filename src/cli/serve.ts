@@ -84,6 +84,10 @@ export function serveCommand(): Command {
     .option('--sweep-every <ms>', 'with the administration API: how often expired sandboxes are looked for (one server of the database at a time removes them)', milliseconds, SANDBOX_DEFAULTS.sweepEveryMs)
     .option('--max-sandboxes <n>', 'administration API: sandboxes that may exist at once; more are answered 409', integerIn(1, 1_000_000), DEFAULT_SANDBOX_LIMITS.maxSandboxes)
     .option('--max-sandbox-records <n>', 'administration API: most records of a template copied into a sandbox; more are answered 422', integerIn(0, 1_000_000_000), DEFAULT_SANDBOX_LIMITS.maxRecords)
+    .option(
+      '--webhook-allow-private',
+      'webhook endpoints may be on loopback, private and link-local addresses (localhost, 10.x, 169.254.x, fc00::/7...), and are called there: for tests and demos on one machine; default: refused',
+    )
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(

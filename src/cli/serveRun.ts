@@ -87,6 +87,7 @@ export interface CliServeOptions {
   sweepEvery: number;
   maxSandboxes: number;
   maxSandboxRecords: number;
+  webhookAllowPrivate?: boolean;
 }
 
 type ServeOptions = Omit<ServerOptions, 'store'> & Required<Pick<ServerOptions, 'logger'>>;
@@ -113,6 +114,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
     ...(options.metrics && { metrics: metricsOption(options.metrics) }),
     sandboxes: { ttlSeconds: options.sandboxTtl, sweepEveryMs: options.sweepEvery },
+    webhookAllowPrivate: options.webhookAllowPrivate === true,
     logger: createLogger(options.logLevel),
   };
 }

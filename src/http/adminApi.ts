@@ -36,6 +36,8 @@ export interface AdminApiSetup {
   rateLimiter?: KeyRateLimiter;
   /** `--sandbox-ttl`: a sandbox's time to live when its request sets none. */
   sandboxTtlSeconds: number;
+  /** `--webhook-allow-private`: endpoint URLs may name loopback, private and link-local hosts. */
+  webhookAllowPrivate?: boolean;
 }
 
 /** The handler of each operation of openapi/admin.yaml: a missing or unknown one fails to compile. */
@@ -76,9 +78,10 @@ export async function createAdminApi({
   rateLimiter,
   sandboxTtlSeconds,
   sandboxLimits = DEFAULT_SANDBOX_LIMITS,
+  webhookAllowPrivate = false,
 }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
   const backend = await contractBackend(definition, Object.keys(HANDLERS), { AdminToken: checkAdminToken });
-  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds, sandboxLimits })]));
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds, sandboxLimits, webhookAllowPrivate })]));
   const served: AdminServed = {
     operations,
     readBody: (ctx) => (hasBody(ctx) ? readBody(ctx) : Promise.resolve(undefined)),

@@ -12,10 +12,11 @@ import type { LogLevel } from './logLevels.js';
 export type { LogLevel };
 
 /**
- * Request headers that never reach a log line, whatever the level: the key itself. At
- * `debug` the request line carries the request's headers; pino's redaction replaces these.
+ * Headers that never reach a log line, whatever the level: the key itself, and a webhook call's
+ * secret and signature, should a line ever carry them. At `debug` the request line carries the
+ * request's headers; pino's redaction replaces these.
  */
-const REDACTED_PATHS = ['headers["x-api-key"]', 'headers.authorization', 'headers.cookie'];
+const REDACTED_PATHS = ['headers["x-api-key"]', 'headers.authorization', 'headers.cookie', 'headers["x-webhook-secret"]', 'headers["webhook-signature"]'];
 
 /**
  * One JSON object per line (pino): `time` (ISO 8601), `level`, `msg`, and the fields of the

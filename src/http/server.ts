@@ -53,6 +53,12 @@ export interface ServerOptions extends Partial<Limits> {
   admin?: { token: string; store: AdminStore; sandboxLimits?: SandboxLimits };
   /** With the administration API: the sandboxes' time to live (docs/administration.md#time-to-live). */
   sandboxes?: Partial<SandboxOptions>;
+  /**
+   * `--webhook-allow-private`: webhook endpoints may have loopback, private and link-local
+   * addresses, and calls go to them (docs/administration.md#private-addresses); for tests and
+   * demos on one machine. Absent: refused.
+   */
+  webhookAllowPrivate?: boolean;
 }
 
 
@@ -102,6 +108,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     definition: adminDocument().definition,
     ...options.admin,
     sandboxTtlSeconds: sandboxes.ttlSeconds,
+    webhookAllowPrivate: options.webhookAllowPrivate === true,
     publicBase,
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,

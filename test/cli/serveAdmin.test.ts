@@ -53,6 +53,19 @@ describe('serve --admin-token-file', () => {
     assert.ok(!server.logs().some((line) => JSON.stringify(line).includes(TOKEN)), 'the token is never logged');
   });
 
+  test('--webhook-allow-private: an endpoint on a loopback address is taken, a 422 without it', { timeout: 90_000 }, async (t) => {
+    const dbPath = await databaseFor(t);
+    await fixtureFile(dbPath, { tenant: 'acme', records: 3 });
+    const hook = { url: 'http://127.0.0.1:9/hook', events: ['statement.sent_to_payroll'] };
+    for (const [flags, want] of [[['--webhook-allow-private'], 201], [[], 422]] as const) {
+      const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(), ...flags]);
+      const made = await exchange(server.url, 'POST', '/admin/v1/tenants/acme/webhooks', { bearer: TOKEN, json: hook });
+      assert.equal(made.status, want, `${flags.join(' ')}: ${made.text}`);
+      server.child.kill('SIGTERM');
+      assert.equal((await server.exited).code, 0);
+    }
+  });
+
   test('--sandbox-ttl and --sweep-every: sandboxes expire by the default, and of two workers each sandbox is removed once', { timeout: 90_000 }, async (t) => {
     const dbPath = await databaseFor(t);
     await fixtureFile(dbPath, { tenant: 'acme', records: 3 });

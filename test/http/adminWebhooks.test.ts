@@ -28,9 +28,9 @@ describe('webhook endpoints of a tenant', () => {
         [other.body.id, false, false, false],
       ].sort(),
     );
-    const changed = await server.call('PATCH', `${hooks}/${made.body.id}`, { bearer: TOKEN, json: { enabled: false, url: 'http://127.0.0.1:9/hook' } });
+    const changed = await server.call('PATCH', `${hooks}/${made.body.id}`, { bearer: TOKEN, json: { enabled: false, url: 'http://payroll.example.net:9/hook' } });
     assert.equal(changed.status, 200, changed.text);
-    assert.deepEqual([changed.body.enabled, changed.body.url, changed.body.events], [false, 'http://127.0.0.1:9/hook', wanted.events]);
+    assert.deepEqual([changed.body.enabled, changed.body.url, changed.body.events], [false, 'http://payroll.example.net:9/hook', wanted.events]);
 
     assert.equal((await server.call('DELETE', `${hooks}/${other.body.id}`, { bearer: TOKEN })).status, 204);
     assert.equal((await server.call('DELETE', `${hooks}/${other.body.id}`, { bearer: TOKEN })).status, 404);

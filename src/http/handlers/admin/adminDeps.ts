@@ -10,6 +10,8 @@ export interface AdminDeps {
   /** A sandbox's time to live when its request sets none (`serve --sandbox-ttl`). */
   sandboxTtlSeconds: number;
   sandboxLimits: SandboxLimits;
+  /** Webhook endpoints may have loopback, private and link-local URLs (`serve --webhook-allow-private`). */
+  webhookAllowPrivate: boolean;
 }
 
 /** The limits on sandboxes (docs/administration.md#limits): `serve --max-sandboxes`, `--max-sandbox-records`. */

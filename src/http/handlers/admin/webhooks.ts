@@ -1,4 +1,5 @@
 import type { components } from '../../../../generated/admin.js';
+import { webhookUrlProblem } from '../../../domain/webhookUrl.js';
 import type { EndpointSettings, WebhookEndpoint, WebhookSecrets } from '../../../store/vocabulary/webhookShapes.js';
 import type { OperationHandler } from '../../handlerTypes.js';
 import { problems } from '../../problems.js';
@@ -35,12 +36,23 @@ function missing(name: string, id: string, what: 'unknownTenant' | 'unknownEndpo
   return what === 'unknownTenant' ? noSuchTenant(name) : problems.notFound(`The tenant ${name} has no webhook endpoint with the id ${id}.`);
 }
 
+/**
+ * A URL no endpoint may have, as a 422 (docs/administration.md#private-addresses): not http(s),
+ * with a user name or password, or (unless `--webhook-allow-private`) a loopback, private or
+ * link-local host.
+ */
+function refuseUrl(url: string | undefined, allowPrivate: boolean): void {
+  const problem = url === undefined ? undefined : webhookUrlProblem(url, allowPrivate);
+  if (problem !== undefined) throw problems.unprocessable([{ pointer: '/body/url', message: `The URL ${problem}.` }], 'The webhook endpoint\'s URL is refused; nothing was changed.');
+}
+
 /** `POST /admin/v1/tenants/{name}/webhooks`: a new endpoint, its secrets in the answer only. */
 export const createWebhookEndpoint =
-  ({ store }: AdminDeps): OperationHandler =>
+  ({ store, webhookAllowPrivate }: AdminDeps): OperationHandler =>
   async (api, ctx) => {
     const name = pathParam(api, 'name');
     const request = ctx.state.body as EndpointRequest;
+    refuseUrl(request.url, webhookAllowPrivate);
     const settings: EndpointSettings = { url: request.url, events: request.events, enabled: request.enabled ?? true, secretHeader: request.secret_header ?? true };
     const made = await store.createWebhookEndpoint(name, settings);
     if (made === 'unknownTenant') throw noSuchTenant(name);
@@ -60,10 +72,11 @@ export const listWebhookEndpoints =
 
 /** `PATCH /admin/v1/tenants/{name}/webhooks/{id}`: the settings given change. */
 export const updateWebhookEndpoint =
-  ({ store }: AdminDeps): OperationHandler =>
+  ({ store, webhookAllowPrivate }: AdminDeps): OperationHandler =>
   async (api, ctx) => {
     const [name, id] = [pathParam(api, 'name'), pathParam(api, 'id')];
     const { url, events, enabled, secret_header: secretHeader } = ctx.state.body as EndpointChange;
+    refuseUrl(url, webhookAllowPrivate);
     const updated = await store.updateWebhookEndpoint(name, id, { url, events, enabled, secretHeader });
     if (typeof updated === 'string') throw missing(name, id, updated);
     ctx.body = asEndpoint(updated);

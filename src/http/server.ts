@@ -16,6 +16,8 @@ import { readJsonBody } from './jsonBody.js';
 import { readPushBody } from './pushBody.js';
 import { startImportRunner } from '../store/imports/importRunner.js';
 import { startSandboxSweeper, type SandboxSweeper } from '../store/admin/sandboxSweeper.js';
+import { startDeliveryWorker } from '../delivery/deliveryWorker.js';
+import { DELIVERY_DEFAULTS, type DeliveryOptions } from '../delivery/deliveryOptions.js';
 import { SANDBOX_DEFAULTS, type SandboxOptions } from './sandboxOptions.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
@@ -53,6 +55,8 @@ export interface ServerOptions extends Partial<Limits> {
   admin?: { token: string; store: AdminStore; sandboxLimits?: SandboxLimits };
   /** With the administration API: the sandboxes' time to live (docs/administration.md#time-to-live). */
   sandboxes?: Partial<SandboxOptions>;
+  /** The delivery of webhook calls (docs/administration.md#delivery) by this server; absent: none. */
+  webhooks?: Partial<DeliveryOptions>;
 }
 
 
@@ -107,6 +111,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimiter: options.rateLimiter,
   }));
   const sweeper = options.admin && sweeperOver(options.admin.store, store, logger, sandboxes.sweepEveryMs);
+  const delivery = options.webhooks && startDeliveryWorker(store, logger, { ...DELIVERY_DEFAULTS, ...options.webhooks });
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined, ...(adminApi && { adminApi }) });
   const handle = app.callback();
@@ -133,6 +138,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await served.shutDown(0);
     await imports.stop();
     await sweeper?.stop();
+    await delivery?.stop();
     throw error;
   }
   const close = async () => {
@@ -142,6 +148,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await atWork.settled(deadline - Date.now());
     await imports.stop();
     await sweeper?.stop();
+    await delivery?.stop();
   };
   return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress, ...(sweeper && { sweep: () => sweeper.sweep() }) };
 }

@@ -10,8 +10,8 @@ import { sendCall, type CallResult } from './outboundCall.js';
 import { webhookBody } from './webhookBody.js';
 import { webhookHeaders } from './webhookHeaders.js';
 
-/** Calls claimed and sent at a time. */
-const BATCH = 8;
+/** Attempts a server has in flight at most: a slow endpoint holds one of them, not the others' calls. */
+const AT_ONCE = 8;
 /** How long a claim outlasts its attempt's timeout: time to render the body and record the attempt. */
 const LEASE_MARGIN_MS = 5_000;
 /** The head of a receiver's answer kept with the attempt. */
@@ -45,7 +45,11 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> = Promise.resolve();
   let stopped = false;
+  let passing = false;
+  /** When the timer set fires; the soonest retry known that the next pass is to make. */
+  let timerDue = Infinity;
   let soonest = Infinity;
+  const inFlight = new Set<Promise<void>>();
 
   const attempt = async (call: ClaimedCall): Promise<void> => {
     const at = new Date();
@@ -83,26 +87,50 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
   const runPass = async (): Promise<void> => {
     const giveWay = giveWayToRequests(store.requestsInProgress);
     while (!stopped) {
+      if (inFlight.size >= AT_ONCE) {
+        await Promise.race(inFlight);
+        continue;
+      }
       const started = Date.now();
-      const calls = await store.claimWebhookCalls({ owner, now: started, until: started + leaseMs, limit: BATCH });
+      const calls = await store.claimWebhookCalls({ owner, now: started, until: started + leaseMs, limit: AT_ONCE - inFlight.size });
       if (calls.length === 0) return;
-      const claimedIn = Date.now() - started;
-      // An attempt whose record fails (the database away) keeps its claim until the lease ends: then it is made again.
-      await Promise.all(calls.map((call) => attempt(call).catch((error: unknown) => log.warn({ err: error, webhookId: call.id }, 'a webhook attempt could not be recorded; it is made again'))));
-      await giveWay(claimedIn);
+      for (const call of calls) {
+        // An attempt whose record fails (the database away) keeps its claim until the lease ends: then it is made again.
+        const made: Promise<void> = attempt(call)
+          .catch((error: unknown) => log.warn({ err: error, webhookId: call.id }, 'a webhook attempt could not be recorded; it is made again'))
+          .finally(() => {
+            inFlight.delete(made);
+            wake(soonest);
+          });
+        inFlight.add(made);
+      }
+      await giveWay(Date.now() - started);
     }
   };
-  const schedule = () => {
+  /** The next pass at `at` at the latest (never later than a poll from now). */
+  const wake = (at: number) => {
+    if (stopped || passing) return;
+    const due = Math.max(Date.now(), Math.min(Date.now() + options.pollMs, at));
+    if (due >= timerDue) return;
     clearTimeout(timer);
-    if (stopped) return;
-    const wait = Math.max(0, Math.min(options.pollMs, soonest - Date.now()));
+    timerDue = due;
+    timer = setTimeout(() => void deliver(), due - Date.now()).unref();
+  };
+  const schedule = () => {
+    passing = false;
+    timerDue = Infinity;
+    const at = soonest;
     soonest = Infinity;
-    timer = setTimeout(() => void deliver(), wait).unref();
+    wake(at);
   };
   const deliver = (): Promise<void> => {
     clearTimeout(timer);
+    timerDue = Infinity;
     pass = pass
-      .then(runPass)
+      .then(() => {
+        passing = true;
+        return runPass();
+      })
       .catch((error: unknown) => log.warn({ err: error }, 'webhook calls could not be claimed now; they are tried again'))
       .finally(schedule);
     return pass;
@@ -114,6 +142,7 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
       stopped = true;
       clearTimeout(timer);
       await pass;
+      await Promise.all(inFlight);
     },
   };
 }

@@ -12,10 +12,11 @@ export interface ReceivedCall {
 }
 
 /**
- * What the receiver does with a call (the `n`th it got, from 0): answer with a status, or hold
- * the request open without an answer (`hold`) until the receiver closes.
+ * What the receiver does with a call (the `n`th it got, from 0): answer with a status (at once,
+ * or once the promise resolves), or hold the request open without an answer (`hold`) until the
+ * receiver closes.
  */
-export type Behaviour = (call: ReceivedCall, n: number) => number | 'hold';
+export type Behaviour = (call: ReceivedCall, n: number) => number | 'hold' | Promise<number>;
 
 export interface WebhookReceiver {
   /** Where calls go: `http://127.0.0.1:port/hook`. */
@@ -36,7 +37,7 @@ export async function startReceiver(t: { after(fn: () => Promise<void>): void },
       calls.push(call);
       const answer = behaviour(call, calls.length - 1);
       if (answer === 'hold') held.push(response);
-      else response.writeHead(answer, { 'content-type': 'text/plain' }).end(`answer ${answer}`);
+      else void Promise.resolve(answer).then((status) => response.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status}`));
     });
   });
   server.listen(0, '127.0.0.1');

@@ -29,26 +29,25 @@ const due = statement<[string, number], DueCall>(
                        AND e.endpoint_id = c.endpoint_id AND e.user_id = c.user_id AND e.month = c.month)
    ORDER BY c.next_attempt_at LIMIT $2`,
 );
-// The claim and the read of what the call is made of, in one statement: the update returns the row it claimed.
+// The claim and the read of what the call is made of, in one statement: the update returns the row it claimed with its endpoint's.
 const claim = statement<[number, string, string, string, string], CallRow>(
-  `WITH claimed AS (
-     UPDATE webhook_calls SET lease_owner = $3, lease_until = $5
-     WHERE tenant_id = $1 AND id = $2 AND state = 'pending' AND next_attempt_at <= $4 AND (lease_until IS NULL OR lease_until <= $4)
-     RETURNING tenant_id, endpoint_id, event, created_at, attempts, user_id, month)
-   SELECT c.event, c.created_at AS "createdAt", c.attempts, c.user_id AS "userId", c.month, e.url, e.secret_header AS "secretHeader",
+  `UPDATE webhook_calls c SET lease_owner = $3, lease_until = $5
+   FROM webhook_endpoints e
+   WHERE c.tenant_id = $1 AND c.id = $2 AND c.state = 'pending' AND c.next_attempt_at <= $4 AND (c.lease_until IS NULL OR c.lease_until <= $4)
+     AND e.tenant_id = $1 AND e.id = c.endpoint_id
+   RETURNING c.event, c.created_at AS "createdAt", c.attempts, c.user_id AS "userId", c.month, e.url, e.secret_header AS "secretHeader",
      e.secret, e.signing_secret AS "signingSecret",
-     CASE WHEN e.previous_until > $4 THEN e.previous_signing_secret END AS "previousSigningSecret"
-   FROM claimed c JOIN webhook_endpoints e ON e.tenant_id = $1 AND e.id = c.endpoint_id`,
+     CASE WHEN e.previous_until > $4 THEN e.previous_signing_secret END AS "previousSigningSecret"`,
 );
 const statementOf = statement<[number, string, number], { userPk: number; email: string; fieldsV2: string }>(
   `SELECT u.pk::float8 AS "userPk", u.email, s.fields_v2 AS "fieldsV2" FROM users u JOIN statements s ON s.tenant_id = u.tenant_id AND s.user_pk = u.pk
    WHERE u.tenant_id = $1 AND u.id = $2 AND s.month = $3`,
 );
+// The call's row locked first: a deletion of its endpoint or tenant waits for the attempt's record, or went before it.
+const callHeld = statement<[number, string], { held: number }>('SELECT 1 AS held FROM webhook_calls WHERE tenant_id = $1 AND id = $2 FOR UPDATE');
 const insertAttempt = statement<[number, string, number, string, number, number | null, string | null, string, string]>(
   `INSERT INTO webhook_attempts (tenant_id, call_id, attempt, at, duration_ms, status, error, answer_head, body)
-   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
-   WHERE EXISTS (SELECT 1 FROM webhook_calls WHERE tenant_id = $1 AND id = $2)
-   ON CONFLICT DO NOTHING`,
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 );
 const settle = statement<[number, string, string, string, number, string]>(
   `UPDATE webhook_calls SET state = $4, attempts = $5, next_attempt_at = $6, lease_owner = NULL, lease_until = NULL
@@ -70,6 +69,7 @@ export const deliverySteps = (db: Queryable): DeliverySteps => ({
     return { userId, email: found.email, month, fieldsV2: found.fieldsV2, records: json, recordCount: count };
   },
   async recordAttempt(a) {
+    if (!(await firstRow(db, callHeld, a.tenantId, a.callId))) return;
     await run(db, insertAttempt, a.tenantId, a.callId, a.attempt, a.at, a.durationMs, a.status, a.error, a.answerHead, a.body);
     await run(db, settle, a.tenantId, a.callId, a.owner, a.state, a.attempt, a.nextAttemptAt);
   },

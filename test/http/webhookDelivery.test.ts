@@ -53,7 +53,7 @@ const attemptsOf = async (server: TestServer, id: string) =>
   }));
 
 describe('the delivery of webhook calls', () => {
-  test('a call is a POST of the statement and its records as the v2 read shows them, signed with the signing secret, with X-Webhook-Secret [conf:webhook-call]', async (t) => {
+  test('a call is a POST of the statement and its records as the v2 read shows them, signed with the signing secret, with X-Webhook-Secret [conf:webhook-call] [conf:webhook-trigger] [conf:webhook-body-shape]', async (t) => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
@@ -86,7 +86,7 @@ describe('the delivery of webhook calls', () => {
     assert.ok(receiver.calls.some((call) => call.body === logged[0]!.body), 'the body sent is kept with its attempt');
   });
 
-  test('during a rotation\'s grace a call carries both signatures, each verifying, and the new X-Webhook-Secret [conf:webhook-rotation]', async (t) => {
+  test('during a rotation\'s grace a call carries both signatures, each verifying, and the new X-Webhook-Secret', async (t) => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);

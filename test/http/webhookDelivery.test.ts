@@ -146,6 +146,29 @@ describe('the delivery of webhook calls', () => {
     await until('the later call is delivered', async () => [...(await callStates(server)).values()].sort().join() === 'delivered 1,failed 3');
   });
 
+  test('a statement\'s later call to an endpoint waits while an earlier one is pending, retries included', async (t) => {
+    const server = await deliveringServer(t);
+    // The first call of the statement fails twice before it is answered; every other call is answered at once.
+    const receiver = await startReceiver(t, (call) => (call.headers['webhook-id'] === first && receiver.calls.filter((one) => one.headers['webhook-id'] === first).length <= 2 ? 500 : 200));
+    const changes = await validatedSandbox(server);
+    await endpoint(server, receiver.url);
+    let first = '';
+    await sendToPayroll(server, changes.slice(0, 1));
+    [[first]] = (await server.sql.rows('SELECT id FROM webhook_calls')) as [[string]];
+    // A second call of the same statement to the same endpoint, written after it (as a second event of the statement would be).
+    await server.sql.rows(
+      `INSERT INTO webhook_calls (tenant_id, id, seq, endpoint_id, event, user_id, month, created_at, state, next_attempt_at)
+       SELECT tenant_id, 'msg_ffffffffffffffffffffffff', seq + 1, endpoint_id, event, user_id, month, created_at, 'pending', created_at FROM webhook_calls WHERE id = ?`,
+      first,
+    );
+    await sendToPayroll(server, changes.slice(1, 2));
+    await until('every call is delivered', async () => [...(await callStates(server)).values()].sort().join() === 'delivered 1,delivered 1,delivered 3', 30_000);
+    const arrivals = receiver.calls.map((call) => String(call.headers['webhook-id']));
+    const firstDelivered = arrivals.lastIndexOf(first);
+    assert.deepEqual(arrivals.filter((id) => id === first).length, 3);
+    assert.ok(arrivals.indexOf('msg_ffffffffffffffffffffffff') > firstDelivered, `the later call came after the earlier one was delivered: ${arrivals.join(' ')}`);
+  });
+
   test('a tenant deleted while its call is in flight: nothing is recorded, the worker goes on delivering', async (t) => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t, (_call, n) => (n === 0 ? 'hold' : 200));

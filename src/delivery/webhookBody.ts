@@ -7,7 +7,7 @@ type StatementOfBody = components['schemas']['StatementWebhookBody']['data']['st
 type OmittedRecords = NonNullable<components['schemas']['StatementWebhookBody']['data']['records_omitted']>;
 
 /** The largest body a call carries with its records: 1 MiB (docs/administration.md#delivery). */
-export const BODY_CAP_BYTES = 1024 * 1024;
+const BODY_CAP_BYTES = 1024 * 1024;
 
 /** The statement as the body names it, its status and total from the v2 fields its records carry. */
 function statementOfBody(statement: CallStatement): StatementOfBody {

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 
 /** A call as a receiver got it. */
-export interface ReceivedCall {
+interface ReceivedCall {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   /** When it arrived (milliseconds since the epoch). */

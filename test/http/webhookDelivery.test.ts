@@ -169,6 +169,22 @@ describe('the delivery of webhook calls', () => {
     assert.ok(arrivals.indexOf('msg_ffffffffffffffffffffffff') > firstDelivered, `the later call came after the earlier one was delivered: ${arrivals.join(' ')}`);
   });
 
+  test('a call whose statement is gone before an attempt is failed, with the reason in its log, and nothing sent', async (t) => {
+    const server = await deliveringServer(t);
+    const receiver = await startReceiver(t, () => 500);
+    const changes = await validatedSandbox(server);
+    await endpoint(server, receiver.url);
+    await sendToPayroll(server, changes.slice(0, 1));
+    const [[id, userId, month]] = (await server.sql.rows('SELECT id, user_id, month FROM webhook_calls')) as [[string, string, number]];
+    await until('an attempt failed', async () => (await attemptsOf(server, id)).length >= 1);
+    await server.sql.rows('DELETE FROM statements WHERE month = ? AND user_pk = (SELECT pk FROM users WHERE id = ?)', month, userId);
+    await until('the call failed', async () => (await callStates(server)).get(id)?.startsWith('failed'));
+    const logged = await attemptsOf(server, id);
+    assert.deepEqual(logged.at(-1)!, { ...logged.at(-1)!, status: null, error: 'the statement is no longer stored', body: '' });
+    assert.deepEqual(logged.slice(0, -1).map(({ status }) => status), receiver.calls.map(() => 500), 'every attempt before it was sent, and answered 500');
+    assert.equal((await callStates(server)).get(id), `failed ${logged.length}`);
+  });
+
   test('a tenant deleted while its call is in flight: nothing is recorded, the worker goes on delivering', async (t) => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t, (_call, n) => (n === 0 ? 'hold' : 200));

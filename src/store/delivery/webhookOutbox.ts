@@ -6,15 +6,16 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The outbox of webhook calls as the delivery worker uses it (docs/administration.md#delivery):
- * the due calls found across tenants, then each claimed in a transaction of its tenant that also
+ * the due calls found across tenants by a read on the primary, then each claimed in a transaction of its tenant that also
  * reads what the call is made of as it is then; an attempt recorded with the call's new state in
  * one transaction.
  */
-export function webhookOutbox({ engine }: StoreContext): Pick<ServerStore, 'claimWebhookCalls' | 'recordWebhookAttempt'> {
+export function webhookOutbox({ engine, inTurn }: StoreContext): Pick<ServerStore, 'claimWebhookCalls' | 'recordWebhookAttempt'> {
   return {
     async claimWebhookCalls({ owner, now, until, limit }) {
       const [nowText, untilText] = [iso(now), iso(until)];
-      const due = await engine.inWriteTransaction(async (steps) => steps.deliverySteps.dueCalls(nowText, limit));
+      // A read first: a server with nothing to send writes nothing.
+      const due = await inTurn(() => engine.reads.dueWebhookCalls(nowText, limit));
       const claimed: ClaimedCall[] = [];
       for (const { tenantId, id } of due) {
         const call = await engine.inWriteTransaction(async ({ deliverySteps: steps }): Promise<ClaimedCall | undefined> => {

@@ -19,16 +19,11 @@ export interface StoredCall {
 }
 
 /**
- * The outbox's steps for the delivery worker, inside the caller's write transaction. Times are
- * ISO 8601 texts, compared as stored.
+ * The outbox's steps for the delivery worker, inside the caller's write transaction (the search
+ * for due calls is a read: `EngineReads.dueWebhookCalls`). Times are ISO 8601 texts, compared as
+ * stored.
  */
 export interface DeliverySteps {
-  /**
-   * Up to `limit` pending calls due at `now` and not claimed by a lease lasting past it, soonest
-   * due first, each only when no call of the same statement to the same endpoint written before
-   * it is pending (docs/rules.md#webhook-delivery).
-   */
-  dueCalls(now: string, limit: number): Answer<DueCall[]>;
   /** Claims the call for `owner` until `until`, when it is still pending, due and unclaimed at `now`; whether it did. */
   claimCall(tenantId: number, id: string, owner: string, now: string, until: string): Answer<StoredCall | undefined>;
   /** The statement of the user (by id) in the month with its records as the v2 read renders them; `undefined` when not stored. */

@@ -54,8 +54,13 @@ const settle = statement<[number, string, string, string, number, string]>(
    WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3`,
 );
 
+/** The calls due across tenants (`EngineReads.dueWebhookCalls`). */
+export const dueCallReads =
+  (db: Queryable) =>
+  (now: string, limit: number): Promise<DueCall[]> =>
+    rowsOf(db, due, now, limit);
+
 export const deliverySteps = (db: Queryable): DeliverySteps => ({
-  dueCalls: (now, limit) => rowsOf(db, due, now, limit),
   async claimCall(tenant, id, owner, now, until) {
     const row = await firstRow(db, claim, tenant, id, owner, now, until);
     if (!row) return undefined;

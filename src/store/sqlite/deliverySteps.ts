@@ -17,11 +17,8 @@ type CallRow = {
   previousSigningSecret: string | null;
 };
 
-/**
- * The outbox's steps for the delivery worker on SQLite (migrations 21 and 23), inside the
- * caller's write transaction. A claim is a compare-and-set on the call's lease.
- */
-export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
+/** The calls due across tenants (`EngineReads.dueWebhookCalls`), on one connection. */
+export function dueCallReads(db: Db): (now: string, limit: number) => DueCall[] {
   const due = db.prepare<{ now: string; limit: number }, DueCall>(
     `SELECT c.tenant_id AS tenantId, c.id FROM webhook_calls c
      WHERE c.state = 'pending' AND c.next_attempt_at <= @now AND (c.lease_until IS NULL OR c.lease_until <= @now)
@@ -29,6 +26,14 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
                          AND e.endpoint_id = c.endpoint_id AND e.user_id = c.user_id AND e.month = c.month)
      ORDER BY c.next_attempt_at LIMIT @limit`,
   );
+  return (now, limit) => due.all({ now, limit });
+}
+
+/**
+ * The outbox's steps for the delivery worker on SQLite (migrations 21 and 23), inside the
+ * caller's write transaction. A claim is a compare-and-set on the call's lease.
+ */
+export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
   const claim = db.prepare<{ tenant: number; id: string; owner: string; now: string; until: string }>(
     `UPDATE webhook_calls SET lease_owner = @owner, lease_until = @until
      WHERE tenant_id = @tenant AND id = @id AND state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)`,
@@ -57,7 +62,6 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
   );
   return {
     deliverySteps: {
-      dueCalls: (now, limit) => due.all({ now, limit }),
       claimCall(tenant, id, owner, now, until): StoredCall | undefined {
         if (claim.run({ tenant, id, owner, now, until }).changes === 0) return undefined;
         const { url, secretHeader, secret, signingSecret, previousSigningSecret, ...stored } = call.get({ tenant, id, now })!;

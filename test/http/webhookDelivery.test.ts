@@ -149,12 +149,12 @@ describe('the delivery of webhook calls', () => {
   test('a statement\'s later call to an endpoint waits while an earlier one is pending, retries included', async (t) => {
     const server = await deliveringServer(t);
     // The first call of the statement fails twice before it is answered; every other call is answered at once.
-    const receiver = await startReceiver(t, (call) => (call.headers['webhook-id'] === first && receiver.calls.filter((one) => one.headers['webhook-id'] === first).length <= 2 ? 500 : 200));
+    const failing = (call: { headers: Record<string, unknown> }) => call.headers['webhook-id'] === receiver.calls[0]!.headers['webhook-id'];
+    const receiver = await startReceiver(t, (call) => (failing(call) && receiver.calls.filter(failing).length <= 2 ? 500 : 200));
     const changes = await validatedSandbox(server);
     await endpoint(server, receiver.url);
-    let first = '';
     await sendToPayroll(server, changes.slice(0, 1));
-    [[first]] = (await server.sql.rows('SELECT id FROM webhook_calls')) as [[string]];
+    const [[first]] = (await server.sql.rows('SELECT id FROM webhook_calls')) as [[string]];
     // A second call of the same statement to the same endpoint, written after it (as a second event of the statement would be).
     await server.sql.rows(
       `INSERT INTO webhook_calls (tenant_id, id, seq, endpoint_id, event, user_id, month, created_at, state, next_attempt_at)
@@ -162,7 +162,7 @@ describe('the delivery of webhook calls', () => {
       first,
     );
     await sendToPayroll(server, changes.slice(1, 2));
-    await until('every call is delivered', async () => [...(await callStates(server)).values()].sort().join() === 'delivered 1,delivered 1,delivered 3', 30_000);
+    await until('every call is delivered', async () => [...(await callStates(server)).values()].sort().join() === 'delivered 1,delivered 1,delivered 3', 30_000).catch(async (error: unknown) => assert.fail(`${String(error)}: ${JSON.stringify([...(await callStates(server))])}; arrivals ${receiver.calls.map((call) => String(call.headers['webhook-id'])).join(' ')}`));
     const arrivals = receiver.calls.map((call) => String(call.headers['webhook-id']));
     const firstDelivered = arrivals.lastIndexOf(first);
     assert.deepEqual(arrivals.filter((id) => id === first).length, 3);

@@ -23,7 +23,7 @@ export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
 # engine changes (pure rules, the contract, the HTTP layer's own limits, logs, faults and docs,
 # the client, SQLite's internals, process options) and run once. A new file runs on both
 # engines unless it is listed here.
-ENGINE_FREE = test/domain test/delivery/outboundCall.test.ts test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
+ENGINE_FREE = test/domain test/delivery test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
   test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \

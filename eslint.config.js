@@ -98,7 +98,7 @@ export default defineConfig(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(?!vocabulary/)|^\\.\\./(?!domain/)', message: "the store's interfaces import only the vocabulary and the domain" }] }] },
   },
   {
-    files: ['src/http/**', 'src/cli/**', 'src/dataset/**', 'src/client/**'],
+    files: ['src/http/**', 'src/cli/**', 'src/dataset/**', 'src/client/**', 'src/delivery/**'],
     rules: {
       'no-restricted-imports': [
         'error',

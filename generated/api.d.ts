@@ -1173,8 +1173,23 @@ export interface components {
                     status: "draft" | "validated" | "sent_to_payroll" | "paid";
                     total_commission: components["schemas"]["V2Amount"];
                 };
-                /** @description The statement's reporting records, as the v2 read of statements shows them. */
+                /**
+                 * @description The statement's reporting records, as the v2 read of statements shows them. Empty
+                 *     when the body with them would pass 1 MiB: `records_omitted` then says so.
+                 */
                 records: components["schemas"]["V2Record"][];
+                /**
+                 * @description Present only when the records were left out of the body because it would have
+                 *     passed 1 MiB with them: how many there are and where to read them (the statement's
+                 *     user's lines of its month).
+                 */
+                records_omitted?: {
+                    count: number;
+                    /** @enum {string} */
+                    reason: "body_too_large";
+                    /** @description The path and query of the read of the records, for example `/v1/reporting?user=a%40example.com&date_from=2026-03-01&date_to=2026-03-31`. */
+                    read: string;
+                };
             };
         };
         /**

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_SANDBOX_LIMITS } from '../http/handlers/admin/adminDeps.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { SANDBOX_DEFAULTS } from '../http/sandboxOptions.js';
+import { DELIVERY_DEFAULTS } from '../delivery/deliveryOptions.js';
 import { MAX_TTL_SECONDS } from '../domain/sandboxExpiry.js';
 import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
 import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
@@ -20,6 +21,13 @@ function parseWorkers(text: string): number {
 
 const bytes = (max: number) => integerIn(1, max);
 const milliseconds = integerIn(1, 24 * 3600 * 1000);
+
+/** `--webhook-retry-scale`: a factor above 0, at most 1. */
+function parseScale(text: string): number {
+  const scale = Number(text);
+  if (!/^[0-9.]+$/.test(text) || !(scale > 0 && scale <= 1)) throw new InvalidArgumentError('must be a number above 0 and at most 1.');
+  return scale;
+}
 
 /** `--rate-limit N[/BURST]`. */
 function parseRateLimit(text: string): RatePolicy {
@@ -84,10 +92,11 @@ export function serveCommand(): Command {
     .option('--sweep-every <ms>', 'with the administration API: how often expired sandboxes are looked for (one server of the database at a time removes them)', milliseconds, SANDBOX_DEFAULTS.sweepEveryMs)
     .option('--max-sandboxes <n>', 'administration API: sandboxes that may exist at once; more are answered 409', integerIn(1, 1_000_000), DEFAULT_SANDBOX_LIMITS.maxSandboxes)
     .option('--max-sandbox-records <n>', 'administration API: most records of a template copied into a sandbox; more are answered 422', integerIn(0, 1_000_000_000), DEFAULT_SANDBOX_LIMITS.maxRecords)
-    .option(
-      '--webhook-allow-private',
-      'webhook endpoints may be on loopback, private and link-local addresses (localhost, 10.x, 169.254.x, fc00::/7...), and are called there: for tests and demos on one machine; default: refused',
-    )
+    .option('--webhook-timeout <ms>', 'how long a webhook call waits for its answer, whole; then it failed and is tried again', milliseconds, DELIVERY_DEFAULTS.timeoutMs)
+    .option('--webhook-attempts <n>', 'attempts of a webhook call in all before it has failed for good', integerIn(1, 100), DELIVERY_DEFAULTS.retries.attempts)
+    .option('--webhook-retry-scale <factor>', 'multiplies every wait of the retry schedule (for tests: 0.001 makes seconds milliseconds)', parseScale, DELIVERY_DEFAULTS.retries.scale)
+    .option('--webhook-poll <ms>', 'how often the outbox of webhook calls is looked at when nothing is due sooner', milliseconds, DELIVERY_DEFAULTS.pollMs)
+    .option('--webhook-allow-private', 'webhook endpoints may be on loopback, private and link-local addresses (localhost, 10.x, 169.254.x, fc00::/7...), and are called there: for tests and demos on one machine; default: refused')
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)
     .addHelpText(

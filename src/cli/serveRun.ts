@@ -5,6 +5,7 @@ import type { LogLevel } from '../http/logLevels.js';
 import type { RatePolicy } from '../http/rateLimit.js';
 import type { RunningServer, ServerOptions } from '../http/server.js';
 import { openStore } from '../store/openStore.js';
+import { DELIVERY_DEFAULTS } from '../delivery/deliveryOptions.js';
 import type { Store } from '../store/store.js';
 import type { StoreLog } from '../store/vocabulary/storeLog.js';
 import { readAdminToken } from './adminTokenOption.js';
@@ -87,6 +88,10 @@ export interface CliServeOptions {
   sweepEvery: number;
   maxSandboxes: number;
   maxSandboxRecords: number;
+  webhookTimeout: number;
+  webhookAttempts: number;
+  webhookRetryScale: number;
+  webhookPoll: number;
   webhookAllowPrivate?: boolean;
 }
 
@@ -114,7 +119,12 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
     ...(options.rateLimit && { rateLimiter: rateLimiterFor(options.rateLimit) }),
     ...(options.metrics && { metrics: metricsOption(options.metrics) }),
     sandboxes: { ttlSeconds: options.sandboxTtl, sweepEveryMs: options.sweepEvery },
-    webhookAllowPrivate: options.webhookAllowPrivate === true,
+    webhooks: {
+      timeoutMs: options.webhookTimeout,
+      allowPrivate: options.webhookAllowPrivate === true,
+      retries: { ...DELIVERY_DEFAULTS.retries, attempts: options.webhookAttempts, scale: options.webhookRetryScale },
+      pollMs: options.webhookPoll,
+    },
     logger: createLogger(options.logLevel),
   };
 }

@@ -16,6 +16,8 @@ import { readJsonBody } from './jsonBody.js';
 import { readPushBody } from './pushBody.js';
 import { startImportRunner } from '../store/imports/importRunner.js';
 import { startSandboxSweeper, type SandboxSweeper } from '../store/admin/sandboxSweeper.js';
+import { startDeliveryWorker } from '../delivery/deliveryWorker.js';
+import { DELIVERY_DEFAULTS, type DeliveryOptions } from '../delivery/deliveryOptions.js';
 import { SANDBOX_DEFAULTS, type SandboxOptions } from './sandboxOptions.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
@@ -53,12 +55,8 @@ export interface ServerOptions extends Partial<Limits> {
   admin?: { token: string; store: AdminStore; sandboxLimits?: SandboxLimits };
   /** With the administration API: the sandboxes' time to live (docs/administration.md#time-to-live). */
   sandboxes?: Partial<SandboxOptions>;
-  /**
-   * `--webhook-allow-private`: webhook endpoints may have loopback, private and link-local
-   * addresses, and calls go to them (docs/administration.md#private-addresses); for tests and
-   * demos on one machine. Absent: refused.
-   */
-  webhookAllowPrivate?: boolean;
+  /** The delivery of webhook calls (docs/administration.md#delivery) by this server; absent: none. */
+  webhooks?: Partial<DeliveryOptions>;
 }
 
 
@@ -108,12 +106,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     definition: adminDocument().definition,
     ...options.admin,
     sandboxTtlSeconds: sandboxes.ttlSeconds,
-    webhookAllowPrivate: options.webhookAllowPrivate === true,
+    webhookAllowPrivate: options.webhooks?.allowPrivate === true,
     publicBase,
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,
   }));
   const sweeper = options.admin && sweeperOver(options.admin.store, store, logger, sandboxes.sweepEveryMs);
+  const delivery = options.webhooks && startDeliveryWorker(store, logger, { ...DELIVERY_DEFAULTS, ...options.webhooks });
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined, ...(adminApi && { adminApi }) });
   const handle = app.callback();
@@ -140,6 +139,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await served.shutDown(0);
     await imports.stop();
     await sweeper?.stop();
+    await delivery?.stop();
     throw error;
   }
   const close = async () => {
@@ -149,6 +149,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await atWork.settled(deadline - Date.now());
     await imports.stop();
     await sweeper?.stop();
+    await delivery?.stop();
   };
   return { url: served.url, ...(health && { healthUrl: health.url }), close, requestsInProgress: admitted.inProgress, ...(sweeper && { sweep: () => sweeper.sweep() }) };
 }

@@ -4,6 +4,7 @@ import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Tota
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
 import type { DatasetReads, KeptCreate, LoadOptions, SandboxExpiry, SandboxMaking, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
 import type { LeaseClaim } from './vocabulary/leases.js';
+import type { CallAttempt, CallClaim, ClaimedCall } from './vocabulary/deliveryShapes.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { StoredImport } from '../domain/importJson.js';
@@ -215,6 +216,15 @@ export interface ServerStore {
   takeLease(claim: LeaseClaim): Promise<boolean>;
   /** Gives the lease `name` up, when `owner` holds it (a server that stops), so that another may take it at once. */
   releaseLease(name: string, owner: string): Promise<void>;
+  /**
+   * Claims up to `claim.limit` webhook calls due at `claim.now` for `claim.owner` until
+   * `claim.until` (docs/administration.md#delivery), each in a transaction of its tenant with what
+   * its attempt is made of as it is then. A call claimed by another owner whose lease lasts past
+   * `claim.now` is not taken; one whose lease ended is.
+   */
+  claimWebhookCalls(claim: CallClaim): Promise<ClaimedCall[]>;
+  /** Records an attempt of a call and the call's new state, in one transaction; nothing when the call is gone (its endpoint or tenant deleted). */
+  recordWebhookAttempt(attempt: CallAttempt): Promise<void>;
   /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */
   databaseBytes(): Promise<number>;
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */

@@ -1,6 +1,7 @@
 import { administration } from './admin/administration.js';
 import { statementChanges } from './admin/statementChanges.js';
 import { webhookEndpoints } from './admin/webhookEndpoints.js';
+import { webhookOutbox } from './delivery/webhookOutbox.js';
 import type { Engine } from './engine/engine.js';
 import { translatingErrors } from './errorTranslation.js';
 import { importRuns } from './imports/importRuns.js';
@@ -50,6 +51,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     ...administration(context, keys),
     ...statementChanges(context),
     ...webhookEndpoints(context),
+    ...webhookOutbox(context),
     requestsInProgress: options.requestsInProgress ?? sharedRequestCount(),
     takeLease: (claim) => engine.inWriteTransaction(async (steps) => steps.takeLease(claim)),
     releaseLease: (name, owner) => engine.inWriteTransaction(async (steps) => steps.releaseLease(name, owner)),

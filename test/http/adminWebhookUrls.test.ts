@@ -51,7 +51,7 @@ describe('the URL of a webhook endpoint', () => {
   });
 
   test('a server started with --webhook-allow-private takes private hosts, still not credentials', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN, webhookAllowPrivate: true });
+    const server = await startTestServer(t, { adminToken: TOKEN, webhooks: { allowPrivate: true } });
     await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'sb', users: 2, records: 4 } });
     for (const url of PRIVATE_URLS) {
       const made = await server.call('POST', hooks, { bearer: TOKEN, json: { url, events } });

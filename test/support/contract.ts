@@ -109,3 +109,26 @@ export const assertConforms: Check = contractChecker(contractDocument().definiti
 
 /** The same against the administration API's document (openapi/admin.yaml). */
 export const assertConformsToAdmin: Check = contractChecker(adminDocument().definition, 'https://compdata.local/admin.json');
+
+const webhookAjv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+addFormats.default(webhookAjv);
+webhookAjv.addSchema({ ...contractDocument().definition, $id: 'https://compdata.local/webhooks.json' });
+const WEBHOOK = 'https://compdata.local/webhooks.json#/webhooks/statementSentToPayroll/post';
+const webhookBody = webhookAjv.compile({ $ref: `${WEBHOOK}/requestBody/content/application~1json/schema` });
+const webhookParameters = (contractDocument().definition as any).webhooks.statementSentToPayroll.post.parameters as { name: string; required: boolean }[];
+
+/** Fails the test when a webhook call's headers or body break the public contract's `webhooks` section; returns the parsed body. */
+export function assertWebhookCall(headers: Readonly<Record<string, string | string[] | undefined>>, text: string): any {
+  for (const [index, parameter] of webhookParameters.entries()) {
+    const value = headers[parameter.name.toLowerCase()];
+    if (value === undefined) {
+      assert.ok(!parameter.required, `the call lacks the required ${parameter.name} header`);
+      continue;
+    }
+    const validate = webhookAjv.compile({ $ref: `${WEBHOOK}/parameters/${index}/schema` });
+    assert.ok(validate(value), `header ${parameter.name}: ${JSON.stringify(value)} breaks the contract: ${webhookAjv.errorsText(validate.errors)}`);
+  }
+  const body = JSON.parse(text) as unknown;
+  assert.ok(webhookBody(body), `the call's body breaks the contract: ${webhookAjv.errorsText(webhookBody.errors)}\n${text.slice(0, 500)}`);
+  return body;
+}

@@ -2,15 +2,32 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before the delivery of webhook calls (SQLite
+ * migration 23, PostgreSQL migrations 30 and 31): no `webhook_attempts`, no `webhook_calls_waiting`.
+ */
+const BEFORE_WEBHOOK_DELIVERY: Record<TestEngine, string> = {
+  sqlite: `
+    DROP TABLE webhook_attempts;
+    DROP INDEX webhook_calls_waiting;
+    PRAGMA user_version = 22;
+  `,
+  postgres: `
+    DROP TABLE webhook_attempts;
+    DROP INDEX webhook_calls_waiting;
+    UPDATE schema_version SET version = 29;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before sandbox creates kept their answers for
  * a retry (SQLite migration 22, PostgreSQL migration 29): no `sandbox_requests` table.
  */
 const BEFORE_SANDBOX_REQUESTS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_WEBHOOK_DELIVERY.sqlite}
     DROP TABLE sandbox_requests;
     PRAGMA user_version = 21;
   `,
-  postgres: `
+  postgres: `${BEFORE_WEBHOOK_DELIVERY.postgres}
     DROP TABLE sandbox_requests;
     UPDATE schema_version SET version = 28;
   `,

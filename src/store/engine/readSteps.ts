@@ -7,6 +7,7 @@ import type { PendingImport } from '../vocabulary/writeShapes.js';
 import type { Answer } from '../vocabulary/answer.js';
 import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import type { resumeBounds } from '../../domain/syncToken.js';
+import type { DueCall } from './deliverySteps.js';
 /** The reads of the service, on one connection (or pool). Filters naming nothing stored give an empty listing. */
 export interface EngineReads {
   findTenant(name: string): Answer<Tenant | undefined>;
@@ -16,6 +17,12 @@ export interface EngineReads {
   tenantSizes(tenantId: number): Answer<TenantSizes>;
   /** Up to `limit` names of sandboxes whose `expires_at` is at or before `now` (ISO 8601), soonest expired first. */
   expiredSandboxes(now: string, limit: number): Answer<string[]>;
+  /**
+   * Up to `limit` webhook calls pending, due at `now` (ISO 8601) and not claimed by a lease
+   * lasting past it, across tenants, soonest due first; each only when no call of the same
+   * statement to the same endpoint written before it is pending (docs/rules.md#webhook-delivery).
+   */
+  dueWebhookCalls(now: string, limit: number): Answer<DueCall[]>;
   /** The answer a sandbox create kept under `lookup`, unless kept before `since` (milliseconds). */
   keptCreate(lookup: string, since: number): Answer<Omit<KeptCreate, 'lookup'> | undefined>;
   /** The tenant's statement reporting records (`emptyFragment`: see {@link StoredKey}). */

@@ -4,6 +4,7 @@ import type { KeyScope, Tenant } from '../vocabulary/tenancy.js';
 import type { KeptCreate, RecipeToSave, SandboxExpiry, StoredRecipe } from '../vocabulary/adminShapes.js';
 import type { LeaseClaim } from '../vocabulary/leases.js';
 import type { StatusChangeSteps, WebhookSteps } from './webhookSteps.js';
+import type { DeliverySteps } from './deliverySteps.js';
 /** A key to store: its id, tenant, the hash of its secret, when and for what it was made. */
 export interface NewKey {
   readonly id: string;
@@ -76,4 +77,6 @@ export interface WriteSteps {
   statusChangeSteps(tenantId: number): StatusChangeSteps;
   /** The tenant's webhook endpoints. */
   webhookSteps(tenantId: number): WebhookSteps;
+  /** The outbox's calls as the delivery worker claims and settles them. */
+  readonly deliverySteps: DeliverySteps;
 }

@@ -471,6 +471,26 @@ export const MIGRATIONS: readonly string[] = [
     created_at bigint NOT NULL
   )
   `,
+  // 30 and 31: the log of webhook calls' attempts, as SQLite's migration 23 (one statement each,
+  // for Citus; keyed by tenant, so distributed by it beside its calls), and the calls waiting
+  // for an attempt, found across tenants by the delivery worker: the index holds only the
+  // pending ones, few, read whole (led by tenant_id, as every index of tenant data is).
+  `
+  CREATE TABLE webhook_attempts (
+    tenant_id integer NOT NULL,
+    call_id text COLLATE "C" NOT NULL,
+    attempt integer NOT NULL,
+    at text NOT NULL,
+    duration_ms integer NOT NULL,
+    status integer,
+    error text,
+    answer_head text NOT NULL,
+    body text NOT NULL,
+    PRIMARY KEY (tenant_id, call_id, attempt),
+    FOREIGN KEY (tenant_id, call_id) REFERENCES webhook_calls (tenant_id, id) ON DELETE CASCADE
+  )
+  `,
+  `CREATE INDEX webhook_calls_waiting ON webhook_calls (tenant_id, next_attempt_at) WHERE state = 'pending'`,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -8,6 +8,7 @@ import { filteredReporting } from './filteredReporting.js';
 import { importReads } from './importSteps.js';
 import { pagedReads } from './pagedReads.js';
 import { tenantDirectoryReads } from './tenantDirectory.js';
+import { dueCallReads } from './deliverySteps.js';
 import { v2Reads } from './v2Reads.js';
 
 const tenant = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
@@ -17,6 +18,7 @@ export function postgresReads(db: Queryable): EngineReads {
   return {
     findTenant: (name) => firstRow(db, tenant, name),
     ...tenantDirectoryReads(db),
+    dueWebhookCalls: dueCallReads(db),
     reporting: (tenantId, emptyFragment) => pagedReads.reporting(db, tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filteredReporting(db, tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => pagedReads.tableRecords(db, tenantId, tableKey),

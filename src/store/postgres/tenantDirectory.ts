@@ -49,6 +49,7 @@ const deletions = [
   'import_tables',
   'imports',
   'idempotency_keys',
+  'webhook_attempts',
   'webhook_calls',
   'webhook_endpoints',
   'sandbox_recipes',

@@ -72,6 +72,18 @@ const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data
 const statementAt = statement<[number, number], { id: string }>('SELECT id FROM reporting_records WHERE tenant_id = $1 AND pos = $2');
 const tableRecordAt = statement<[number, number, number], { id: string }>('SELECT id FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND pos = $3');
 
+/** The records of one statement (its user's and month's lines), in their order, joined by commas. */
+const statementRecords = statement<[number, number, number], { count: number; json: string | null }>(
+  `SELECT count(*)::integer AS count, string_agg(record, ',' ORDER BY pos) AS json FROM (
+     SELECT ${STATEMENT} AS record, r.pos FROM ${STATEMENTS_FROM} AND r.user_pk = $2 AND r.month = $3) AS lines`,
+);
+
+/** The records of one statement rendered as the v2 reads render them, in their order, joined by commas. */
+export async function statementRecordsOf(db: Queryable, tenant: number, userPk: number, month: number): Promise<{ count: number; json: string }> {
+  const { count, json } = (await firstRow(db, statementRecords, tenant, userPk, month))!;
+  return { count, json: json ?? '' };
+}
+
 const keyed = (rows: Row[]): [string, string][] => rows.map((row) => [row.record, row.id]);
 /** Text PostgreSQL cannot hold (U+0000) was never a record id. */
 const position = async (found: Promise<{ pos: number | null } | undefined>) => (await found)?.pos ?? undefined;

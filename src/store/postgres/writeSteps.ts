@@ -7,6 +7,7 @@ import { keyInsert } from './keys.js';
 import { keepingStatistics } from './loadStatistics.js';
 import { loadSteps } from './loadSteps.js';
 import { leaseSteps } from './leases.js';
+import { deliverySteps } from './deliverySteps.js';
 import { sandboxRecipeSteps } from './sandboxRecipes.js';
 import { tenantCopySteps } from './tenantCopy.js';
 import { sandboxRequestSteps } from './sandboxRequests.js';
@@ -73,6 +74,7 @@ export function writeSteps(db: Queryable): WriteSteps {
     ...leaseSteps(db),
     statusChangeSteps: (tenantId) => statusChangeSteps(db, tenantId),
     webhookSteps: (tenantId) => webhookSteps(db, tenantId),
+    deliverySteps: deliverySteps(db),
     ...sandboxRequestSteps(db),
   };
 }

@@ -502,6 +502,27 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // 23: the log of webhook calls' attempts (docs/administration.md#delivery): one row per attempt
+  // of a call, keyed by tenant, call and attempt number: when it was made, how long it took, the
+  // receiver's status (or the error when none came), the head of its answer, and the body sent.
+  // Deleted with its call (endpoint deleted, sandbox reset) and with its tenant. The index holds
+  // the calls waiting for an attempt, which the delivery worker looks for across tenants.
+  `
+  CREATE TABLE webhook_attempts (
+    tenant_id INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    status INTEGER,
+    error TEXT,
+    answer_head TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, call_id, attempt),
+    FOREIGN KEY (tenant_id, call_id) REFERENCES webhook_calls (tenant_id, id) ON DELETE CASCADE
+  ) WITHOUT ROWID;
+  CREATE INDEX webhook_calls_waiting ON webhook_calls (next_attempt_at) WHERE state = 'pending';
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

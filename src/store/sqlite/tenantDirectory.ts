@@ -50,6 +50,7 @@ export function tenantDeletion(db: Db): (tenantId: number) => void {
     'metrics',
     'stamp_times',
     'idempotency_keys',
+    'webhook_attempts',
     'webhook_calls',
     'webhook_endpoints',
     'sandbox_recipes',

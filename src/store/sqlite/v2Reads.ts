@@ -8,6 +8,45 @@ type V2Params = { tenant: number; owner: number; from: number; n: number; empty?
 /** The field v2 writes for a record's time of last change (`time`), closing the record. */
 const timeField = (time: string) => `',"standard.last_modified_at":"' || ${time} || '"}'`;
 
+// A CASE costs less per record than max() (a function call); a fields row without a time is older.
+const recordTime = 'CASE WHEN d.changed_at > r.changed_at THEN d.changed_at ELSE r.changed_at END';
+const statementTime = `CASE WHEN s.changed_at > ${recordTime} THEN s.changed_at ELSE ${recordTime} END`;
+// Each `||` copies both sides: the small parts are joined first, so the body, most of the
+// text, is copied once, and the record's own time is its stored field (one copy fewer per
+// record than joining it here; the fields' time, when later, is joined here).
+// The tenant's empty fields (`@empty`) are read apart and passed in, as v1's are: a subquery
+// for them in the page's statement cost about a tenth of it, though SQLite reads it once.
+// The statement's fields (migration 16) are joined by the line's user and month, as its dimension fields are.
+const statement = `r.body || (ifnull(s.fields_v2, '') || ifnull(d.fragment_v2, @empty)
+    || CASE WHEN s.changed_at > ${recordTime} THEN ${timeField('s.changed_at')}
+            WHEN d.changed_at > r.changed_at THEN ${timeField('d.changed_at')} ELSE r.time_field END)`;
+const statementJoins = `LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+       LEFT JOIN statements s ON s.tenant_id = r.tenant_id AND s.user_pk = r.user_pk AND s.month = r.month`;
+const statementsFrom = `reporting_records_v2 r
+       ${statementJoins}
+       WHERE r.tenant_id = @owner AND r.pos >= @from`;
+
+/**
+ * The records of one statement (its user's and month's lines), rendered as the v2 reads render
+ * them, in their order, joined by commas; found through v1's index by user and month.
+ */
+export function statementRecordsRead(db: Db): (tenant: number, userPk: number, month: number) => { count: number; json: string } {
+  const read = db
+    .prepare<{ tenant: number; user: number; month: number; empty: string }, [number, string | null]>(
+      `SELECT count(*), group_concat(record, ',') FROM (
+         SELECT ${statement} AS record FROM reporting_records k
+         JOIN reporting_records_v2 r ON r.tenant_id = k.tenant_id AND r.pos = k.pos
+         ${statementJoins}
+         WHERE k.user_pk = @user AND k.month = @month AND k.tenant_id = @tenant ORDER BY k.pos)`,
+    )
+    .raw();
+  const emptyFields = db.prepare<[number], string>('SELECT empty_fragment_v2 FROM tenants WHERE id = ?').pluck();
+  return (tenant, user, month) => {
+    const [count, json] = read.get({ tenant, user, month, empty: emptyFields.get(tenant)! })!;
+    return { count, json: json ?? '' };
+  };
+}
+
 /**
  * The v2 reads on SQLite (migrations 8, 13 and 15), prepared once per connection: the stored v2
  * texts joined with their statement's fields, their dimension fields and the time of their last
@@ -15,22 +54,6 @@ const timeField = (time: string) => `',"standard.last_modified_at":"' || ${time}
  * beside its stamp), a page read in one statement by position.
  */
 export function v2Reads(db: Db) {
-  // A CASE costs less per record than max() (a function call); a fields row without a time is older.
-  const recordTime = 'CASE WHEN d.changed_at > r.changed_at THEN d.changed_at ELSE r.changed_at END';
-  const statementTime = `CASE WHEN s.changed_at > ${recordTime} THEN s.changed_at ELSE ${recordTime} END`;
-  // Each `||` copies both sides: the small parts are joined first, so the body, most of the
-  // text, is copied once, and the record's own time is its stored field (one copy fewer per
-  // record than joining it here; the fields' time, when later, is joined here).
-  // The tenant's empty fields (`@empty`) are read apart and passed in, as v1's are: a subquery
-  // for them in the page's statement cost about a tenth of it, though SQLite reads it once.
-  // The statement's fields (migration 16) are joined by the line's user and month, as its dimension fields are.
-  const statement = `r.body || (ifnull(s.fields_v2, '') || ifnull(d.fragment_v2, @empty)
-    || CASE WHEN s.changed_at > ${recordTime} THEN ${timeField('s.changed_at')}
-            WHEN d.changed_at > r.changed_at THEN ${timeField('d.changed_at')} ELSE r.time_field END)`;
-  const statementsFrom = `reporting_records_v2 r
-       LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-       LEFT JOIN statements s ON s.tenant_id = r.tenant_id AND s.user_pk = r.user_pk AND s.month = r.month
-       WHERE r.tenant_id = @owner AND r.pos >= @from`;
   const tableRecord = `r.body_v2 || (${timeField('r.changed_at')})`;
   const tableFrom = 'table_records r WHERE r.table_pk = @owner AND r.pos >= @from';
   const joinedStatements = prepareJoinedPage<V2Params, JoinedRow>(db, joined(statement, statementsFrom, 'reporting_records_v2', 'tenant_id'), 'tenant_id');

@@ -1,6 +1,7 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import { changeStamps } from './changeStamps.js';
+import { deliveryStepsOn } from './deliverySteps.js';
 import type { Db } from './db.js';
 import { keyInsert } from './keys.js';
 import { loadSteps } from './loadSteps.js';
@@ -71,6 +72,7 @@ export function writeSteps(db: Db): WriteSteps {
     ...tenantCopySteps(db),
     ...leaseSteps(db),
     ...webhookStepsOn(db),
+    ...deliveryStepsOn(db),
     ...sandboxRequestSteps(db),
   };
 }

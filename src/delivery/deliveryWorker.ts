@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { afterFailure } from '../domain/webhookRetries.js';
+import type { ServerStore } from '../store/store.js';
+import type { CallAttempt, ClaimedCall } from '../store/vocabulary/deliveryShapes.js';
+import { giveWayToRequests } from '../store/vocabulary/requestsInProgress.js';
+import type { StoreLog } from '../store/vocabulary/storeLog.js';
+import type { DeliveryOptions } from './deliveryOptions.js';
+import { sendCall, type CallResult } from './outboundCall.js';
+import { webhookBody } from './webhookBody.js';
+import { webhookHeaders } from './webhookHeaders.js';
+
+/** Attempts a server has in flight at most: a slow endpoint holds one of them, not the others' calls. */
+const AT_ONCE = 8;
+/** How long a claim outlasts its attempt's timeout: time to render the body and record the attempt. */
+const LEASE_MARGIN_MS = 5_000;
+/** The head of a receiver's answer kept with the attempt. */
+const ANSWER_HEAD_BYTES = 1024;
+
+export type DeliveryStore = Pick<ServerStore, 'claimWebhookCalls' | 'recordWebhookAttempt' | 'requestsInProgress'>;
+
+/** Where the worker says what it did (pino's signature). */
+export interface DeliveryLog extends StoreLog {
+  info(details: object, message: string): void;
+}
+
+export interface DeliveryWorker {
+  /** A pass now (after the one in progress, if any). */
+  deliver(): Promise<void>;
+  /** Stops claiming; resolves once the attempts in flight are recorded. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sends the outbox's webhook calls (docs/administration.md#delivery), in the background of each
+ * server: claims due calls, each under a lease of its own that lasts past the attempt's timeout
+ * (so that no two servers of a database make an attempt of one call at the same time, and a
+ * call claimed by a server that died is taken again once the lease ends), sends them, and records
+ * every attempt with the call's new state: `delivered` on a 2xx answer, else `pending` again
+ * after a wait of the retry schedule (domain/webhookRetries.ts), or `failed` after the last.
+ * Between batches it gives way to the server's requests.
+ */
+export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, options: DeliveryOptions, owner = newOwner()): DeliveryWorker {
+  const leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<void> = Promise.resolve();
+  let stopped = false;
+  let passing = false;
+  /** When the timer set fires; the soonest retry known that the next pass is to make. */
+  let timerDue = Infinity;
+  let soonest = Infinity;
+  const inFlight = new Set<Promise<void>>();
+
+  const attempt = async (call: ClaimedCall): Promise<void> => {
+    const at = new Date();
+    const number = call.attempts + 1;
+    let body = '';
+    let result: CallResult = { outcome: 'error', error: 'the statement is no longer stored', durationMs: 0 };
+    if (call.statement) {
+      body = webhookBody({ ...call, statement: call.statement });
+      const headers = webhookHeaders(call.id, call.endpoint, body, at);
+      result = await sendCall({ url: call.endpoint.url, headers, body }, { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, answerHeadBytes: ANSWER_HEAD_BYTES });
+    }
+    const delivered = result.outcome === 'answered' && result.status >= 200 && result.status < 300;
+    const next = delivered || !call.statement ? { retry: false as const } : afterFailure(options.retries, number, Math.random());
+    const nextAt = Date.now() + (next.retry ? next.waitMs : 0);
+    if (next.retry) soonest = Math.min(soonest, nextAt);
+    const recorded: CallAttempt = {
+      tenantId: call.tenantId,
+      callId: call.id,
+      owner,
+      attempt: number,
+      at: at.toISOString(),
+      durationMs: result.durationMs,
+      status: result.outcome === 'answered' ? result.status : null,
+      error: result.outcome === 'error' ? result.error : null,
+      answerHead: result.outcome === 'answered' ? result.answerHead : '',
+      body,
+      state: delivered ? 'delivered' : next.retry ? 'pending' : 'failed',
+      nextAttemptAt: new Date(nextAt).toISOString(),
+    };
+    await store.recordWebhookAttempt(recorded);
+    const details = { webhookId: call.id, attempt: number, state: recorded.state, status: recorded.status, error: recorded.error, durationMs: result.durationMs };
+    if (delivered) log.info(details, 'webhook call delivered');
+    else log.warn(details, recorded.state === 'failed' ? 'webhook call failed for good' : 'webhook call failed; it is tried again');
+  };
+  const runPass = async (): Promise<void> => {
+    const giveWay = giveWayToRequests(store.requestsInProgress);
+    while (!stopped) {
+      if (inFlight.size >= AT_ONCE) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      const started = Date.now();
+      const calls = await store.claimWebhookCalls({ owner, now: started, until: started + leaseMs, limit: AT_ONCE - inFlight.size });
+      if (calls.length === 0) return;
+      for (const call of calls) {
+        // An attempt whose record fails (the database away) keeps its claim until the lease ends: then it is made again.
+        const made: Promise<void> = attempt(call)
+          .catch((error: unknown) => log.warn({ err: error, webhookId: call.id }, 'a webhook attempt could not be recorded; it is made again'))
+          .finally(() => {
+            inFlight.delete(made);
+            wake(soonest);
+          });
+        inFlight.add(made);
+      }
+      await giveWay(Date.now() - started);
+    }
+  };
+  /** The next pass at `at` at the latest (never later than a poll from now). */
+  const wake = (at: number) => {
+    if (stopped || passing) return;
+    const due = Math.max(Date.now(), Math.min(Date.now() + options.pollMs, at));
+    if (due >= timerDue) return;
+    clearTimeout(timer);
+    timerDue = due;
+    timer = setTimeout(() => void deliver(), due - Date.now()).unref();
+  };
+  const schedule = () => {
+    passing = false;
+    timerDue = Infinity;
+    const at = soonest;
+    soonest = Infinity;
+    wake(at);
+  };
+  const deliver = (): Promise<void> => {
+    clearTimeout(timer);
+    timerDue = Infinity;
+    pass = pass
+      .then(() => {
+        passing = true;
+        return runPass();
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'webhook calls could not be claimed now; they are tried again'))
+      .finally(schedule);
+    return pass;
+  };
+  schedule();
+  return {
+    deliver,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await pass;
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+/** This server among all of a database's: host, process and a random part. */
+const newOwner = (): string => `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;

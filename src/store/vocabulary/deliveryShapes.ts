@@ -1,0 +1,74 @@
+import type { WebhookEvent } from './webhookShapes.js';
+
+/**
+ * A claim of webhook calls by one server's delivery worker (docs/administration.md#delivery):
+ * `owner` holds each call it claims until `until`, unless it records an attempt first; times in
+ * milliseconds since the epoch, as the caller's clock says.
+ */
+export interface CallClaim {
+  readonly owner: string;
+  readonly now: number;
+  readonly until: number;
+  /** Calls wanted at most. */
+  readonly limit: number;
+}
+
+/** The endpoint a call goes to, with what its headers are made of. */
+export interface CallEndpoint {
+  readonly url: string;
+  readonly secretHeader: boolean;
+  /** The `X-Webhook-Secret` value. */
+  readonly secret: string;
+  readonly signingSecret: string;
+  /** The signing secret a rotation replaced, while it is valid; `null` otherwise. */
+  readonly previousSigningSecret: string | null;
+}
+
+/** The statement of a call as it is when the call is made. */
+export interface CallStatement {
+  readonly userId: string;
+  readonly email: string;
+  readonly month: number;
+  /** The statement's v2 fields (`,"standard.status":…,"standard.total_commission":…`), as its records carry them. */
+  readonly fieldsV2: string;
+  /** Its reporting records as the v2 read of statements renders them, in order, joined by commas. */
+  readonly records: string;
+  readonly recordCount: number;
+}
+
+/** A call claimed for an attempt, with everything the attempt is made of. */
+export interface ClaimedCall {
+  readonly tenantId: number;
+  /** Its `webhook-id`. */
+  readonly id: string;
+  readonly event: WebhookEvent;
+  /** When the event happened (ISO 8601). */
+  readonly createdAt: string;
+  /** Attempts made before this one. */
+  readonly attempts: number;
+  readonly endpoint: CallEndpoint;
+  /** `undefined` when the statement is no longer stored (its user's data replaced since). */
+  readonly statement: CallStatement | undefined;
+}
+
+/** One attempt of a call, as recorded, and the state the call is left in. */
+export interface CallAttempt {
+  readonly tenantId: number;
+  readonly callId: string;
+  /** The server that claimed the call: only its claim is ended by the record. */
+  readonly owner: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  /** When it was made (ISO 8601). */
+  readonly at: string;
+  readonly durationMs: number;
+  /** The receiver's status; `null` when none came (the error says why). */
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly answerHead: string;
+  /** The body sent ('' when none was). */
+  readonly body: string;
+  readonly state: 'pending' | 'delivered' | 'failed';
+  /** When the next attempt is due (ISO 8601), for a call left pending. */
+  readonly nextAttemptAt: string;
+}

@@ -44,7 +44,7 @@ const MAX_ANSWER_HEADER_BYTES = 16 * 1024;
  */
 export function sendCall(call: OutboundCall, options: OutboundOptions): Promise<CallResult> {
   const started = performance.now();
-  const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+  const elapsed = () => Math.round(performance.now() - started);
   const failed = (error: string): CallResult => ({ outcome: 'error', error, durationMs: elapsed() });
   let url: URL;
   try {

@@ -29,7 +29,7 @@ ENGINE_FREE = test/domain test/delivery test/docs test/contract test/client test
   $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
     serveRateLimit.test.ts serveWorkersFaults.test.ts) \
   $(addprefix test/http/,apiSetup.test.ts badRequests.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
-    adminFuzz.test.ts docsPage.test.ts earlyAnswers.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
+    adminFuzz.test.ts builtValidators.test.ts docsPage.test.ts earlyAnswers.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
     rateLimitBuckets.test.ts rateLimits.test.ts securityHeaders.test.ts validatedQuery.test.ts)
 ALL_TESTS := $(shell find test -name '*.test.ts' -not -path 'test/client/types/*' | sort)
 ONCE_TESTS := $(shell find $(ENGINE_FREE) -name '*.test.ts' | sort)
@@ -117,7 +117,7 @@ lint: setup build
 # the build is made again only when something it is made from is newer, not a second time right
 # after `make setup` made it (checked when the recipe runs, after setup).
 BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json tsconfig.build.json \
-  tsconfig.client.json scripts/contractJson.mjs scripts/bundleCli.mjs package.json
+  tsconfig.client.json scripts/contractJson.mjs scripts/contractValidators.mjs scripts/bundleCli.mjs package.json
 build: setup
 	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
 	  echo "npm run --silent build"; npm run --silent build; fi

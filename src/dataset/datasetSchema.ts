@@ -29,8 +29,14 @@ const DEFINITION_OF: Record<Exclude<ElementKind, 'format'>, string> = {
   table_records: 'tableRecord',
 };
 
-/** One validator per kind of element, compiled once from the schema file. */
-const validators = (() => {
+/**
+ * One validator per kind of element, compiled from the schema file on the first element checked:
+ * a process that checks none (`serve` that imports nothing) neither compiles them nor has Ajv
+ * check the schema against the 2020-12 meta-schema.
+ */
+let validators: Map<ElementKind, ValidateFunction> | undefined;
+
+function compileValidators(): Map<ElementKind, ValidateFunction> {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowMatchingProperties: true, allowUnionTypes: true });
   addFormats.default(ajv, ['email']);
   ajv.addSchema(DATASET_SCHEMA);
@@ -40,14 +46,14 @@ const validators = (() => {
   }
   compiled.set('format', ajv.getSchema(`${DATASET_SCHEMA.$id}#/properties/format`)!);
   return compiled;
-})();
+}
 
 /**
  * Checks one element against its definition in the schema; throws a {@link DatasetError} at the
  * JSON path of the first problem (`$.reporting[48211].payment: must be number`).
  */
 export function assertValidElement(element: DatasetElement): void {
-  const validate = validators.get(element.kind)!;
+  const validate = (validators ??= compileValidators()).get(element.kind)!;
   if (validate(element.value)) return;
   const [error] = validate.errors as ErrorObject[];
   const base = jsonPathOf(element);

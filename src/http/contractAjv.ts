@@ -1,7 +1,8 @@
-import type { Options } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Options, ValidateFunction } from 'ajv';
+import { Ajv2020, _ } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ValidationContext, type AjvCustomizer } from 'openapi-backend';
+import { builtValidator, validatorKey } from './builtValidators.js';
 
 /**
  * An Ajv for the contract's schemas: JSON Schema 2020-12, the dialect of OpenAPI 3.1 (`type:
@@ -31,11 +32,44 @@ export function contractAjv(options: Options): Ajv2020 {
  * A schema Ajv cannot compile (a bad pattern, an unknown keyword or type) still fails the start.
  */
 export function requestAjv(chosen: Options, context: ValidationContext): Ajv2020 {
-  const options = { ...chosen, ...(context === ValidationContext.Params ? { allErrors: true } : {}), validateSchema: false };
+  const options = requestOptions(chosen, context);
   const key = JSON.stringify(options);
   let ajv = sharedAjvs.get(key);
-  if (!ajv) sharedAjvs.set(key, (ajv = contractAjv(options)));
+  if (!ajv) sharedAjvs.set(key, (ajv = contractAjv(recorder ? { ...options, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } } : options)));
   return ajv;
+}
+
+/** The options of the Ajv that compiles a request validator for openapi-backend, given those it chose. */
+export const requestOptions = (chosen: Options, context: ValidationContext): Options => ({
+  ...chosen,
+  ...(context === ValidationContext.Params ? { allErrors: true } : {}),
+  validateSchema: false,
+});
+
+/**
+ * What openapi-backend compiles a request validator with (its `getAjv`): the {@link requestAjv},
+ * whose `compile` takes the build's validator of the schema when there is one (builtValidators.ts).
+ */
+export function requestCompiler(chosen: Options, context: ValidationContext): Ajv2020 {
+  const options = requestOptions(chosen, context);
+  const ajv = requestAjv(chosen, context);
+  const compile = (schema: object) => builtValidator(options, schema) ?? compiled(ajv, options, schema);
+  return Object.assign(Object.create(ajv) as Ajv2020, { compile });
+}
+
+function compiled(ajv: Ajv2020, options: Options, schema: object): ValidateFunction {
+  const validate = ajv.compile(schema);
+  recorder?.(validatorKey(options, schema), ajv, validate);
+  return validate;
+}
+
+/** Told of each validator compiled, with the Ajv that compiled it (with its code's source kept): the build's way to write them out. */
+type Recorder = (key: string, ajv: Ajv2020, validate: ValidateFunction) => void;
+let recorder: Recorder | undefined;
+
+/** Makes `record` told of every request validator compiled from now on, until it is undefined (scripts/contractValidators.mjs). */
+export function recordValidators(record: Recorder | undefined): void {
+  recorder = record;
 }
 
 /** openapi-backend's `customizeAjv`: {@link requestAjv}. */

@@ -1,6 +1,6 @@
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Document } from 'openapi-backend';
-import { contractAjvForOpenApiBackend, requestAjv } from './contractAjv.js';
+import { contractAjvForOpenApiBackend, requestCompiler } from './contractAjv.js';
 import { ContractRouter } from './contractRouter.js';
 import type { OperationHandler, RequestState } from './handlerTypes.js';
 import { HttpProblem, problems } from './problems.js';
@@ -138,9 +138,10 @@ async function buildBackend(definition: Record<string, unknown>, operationIds: r
   api.router = new ContractRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
   api.validator.router = api.router;
   // openapi-backend builds a draft-07 Ajv for each validator before it asks customizeAjv for
-  // ours: asked directly, as customizeAjv would be, without that Ajv.
+  // ours: asked directly, as customizeAjv would be, without that Ajv; it only compiles with it,
+  // and what compiles takes the validators the build compiled when it has them.
   const { validator } = api;
-  validator.getAjv = (context, options = {}) => requestAjv({ ...validator.ajvOpts, ...options }, context);
+  validator.getAjv = (context, options = {}) => requestCompiler({ ...validator.ajvOpts, ...options }, context);
   // A schema Ajv cannot compile fails the start, not the first request of its operation.
   api.validator.preCompileRequestValidators();
   return api;

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { readAdminToken } from '../../src/cli/adminTokenOption.js';
 
 describe('serve --admin-token-file and COMPDATA_ADMIN_TOKEN', () => {
   const dir = mkdtempSync(join(tmpdir(), 'admin-token-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text);

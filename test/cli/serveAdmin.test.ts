@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { until } from '../support/until.js';
 import { databaseFor } from '../support/testDatabases.js';
+import { temporaryDirectory } from './cliProcess.js';
 
 const TOKEN = 'serve-admin-token-0123456789';
 
-/** A token file as an operator writes one (with a trailing line break). */
-function tokenFile(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'serve-admin-')), 'admin.token');
+/** A token file as an operator writes one (with a trailing line break), removed when the test ends. */
+function tokenFile(t: TestContext): string {
+  const path = join(temporaryDirectory(t), 'admin.token');
   writeFileSync(path, `${TOKEN}\n`, { mode: 0o600 });
   return path;
 }
@@ -27,7 +27,7 @@ describe('serve --admin-token-file', () => {
   test('a sandbox made over HTTP is read through the public API with its key; the admin token is limited apart from tenant keys', { timeout: 90_000 }, async (t) => {
     const dbPath = await databaseFor(t);
     const acme = await fixtureFile(dbPath, { tenant: 'acme', records: 3 });
-    const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(), '--rate-limit', '1/4']);
+    const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(t), '--rate-limit', '1/4']);
     assert.ok(!server.stderr().includes(TOKEN));
 
     const started = performance.now();
@@ -69,7 +69,7 @@ describe('serve --admin-token-file', () => {
   test('--sandbox-ttl and --sweep-every: sandboxes expire by the default, and of two workers each sandbox is removed once', { timeout: 90_000 }, async (t) => {
     const dbPath = await databaseFor(t);
     await fixtureFile(dbPath, { tenant: 'acme', records: 3 });
-    const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(), '--sandbox-ttl', '1', '--sweep-every', '50', '--workers', '2']);
+    const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(t), '--sandbox-ttl', '1', '--sweep-every', '50', '--workers', '2']);
     const names = ['s1', 's2', 's3', 's4', 's5'];
     for (const name of names) {
       const made = await exchange(server.url, 'POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name, users: 1, records: 0 } });

@@ -1,4 +1,6 @@
-import { parseKey, secretMatches } from '../apiKeys.js';
+import { BoundedMap } from '../../domain/boundedMap.js';
+import { hashSecret, parseKey, secretMatches } from '../apiKeys.js';
+import type { StoredKey } from '../engine/readSteps.js';
 import type { RequestStore } from '../store.js';
 import type { StoreContext } from '../storeContext.js';
 import type { Principal } from '../vocabulary/tenancy.js';
@@ -20,6 +22,12 @@ export interface Grant extends Principal {
   server: ReadServer;
   /** The replica's replay position known before its reads (a lower bound). */
   position: bigint | undefined;
+  /**
+   * Set while the key is not checked yet (a provisional grant, see {@link KeyCheck.confirm}):
+   * its secret, and the secret's hash that a keyed read compares in its statement. The other
+   * fields but the tenant are then unknown.
+   */
+  pending?: { secret: string; secretHash: Buffer };
 }
 
 /** The principal as the store made it: every principal a store hands out is a grant. */
@@ -33,10 +41,19 @@ export const grantOf = (principal: Principal): Grant => principal as Grant;
  */
 const versionText = (tenantId: number, stored: string): string => `${tenantId}.${stored}`;
 
+/** Key ids whose tenants are remembered at most (for keyed reads): past this many, the memory starts again empty. */
+const MAX_KEYS_KNOWN = 4096;
+
 /** A consistency token as the store issues them (the decimal of a log position), or `undefined` for anything else. */
 const positionOf = (token: string | undefined): bigint | undefined => (token !== undefined && /^[0-9]{1,20}$/.test(token) ? BigInt(token) : undefined);
 
-export interface KeyCheck extends Pick<RequestStore, 'authenticate' | 'servedBy'> {
+export interface KeyCheck extends Pick<RequestStore, 'authenticate' | 'servedBy' | 'confirm'> {
+  /**
+   * A provisional grant made whole by the key's row that a keyed read returned with its answer:
+   * true when that row grants the read (active, the secret's hash matching; compared again here
+   * in constant time), false when the key is gone.
+   */
+  settle(held: Grant, stored: StoredKey): boolean;
   /** The grant's reads moved to the primary, with the primary's version of the tenant's data. */
   moveToPrimary(held: Grant): Promise<void>;
   /** Forgets the remembered key checks (a commit the engine's change counter does not count). */
@@ -52,6 +69,9 @@ export interface KeyCheck extends Pick<RequestStore, 'authenticate' | 'servedBy'
 export function keyCheck({ engine, router, unreachable }: StoreContext): KeyCheck {
   const { keys } = engine;
   const remembered = engine.changeCounter && rememberedKeys<Grant>(engine.changeCounter);
+  // The tenant of each key id checked valid here (a key never changes tenant; an id made again
+  // for another tenant is found by the full lookup that a keyed read without a row falls back to).
+  const tenantOfKey = engine.keyedReads && new BoundedMap<string, number>(MAX_KEYS_KNOWN);
   const lookUpKey = async (id: string): Promise<KnownKey<Grant> | null> => {
     const counter = remembered?.counter();
     const stored = await keys.lookup(id);
@@ -72,6 +92,7 @@ export function keyCheck({ engine, router, unreachable }: StoreContext): KeyChec
         }
       : null;
     if (remembered && counter !== undefined) remembered.remember(id, counter, known);
+    if (tenantOfKey && stored && !stored.revoked) tenantOfKey.set(id, stored.tenantId);
     return known;
   };
 
@@ -94,6 +115,12 @@ export function keyCheck({ engine, router, unreachable }: StoreContext): KeyChec
     async authenticate(presented, read) {
       const parsed = parseKey(presented);
       if (!parsed) return undefined;
+      const tenantId = read && !router ? tenantOfKey?.get(parsed.id) : undefined;
+      if (tenantId !== undefined) {
+        // A read of a key checked here before: its check is left to the statement of the read.
+        const pending = { secret: parsed.secret, secretHash: hashSecret(parsed.secret) };
+        return { keyId: parsed.id, tenantId, scope: 'read', emptyFragment: '', dataVersion: '', server: undefined, position: undefined, pending } satisfies Grant;
+      }
       if (read === undefined || router === undefined) return grantOn(undefined, undefined, parsed.id, parsed.secret);
       const { server, position } = await router.choose(positionOf(read.consistency));
       if (server) {
@@ -122,6 +149,19 @@ export function keyCheck({ engine, router, unreachable }: StoreContext): KeyChec
         held.emptyFragment = stored.emptyFragment;
         held.dataVersion = versionText(stored.tenantId, stored.dataVersion);
       }
+    },
+    async confirm(principal) {
+      const held = grantOf(principal);
+      if (!held.pending) return true;
+      const granted = await grantOn(undefined, undefined, held.keyId, held.pending.secret);
+      if (!granted) return false;
+      Object.assign(held, granted, { pending: undefined });
+      return true;
+    },
+    settle(held, stored) {
+      if (!held.pending || stored.revoked || !secretMatches(held.pending.secret, stored.secretHash)) return false;
+      Object.assign(held, { scope: stored.scope, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion), pending: undefined });
+      return true;
     },
     forget: () => remembered?.forget(),
   };

@@ -18,23 +18,31 @@ const keyText = `json_build_array(encode(k.secret_hash, 'hex'), k.revoked, k.sco
 
 /**
  * The page of pagedReads.ts's `reportingRows` (from position `$4`, `$5` records), read only when
- * the key grants it, after one row that is the key's (position -1): no row at all when the key
- * is no key of the tenant. The tenant's empty fields are the key's row's, read in the same
- * snapshot as the page.
+ * the key grants it, in position order, and one more row, the key's (a JSON array, where every
+ * record is a JSON object): no row at all when the key is no key of the tenant. The tenant's
+ * empty fields are the key's row's, read in the same snapshot as the page. PostgreSQL appends the
+ * branches of a UNION ALL in order, so the key's row comes first; it is looked for all the same
+ * ({@link keyRowOf}), as no ORDER BY promises it: one over both branches would sort (and copy)
+ * every record of the page.
  */
 const reportingRows = statement<[number, string, Buffer, number, number], { record: string }>(
   `WITH ${keyOfTenant}
-   SELECT x.record FROM (
-     SELECT -1::bigint AS pos, ${keyText} AS record FROM k
-     UNION ALL
-     SELECT r.pos, r.body || coalesce(d.fragment, (SELECT empty_fragment FROM k)) AS record
-     FROM reporting_records r
-     LEFT JOIN LATERAL (
-       SELECT d.fragment FROM dimension_values d
-       WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
-     WHERE (SELECT granted FROM k) AND r.tenant_id = $1 AND r.pos >= $4 AND r.pos < $4::bigint + $5) AS x
-   ORDER BY x.pos`,
+   SELECT ${keyText} AS record FROM k
+   UNION ALL
+   (SELECT r.body || coalesce(d.fragment, (SELECT empty_fragment FROM k)) AS record
+    FROM reporting_records r
+    LEFT JOIN LATERAL (
+      SELECT d.fragment FROM dimension_values d
+      WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
+    WHERE (SELECT granted FROM k) AND r.tenant_id = $1 AND r.pos >= $4 AND r.pos < $4::bigint + $5
+    ORDER BY r.pos)`,
 );
+
+/** The key's row of a {@link reportingRows} answer, taken out of `found` (the records stay, in order); `undefined` when there is none. */
+function keyRowOf(found: string[]): string | undefined {
+  const at = found[0]?.startsWith('[') ? 0 : found.findIndex((text) => text.startsWith('['));
+  return at < 0 ? undefined : found.splice(at, 1)[0];
+}
 
 /** pagedReads.ts's `reportingTotal`, counted only when the key grants it, beside the key's row; no row when the key is no key of the tenant. */
 const reportingTotal = statement<[number, string, Buffer], { key: string; total: number | null }>(
@@ -54,10 +62,11 @@ export function keyedReads(db: Queryable): KeyedReads {
   return {
     async reportingJoined(keyId, secretHash, tenantId, from, n): Promise<KeyedRead<ReturnType<typeof joinedTexts>>> {
       const found = await textsOf(db, reportingRows, tenantId, keyId, secretHash, from, n + 1);
-      if (found.length === 0) return { key: undefined, value: undefined };
-      const key = storedKey(tenantId, found[0]!);
+      const keyRow = keyRowOf(found);
+      if (keyRow === undefined) return { key: undefined, value: undefined };
+      const key = storedKey(tenantId, keyRow);
       const granted = !key.revoked && key.secretHash.equals(secretHash);
-      return { key, value: granted ? joinedTexts(found.slice(1), n) : undefined };
+      return { key, value: granted ? joinedTexts(found, n) : undefined };
     },
     async reportingTotal(keyId, secretHash, tenantId) {
       const row = await firstRow(db, reportingTotal, tenantId, keyId, secretHash);

@@ -59,6 +59,16 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
     assert.equal((await server.call('GET', '/v1/reporting?limit=0', { key: fixture.key })).status, 401);
   });
 
+  test('reads of one request side by side (the count and the tables of GET /v2/data-structures): each settles the key, none refuses it', async (t) => {
+    let fixture!: Fixture;
+    const server = await startTestServer(t, {}, async (store) => {
+      fixture = await buildFixture(store, { tenant: 'acme', records: 3 });
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i += 1) statuses.push((await server.call('GET', '/v2/data-structures', { key: fixture.key })).status);
+    assert.deepEqual(new Set(statuses), new Set([200]), statuses.join(','));
+  });
+
   test('a key gone is answered 401 before any other refusal, also where no keyed read ran', async (t) => {
     let fixture!: Fixture;
     const server = await startTestServer(t, {}, async (store) => {

@@ -22,12 +22,10 @@ export interface Grant extends Principal {
   server: ReadServer;
   /** The replica's replay position known before its reads (a lower bound). */
   position: bigint | undefined;
-  /**
-   * Set while the key is not checked yet (a provisional grant, see {@link KeyCheck.confirm}):
-   * its secret, and the secret's hash that a keyed read compares in its statement. The other
-   * fields but the tenant are then unknown.
-   */
-  pending?: { secret: string; secretHash: Buffer };
+  /** Whether the key of a provisional grant (see `RequestStore.confirm`) is still unchecked: the fields but the tenant are then unknown. */
+  pending?: boolean;
+  /** A provisional grant's secret as presented, and its hash that a keyed read compares in its statement. */
+  presented?: { secret: string; secretHash: Buffer };
 }
 
 /** The principal as the store made it: every principal a store hands out is a grant. */
@@ -49,11 +47,12 @@ const positionOf = (token: string | undefined): bigint | undefined => (token !==
 
 export interface KeyCheck extends Pick<RequestStore, 'authenticate' | 'servedBy' | 'confirm'> {
   /**
-   * A provisional grant made whole by the key's row that a keyed read returned with its answer:
-   * true when that row grants the read (active, the secret's hash matching; compared again here
-   * in constant time), false when the key is gone.
+   * A provisional grant settled by the key's row that a keyed read returned with its answer (made
+   * whole, unless a read beside it has checked the key meanwhile): the data version of that row,
+   * the read's own snapshot, when the row grants the read (active, the secret's hash matching,
+   * compared again here in constant time); `undefined` when the key is gone.
    */
-  settle(held: Grant, stored: StoredKey): boolean;
+  settle(held: Grant, stored: StoredKey): string | undefined;
   /** The grant's reads moved to the primary, with the primary's version of the tenant's data. */
   moveToPrimary(held: Grant): Promise<void>;
   /** Forgets the remembered key checks (a commit the engine's change counter does not count). */
@@ -118,8 +117,8 @@ export function keyCheck({ engine, router, unreachable }: StoreContext): KeyChec
       const tenantId = read && !router ? tenantOfKey?.get(parsed.id) : undefined;
       if (tenantId !== undefined) {
         // A read of a key checked here before: its check is left to the statement of the read.
-        const pending = { secret: parsed.secret, secretHash: hashSecret(parsed.secret) };
-        return { keyId: parsed.id, tenantId, scope: 'read', emptyFragment: '', dataVersion: '', server: undefined, position: undefined, pending } satisfies Grant;
+        const presented = { secret: parsed.secret, secretHash: hashSecret(parsed.secret) };
+        return { keyId: parsed.id, tenantId, scope: 'read', emptyFragment: '', dataVersion: '', server: undefined, position: undefined, pending: true, presented } satisfies Grant;
       }
       if (read === undefined || router === undefined) return grantOn(undefined, undefined, parsed.id, parsed.secret);
       const { server, position } = await router.choose(positionOf(read.consistency));
@@ -152,16 +151,17 @@ export function keyCheck({ engine, router, unreachable }: StoreContext): KeyChec
     },
     async confirm(principal) {
       const held = grantOf(principal);
-      if (!held.pending) return true;
-      const granted = await grantOn(undefined, undefined, held.keyId, held.pending.secret);
+      if (!held.pending || !held.presented) return true;
+      const granted = await grantOn(undefined, undefined, held.keyId, held.presented.secret);
       if (!granted) return false;
-      Object.assign(held, granted, { pending: undefined });
+      if (held.pending) Object.assign(held, granted, { pending: false, presented: held.presented });
       return true;
     },
     settle(held, stored) {
-      if (!held.pending || stored.revoked || !secretMatches(held.pending.secret, stored.secretHash)) return false;
-      Object.assign(held, { scope: stored.scope, emptyFragment: stored.emptyFragment, dataVersion: versionText(stored.tenantId, stored.dataVersion), pending: undefined });
-      return true;
+      if (!held.presented || stored.revoked || !secretMatches(held.presented.secret, stored.secretHash)) return undefined;
+      const dataVersion = versionText(stored.tenantId, stored.dataVersion);
+      if (held.pending) Object.assign(held, { scope: stored.scope, emptyFragment: stored.emptyFragment, dataVersion, pending: false });
+      return dataVersion;
     },
     forget: () => remembered?.forget(),
   };

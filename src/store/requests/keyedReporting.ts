@@ -27,44 +27,51 @@ export function keyedReporting({ engine, inTurn }: StoreContext, keys: KeyCheck,
     const held = grantOf(principal);
     return reads && held.pending && !held.server && source.kind === 'reporting' && !narrows(source) ? held : undefined;
   };
-  /** What a keyed read gave when its key granted it; `undefined` when it must be read again as for any principal. */
-  const settled = async <T>(held: Grant, read: KeyedRead<T>): Promise<T | undefined> => {
+  /**
+   * What a keyed read gave when its key granted it, with the data version of its snapshot;
+   * `undefined` when it must be read again as for any principal (with the version of the grant,
+   * read before).
+   */
+  const settled = async <T>(held: Grant, read: KeyedRead<T>): Promise<{ value: T; version: string } | undefined> => {
     if (read.key === undefined) {
       await confirmed(held);
       return undefined;
     }
-    if (!keys.settle(held, read.key)) throw new KeyGone();
-    return read.value;
+    const version = keys.settle(held, read.key);
+    if (version === undefined) throw new KeyGone();
+    return read.value === undefined ? undefined : { value: read.value, version };
   };
   return {
     page(principal: Principal, source: Source, query: PageQuery): Page | undefined {
       const held = applies(principal, source);
       if (!held || !reads) return undefined;
-      const { keyId, tenantId, pending } = held;
+      const { keyId, tenantId, presented } = held;
       const plain = () => engine.reads.reporting(held.tenantId, held.emptyFragment);
+      let version: string | undefined;
       const paged: PagedSource = {
         rows: (from, n) => plain().rows(from, n),
         total: () => plain().total(),
-        joined: async (from, n) =>
-          (await settled(held, await inTurn(() => reads.reportingJoined(keyId, pending!.secretHash, tenantId, from, n)))) ??
-          (await inTurn(() => plain().joined!(from, n))),
+        joined: async (from, n) => {
+          const keyed = await settled(held, await inTurn(() => reads.reportingJoined(keyId, presented!.secretHash, tenantId, from, n)));
+          if (keyed) version = keyed.version;
+          return keyed?.value ?? (await inTurn(() => plain().joined!(from, n)));
+        },
       };
       return (async () => {
         const page = await readPage(paged, query, () => scopeOf(source));
         // A page past every position reads nothing: the key is checked on its own then.
-        if (held.pending) await confirmed(held);
-        return typeof page === 'string' ? page : { ...page, version: held.dataVersion };
+        await confirmed(held);
+        return typeof page === 'string' ? page : { ...page, version: version ?? held.dataVersion };
       })();
     },
     total(principal: Principal, source: Source): Total | undefined {
       const held = applies(principal, source);
       if (!held || !reads) return undefined;
-      const { keyId, tenantId, pending } = held;
+      const { keyId, tenantId, presented } = held;
       return (async () => {
-        const count =
-          (await settled(held, await inTurn(() => reads.reportingTotal(keyId, pending!.secretHash, tenantId)))) ??
-          (await inTurn(() => engine.reads.reporting(held.tenantId, held.emptyFragment).total()));
-        return { count, version: held.dataVersion };
+        const keyed = await settled(held, await inTurn(() => reads.reportingTotal(keyId, presented!.secretHash, tenantId)));
+        if (keyed) return { count: keyed.value, version: keyed.version };
+        return { count: await inTurn(() => engine.reads.reporting(held.tenantId, held.emptyFragment).total()), version: held.dataVersion };
       })();
     },
   };

@@ -14,9 +14,15 @@
  *   service's connection settings and the key check of every request (the key's row looked up
  *   by its id, the SHA-256 of its secret compared): `401` without a valid key, `limit=0` the
  *   count.
+ * - `key-in-memory`: the stricter ruler of the service's read path. The page and count
+ *   statements the service runs today, imported from src/store/sqlite/pagedReads.ts (not
+ *   copied: the ruler follows the service's statement), on the service's own file opened as
+ *   `serve` opens it, and the key checked by SHA-256 against one key held in memory (the
+ *   store's newest active key, with its tenant, read once at start): no database work for the
+ *   key. `401` without that key, `limit=0` the count.
  * `memory` and `sqlite` check no key and answer `limit=0` with a `404`.
  *
- *   node --import tsx bench/bareServer.ts memory|sqlite|statement STORE_DB
+ *   node --import tsx bench/bareServer.ts memory|sqlite|statement|key-in-memory STORE_DB
  * The first line of stdout is `listening on <url>`, as for serve; SIGTERM ends it.
  */
 import Database from 'better-sqlite3';
@@ -25,10 +31,13 @@ import { existsSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { openDatabase } from '../src/store/sqlite/db.js';
+import { pagedReads } from '../src/store/sqlite/pagedReads.js';
 
+const MODES = ['memory', 'sqlite', 'statement', 'key-in-memory'] as const;
 const [mode, storePath] = process.argv.slice(2);
-if ((mode !== 'memory' && mode !== 'sqlite' && mode !== 'statement') || !storePath) {
-  console.error('usage: bareServer.ts memory|sqlite|statement STORE_DB');
+if (!MODES.includes(mode as (typeof MODES)[number]) || !storePath) {
+  console.error(`usage: bareServer.ts ${MODES.join('|')} STORE_DB`);
   process.exit(2);
 }
 const CHUNK = 64 * 1024;
@@ -147,7 +156,30 @@ function ownStatement(): Tenancy {
   };
 }
 
-const tenancy = mode === 'statement' ? ownStatement() : undefined;
+/** The key check of one key held in memory, and the service's own page and count statements (see the top of this file). */
+function keyInMemory(): Tenancy {
+  const db = openDatabase(storePath!, { role: 'server' });
+  const held = db
+    .prepare<[], { id: string; secretHash: Buffer; tenantId: number; emptyFragment: string }>(
+      `SELECT k.id, k.secret_hash AS secretHash, t.id AS tenantId, t.empty_fragment AS emptyFragment
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.revoked_at IS NULL ORDER BY k.created_at DESC, k.rowid DESC LIMIT 1`,
+    )
+    .get();
+  if (!held) throw new Error(`no active key in ${storePath}`);
+  const reads = pagedReads(db);
+  return {
+    tenantOf(key) {
+      const match = key === undefined ? null : /^cdk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/.exec(key);
+      if (!match) return undefined;
+      const equal = timingSafeEqual(createHash('sha256').update(match[2]!).digest(), held.secretHash);
+      return equal && match[1] === held.id ? held : undefined;
+    },
+    count: (tenantId) => reads.reporting(tenantId, held.emptyFragment).total(),
+    pageOf: (tenantId, empty) => (from, limit) => reads.reporting(tenantId, empty).joined(from, limit),
+  };
+}
+
+const tenancy = mode === 'statement' ? ownStatement() : mode === 'key-in-memory' ? keyInMemory() : undefined;
 const pageOf = mode === 'memory' ? inMemory() : mode === 'sqlite' ? inSqlite() : undefined;
 
 function send(response: ServerResponse, head: string, json: Buffer, tail: string): void {

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const profileDir = `${config.workDir}/profiles/${stamp}`;
   const spawnedAt = Date.now();
-  const bare = process.env.BENCH_PROFILE_BARE as 'statement' | 'memory' | 'sqlite' | undefined;
+  const bare = process.env.BENCH_PROFILE_BARE as 'statement' | 'key-in-memory' | 'memory' | 'sqlite' | undefined;
   const server = await startServerProcess(store.dbPath, {
     bare,
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],

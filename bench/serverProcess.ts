@@ -33,7 +33,7 @@ export interface ServerOptions {
   /** The CLI to run (default `bin/compdata.js` of this checkout; another build's, to compare two). */
   bin?: string;
   /** Instead of `serve`: one of the rulers of bareServer.ts over the same store. */
-  bare?: 'memory' | 'sqlite' | 'statement';
+  bare?: 'memory' | 'sqlite' | 'statement' | 'key-in-memory';
   /**
    * The process id of the database server it talks to (PostgreSQL's postmaster), whose CPU time
    * is then counted as the server's: its own, its live children's and its reaped children's.

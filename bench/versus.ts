@@ -18,9 +18,11 @@
  *   on one PostgreSQL server each name a database of their own (a build may migrate it). The CPU time of the PostgreSQL server (the
  *   postmaster of BENCH_POSTGRES_DATA, default bench/.work/postgres/data, and its children) is
  *   counted as that server's;
- * - `bare:memory`, `bare:sqlite` or `bare:statement`: the rulers of bareServer.ts (read
- *   scenarios of `/v1/reporting` only; `bare:statement`, the service's own statement on its own
- *   file with the key check, also answers `reporting-count` and `reporting-unauthorized`).
+ * - `bare:memory`, `bare:sqlite`, `bare:statement` or `bare:key-in-memory`: the rulers of
+ *   bareServer.ts (read scenarios of `/v1/reporting` only; `bare:statement`, a frozen page
+ *   statement on the service's own file with the key looked up, and `bare:key-in-memory`, the
+ *   service's current statements with one key held in memory, also answer `reporting-count` and
+ *   `reporting-unauthorized`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -68,7 +70,8 @@ function chosenScenarios(users: number | undefined, filtered?: FilteredPaths): S
 
 /** How to start a SERVER (see the top of this file), and the database it serves when not the bench's. */
 function serverOptions(spec: string): ServerOptions & { db?: string } {
-  if (spec === 'bare:memory' || spec === 'bare:sqlite' || spec === 'bare:statement') return { bare: spec.slice('bare:'.length) as 'memory' | 'sqlite' | 'statement' };
+  const bare = spec.startsWith('bare:') ? spec.slice('bare:'.length) : undefined;
+  if (bare === 'memory' || bare === 'sqlite' || bare === 'statement' || bare === 'key-in-memory') return { bare };
   const [dir, ...args] = spec.split(/:(?=--)/);
   const pairs = args.map((arg) => (arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg]));
   const db = pairs.find(([name]) => name === '--db')?.[1];

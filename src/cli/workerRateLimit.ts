@@ -10,11 +10,15 @@ import { KeyBuckets, type KeyRateLimiter, type RateDecision, type RatePolicy } f
 interface Ask {
   rateLimitAsk: { id: number; bucket: string };
 }
+interface GiveBack {
+  rateLimitGiveBack: { bucket: string };
+}
 interface Answer {
   rateLimitAnswer: { id: number; decision: RateDecision };
 }
 
 const isAsk = (message: unknown): message is Ask => typeof (message as Ask | null)?.rateLimitAsk?.bucket === 'string';
+const isGiveBack = (message: unknown): message is GiveBack => typeof (message as GiveBack | null)?.rateLimitGiveBack?.bucket === 'string';
 const isAnswer = (message: unknown): message is Answer => typeof (message as Answer | null)?.rateLimitAnswer?.id === 'number';
 
 /** In the primary: the buckets, and a listener to attach to every worker forked. */
@@ -22,6 +26,7 @@ export function answerRateLimitAsks(policy: RatePolicy): (worker: Worker) => voi
   const buckets = new KeyBuckets(policy);
   return (worker) => {
     worker.on('message', (message: unknown) => {
+      if (isGiveBack(message)) return buckets.giveBack(message.rateLimitGiveBack.bucket);
       if (!isAsk(message) || !worker.isConnected()) return;
       const { id, bucket } = message.rateLimitAsk;
       worker.send({ rateLimitAnswer: { id, decision: buckets.take(bucket) } } satisfies Answer);
@@ -55,5 +60,8 @@ export function askPrimaryRateLimiter(policy: RatePolicy): KeyRateLimiter {
         waiting.set(id, { resolve, reject });
         process.send({ rateLimitAsk: { id, bucket } } satisfies Ask);
       }),
+    giveBack: (bucket) => {
+      if (process.connected && process.send) process.send({ rateLimitGiveBack: { bucket } } satisfies GiveBack);
+    },
   };
 }

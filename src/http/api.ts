@@ -1,6 +1,8 @@
 import type { Context as KoaContext } from 'koa';
 import type { OpenAPIBackend, Context as ApiContext } from 'openapi-backend';
+import { KeyGone } from '../store/vocabulary/storeErrors.js';
 import type { Principal } from '../store/vocabulary/tenancy.js';
+import { problems, type HttpProblem } from './problems.js';
 import { contractBackend, servedBy, type ServedOperations } from './contractBackend.js';
 import type { HandlerDeps, OperationHandler, OperationHandlers, RequestState } from './handlerTypes.js';
 import { getDataStructureFields } from './handlers/getDataStructureFields.js';
@@ -58,8 +60,10 @@ export interface Api {
 type ApiRequest = Parameters<OpenAPIBackend['handleRequest']>[0];
 
 /** What a server puts behind the shared backend (on `ctx.state.served`): its handlers, its key check, its limits. */
-interface Served extends ServedOperations, Pick<ApiSetup, 'authenticate'> {
+interface Served extends ServedOperations, Pick<ApiSetup, 'authenticate' | 'rateLimiter'> {
   operations: OperationHandlers;
+  /** `RequestStore.confirm`: whether a provisional principal's key still grants it. */
+  confirm: (principal: Principal) => Promise<boolean>;
 }
 
 /** The handler of each operation, given a server's dependencies: a missing or unknown one fails to compile. */
@@ -102,18 +106,42 @@ export async function createApi({ definition, deps, ...setup }: ApiSetup): Promi
   const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler(deps)])) as OperationHandlers;
   // The rate limit counts a request against the key that was accepted.
   const rateKey = (ctx: KoaCtx) => (ctx.state.principal ? ctx.get('X-API-Key') : undefined);
-  const served: Served = { ...setup, operations, rateKey };
+  const served: Served = { ...setup, operations, rateKey, confirm: (principal) => deps.store.confirm(principal) };
   return {
     backend,
     async handleRequest(request, ctx) {
       ctx.state.served = served;
-      const result: unknown = await backend.handleRequest(request, ctx, request);
+      const result: unknown = await backend.handleRequest(request, ctx, request).catch(async (error: unknown) => {
+        throw (await keyGone(ctx, error)) ? refusedKey(ctx) : error;
+      });
+      // An answer that no read of the key's statement confirmed waits for its key check.
+      if (await keyGone(ctx)) throw refusedKey(ctx);
       // A read's answer says which database server served it, when there is a choice (a read replica).
       const servedBy = ctx.state.principal && isRead(ctx) ? deps.store.servedBy(ctx.state.principal) : undefined;
       if (servedBy !== undefined) ctx.set('Compdata-Served-By', servedBy);
       return result;
     },
   };
+}
+
+/**
+ * Whether the request's provisional principal (see `RequestStore.confirm`) turned out to hold a
+ * key gone: its read said so (`error`), or its key check, made now before any other answer, does.
+ * So a key gone is answered `401` before a `429`, a `400` or a `404`, as a key checked first is.
+ */
+async function keyGone(ctx: KoaCtx, error?: unknown): Promise<boolean> {
+  if (error instanceof KeyGone) return true;
+  const { principal } = ctx.state;
+  return principal !== undefined && !(await servedBy<Served>(ctx).confirm(principal));
+}
+
+/** The `401` of a key found gone after its request was let through: the rate limit's token given back, its fields taken off. */
+function refusedKey(ctx: KoaCtx): HttpProblem {
+  const { rateLimiter } = servedBy<Served>(ctx);
+  if (rateLimiter && ctx.state.rateBucket !== undefined) rateLimiter.giveBack(ctx.state.rateBucket);
+  ctx.remove('RateLimit');
+  ctx.remove('RateLimit-Policy');
+  return (servedBy<Served>(ctx).unauthorized ?? problems.unauthorized)();
 }
 
 /** `X-API-Key`: the store says whose key it is (the principal put on the request), if anyone's. */

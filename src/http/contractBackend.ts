@@ -4,7 +4,7 @@ import { contractAjvForOpenApiBackend, requestCompiler } from './contractAjv.js'
 import { ContractRouter } from './contractRouter.js';
 import type { OperationHandler, RequestState } from './handlerTypes.js';
 import { HttpProblem, problems } from './problems.js';
-import { admitByRate, type KeyRateLimiter } from './rateLimit.js';
+import { admitByRate, bucketIdOf, type KeyRateLimiter } from './rateLimit.js';
 import { requestProblems, validationProblem } from './validationErrors.js';
 import { isReadMethod } from './readMethods.js';
 
@@ -104,7 +104,10 @@ async function buildBackend(definition: Record<string, unknown>, operationIds: r
         const served = servedBy(ctx);
         const rateKey = served.rateKey(ctx);
         // Every answer to a request let through carries the caller's state, whatever follows (a 200, a 400, a 422).
-        if (served.rateLimiter && rateKey !== undefined) ctx.set(await admitByRate(served.rateLimiter, rateKey));
+        if (served.rateLimiter && rateKey !== undefined) {
+          ctx.set(await admitByRate(served.rateLimiter, rateKey));
+          ctx.state.rateBucket = bucketIdOf(rateKey);
+        }
         // A key that may only read writes nothing: refused before its body is read.
         if (!isRead(ctx) && ctx.state.principal?.scope === 'read') throw problems.forbidden();
         if (!apiContext.operation.requestBody) return;

@@ -34,6 +34,8 @@ export interface RequestState extends MeteredState {
   body?: unknown;
   /** A push's body as read by the streaming reader (pushBody.ts). */
   pushBody?: unknown;
+  /** The rate limit's bucket a token was taken from for this request (given back should its key turn out gone). */
+  rateBucket?: string;
 }
 
 export type OperationHandler = (api: ApiContext, ctx: KoaContext & { state: RequestState }) => void | Promise<void>;

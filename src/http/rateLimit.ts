@@ -29,6 +29,8 @@ export interface RateDecision {
 export interface KeyRateLimiter {
   readonly policy: RatePolicy;
   take(bucketId: string): Promise<RateDecision>;
+  /** Puts back the token a request took, whose key its read then found gone: the limit counts only valid keys. */
+  giveBack(bucketId: string): void;
 }
 
 /** The bucket of a presented key: a digest, so that no key is held in the bucket table. */
@@ -67,6 +69,12 @@ export class KeyBuckets {
     };
   }
 
+  /** One token back into the bucket (at most full again). */
+  giveBack(bucketId: string): void {
+    const bucket = this.#buckets.get(bucketId);
+    if (bucket) bucket.content = Math.min(bucket.bucketSize, bucket.content + 1);
+  }
+
   /** Buckets held (for tests of the sweep). */
   get size(): number {
     return this.#buckets.size;
@@ -87,7 +95,7 @@ export class KeyBuckets {
 /** Decisions of buckets held in this process. */
 export function localRateLimiter(policy: RatePolicy): KeyRateLimiter {
   const buckets = new KeyBuckets(policy);
-  return { policy, take: (bucketId) => Promise.resolve(buckets.take(bucketId)) };
+  return { policy, take: (bucketId) => Promise.resolve(buckets.take(bucketId)), giveBack: (bucketId) => buckets.giveBack(bucketId) };
 }
 
 /** The policy's name in the `RateLimit-Policy` and `RateLimit` fields. */

@@ -12,7 +12,8 @@ const KEY_PATTERN = /^cdk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 /** Text shaped like a key anywhere in a string (to keep keys out of logs). */
 export const KEY_TEXT = /cdk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/g;
 
-function hashSecret(secret: string): Buffer {
+/** The SHA-256 of a key's secret, as stored. */
+export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 

@@ -1,4 +1,4 @@
-import { BackupUnsupported, CompactUnsupported, TenantNotEmpty, UnknownTenant } from './vocabulary/storeErrors.js';
+import { BackupUnsupported, CompactUnsupported, KeyGone, TenantNotEmpty, UnknownTenant } from './vocabulary/storeErrors.js';
 import type { Principal, KeyScope, Tenant, KeyInfo, TenantSummary } from './vocabulary/tenancy.js';
 import type { Source, ChangedSource, ChangeQuery, ChangeOutcome, PageQuery, Total, PageOutcome, ReplicaState, TableSummary, ReportingSchema, V2Page, V2Query } from './vocabulary/readShapes.js';
 import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, PushItem } from './vocabulary/writeShapes.js';
@@ -35,6 +35,15 @@ export interface RequestStore {
    * request is served by the primary. The principal then carries the server chosen.
    */
   authenticate(presentedKey: string | undefined, read?: { consistency?: string }): Promise<Principal | undefined>;
+  /**
+   * Whether the principal's key still grants it. A read's principal may be provisional: on an
+   * engine that checks the key inside the read's statement (PostgreSQL, a key checked before by
+   * this server), `authenticate` hands it out unchecked, and the read, or this, checks it (a
+   * read then throws {@link KeyGone} for a key gone). Any answer to a request other than its
+   * read's asks this first (docs/architecture.md#a-request-layer-by-layer); true at once for a
+   * principal already checked.
+   */
+  confirm(principal: Principal): Promise<boolean>;
   /**
    * Which server served the reads of a request so far, as the `Compdata-Served-By` header says it
    * (`primary`, or `replica-1;position=N`: the replica and a replay position it had reached before

@@ -45,6 +45,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
   const store: Store = {
     authenticate: keys.authenticate,
     servedBy: keys.servedBy,
+    confirm: keys.confirm,
     ...readServing(context, keys),
     ...apiWrites(context),
     ...importRuns(context),

@@ -19,6 +19,21 @@ describe('rate-limit buckets', () => {
     for (const [given, want] of cases) assert.deepEqual(parseRatePolicy(given), want, given);
   });
 
+  test('a token given back (a key its read found gone) is there for the next request, never past the burst', (t) => {
+    const buckets = new KeyBuckets({ perSecond: 0.001, burst: 2 });
+    t.after(() => buckets.close());
+    assert.deepEqual([buckets.take('a').allowed, buckets.take('a').allowed, buckets.take('a').allowed], [true, true, false]);
+    buckets.giveBack('a');
+    assert.equal(buckets.take('a').allowed, true, 'the token given back');
+    assert.equal(buckets.take('a').allowed, false);
+    buckets.giveBack('a');
+    buckets.giveBack('a');
+    buckets.giveBack('a');
+    assert.deepEqual([buckets.take('a').allowed, buckets.take('a').allowed, buckets.take('a').allowed], [true, true, false], 'at most the burst');
+    buckets.giveBack('unknown');
+    assert.equal(buckets.size, 1, 'no bucket made for a key that took nothing');
+  });
+
   test('a new key has its whole burst; the refused request is told when one comes back', () => {
     const buckets = new KeyBuckets({ perSecond: 2, burst: 3 });
     const decisions = Array.from({ length: 4 }, () => buckets.take('a'));

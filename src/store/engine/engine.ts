@@ -1,6 +1,7 @@
 import type { WriteSteps } from './transactionSteps.js';
 import type { EngineReads, KeySteps } from './readSteps.js';
 import type { SnapshotSteps } from './snapshotSteps.js';
+import type { KeyedReads } from './keyedReads.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
 
 /**
@@ -28,6 +29,11 @@ export interface Engine {
    * absent (PostgreSQL), every request looks its key up.
    */
   readonly changeCounter?: () => number;
+  /**
+   * Reads with the key check in their statement (./keyedReads.ts), on an engine whose every
+   * statement is a round trip (PostgreSQL); absent, a read's key is looked up first.
+   */
+  readonly keyedReads?: KeyedReads;
   /**
    * A write of the API into one tenant (the bulks): `runTenantWrite` (../writes/runTenantWrite.ts) over the
    * engine's steps, inside one write transaction that serialises the tenant's writers.

@@ -11,6 +11,7 @@ import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
 import type { ImportThreadData } from './importThread.js';
 import { keySteps } from './keys.js';
+import { keyedReads } from './keyedReads.js';
 import { migrate } from './migrations.js';
 import { behindPooler } from './pooler.js';
 import { postgresReads } from './reads.js';
@@ -136,6 +137,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
   return {
     reads: postgresReads(opened),
     keys: keySteps(opened),
+    keyedReads: keyedReads(opened),
     textHoldsNul: false,
     synchronousReads: false,
     write: (tenantId, write) =>

@@ -9,8 +9,10 @@ import type { RequestStore } from '../store.js';
 import type { StoreContext } from '../storeContext.js';
 import { after, type Answer } from '../vocabulary/answer.js';
 import type { Source } from '../vocabulary/readShapes.js';
+import { KeyGone } from '../vocabulary/storeErrors.js';
 import type { Principal } from '../vocabulary/tenancy.js';
 import { grantOf, type KeyCheck } from './keyCheck.js';
+import { keyedReporting } from './keyedReporting.js';
 
 type Reads = Pick<RequestStore, 'page' | 'total' | 'changes' | 'v2Page' | 'tables' | 'reportingSchema' | 'importOf' | 'health' | 'readServers'>;
 
@@ -36,6 +38,12 @@ function sourceOf(reads: EngineReads, principal: Principal, source: Source): Ans
  */
 export function readServing(context: StoreContext, keys: KeyCheck): Reads {
   const { engine, router, unreachable, inTurn } = context;
+  /** A provisional principal checked before a read that does not check it (docs/architecture.md#how-a-read-is-served). */
+  const confirmed = async (principal: Principal): Promise<void> => {
+    if (!(await keys.confirm(principal))) throw new KeyGone();
+  };
+  // The unfiltered reporting records of a provisional principal: read with its key check.
+  const keyed = keyedReporting(context, keys, confirmed);
   /**
    * Runs a request's reads on its server; on a replica that fails (taken out of the rotation
    * when it stops answering), or whose answer `onPrimary` says only the primary can give, again
@@ -43,6 +51,7 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
    */
   const onServer = async <T>(principal: Principal, work: (on: EngineReads) => Answer<T>, onPrimary?: (result: T) => boolean): Promise<T> => {
     const held = grantOf(principal);
+    if (held.pending) await confirmed(principal);
     if (held.server) {
       try {
         const result = await work(held.server.reads);
@@ -58,6 +67,7 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
   };
   return {
     page: (principal, source, query) =>
+      keyed.page(principal, source, query) ??
       onServer(principal, (on) =>
         after(sourceOf(on, principal, source), (paged) => {
           if (!paged) return 'unknownTable' as const;
@@ -67,6 +77,7 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
         }),
       ),
     total: (principal, source) =>
+      keyed.total(principal, source) ??
       onServer(principal, (on) =>
         after(sourceOf(on, principal, source), (paged) => paged && after(paged.total(), (count) => ({ count, version: grantOf(principal).dataVersion }))),
       ),
@@ -99,7 +110,10 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
       }),
     tables: (principal, key) => onServer(principal, (on) => after(on.tables(principal.tenantId, key), (rows) => rows.map(tableOf))),
     reportingSchema: (principal) => onServer(principal, (on) => on.reportingSchema(principal.tenantId)),
-    importOf: (principal, id) => inTurn(() => engine.reads.importOf(principal.tenantId, id)),
+    importOf: async (principal, id) => {
+      await confirmed(principal);
+      return inTurn(() => engine.reads.importOf(principal.tenantId, id));
+    },
     health: () => engine.health(),
     readServers: () => router?.states() ?? [],
   };

@@ -16,6 +16,9 @@ export class CreateKeyTaken extends Error {}
 /** The tenant named does not exist (and the operation does not create it). */
 export class UnknownTenant extends Error {}
 
+/** A read found the key of its provisional principal gone (revoked, deleted, the secret wrong): answered as a missing key (docs/rules.md#keys). */
+export class KeyGone extends Error {}
+
 /**
  * The database was written by a newer build of compdata (its schema version is past the last
  * migration this build knows): serving it could misread or damage data, so it is refused.

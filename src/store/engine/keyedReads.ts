@@ -1,0 +1,23 @@
+import type { JoinedRows } from './pagedSource.js';
+import type { StoredKey } from './readSteps.js';
+
+/**
+ * A read that checks its key in the same statement (one round trip to the database): the key's
+ * row as stored (`undefined` when the key `keyId` is no key of the tenant named) and, only when
+ * the key was active and the hash of the secret presented matched, what was read. An engine whose
+ * reads cost a round trip each (PostgreSQL) supplies these; the store uses them for a key whose
+ * tenant it knows from an earlier check (../requests/keyCheck.ts).
+ */
+export interface KeyedRead<T> {
+  key: StoredKey | undefined;
+  /** `undefined` when the key did not grant the read. */
+  value: T | undefined;
+}
+
+/** The reads of a tenant's statement reporting records (unfiltered) with the key check inside. */
+export interface KeyedReads {
+  /** A page as `PagedSource.joined` reads it, from position `from`, up to `n` records. */
+  reportingJoined(keyId: string, secretHash: Buffer, tenantId: number, from: number, n: number): Promise<KeyedRead<JoinedRows>>;
+  /** The number of records, as `PagedSource.total` counts it. */
+  reportingTotal(keyId: string, secretHash: Buffer, tenantId: number): Promise<KeyedRead<number>>;
+}

@@ -2,11 +2,36 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before group attributions dropped their index
+ * by group and their foreign key to `groups` (SQLite migration 24; PostgreSQL has no such step).
+ */
+export const BEFORE_GROUP_REFERENCE: Record<TestEngine, string> = {
+  sqlite: `
+    CREATE TABLE group_attributions_24 (
+      pk INTEGER PRIMARY KEY,
+      user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+      dimension_pk INTEGER NOT NULL REFERENCES dimensions(pk) ON DELETE CASCADE,
+      group_pk INTEGER NOT NULL REFERENCES groups(pk) ON DELETE CASCADE,
+      start_month INTEGER NOT NULL,
+      end_month INTEGER,
+      CHECK (end_month IS NULL OR end_month >= start_month)
+    );
+    INSERT INTO group_attributions_24 SELECT pk, user_pk, dimension_pk, group_pk, start_month, end_month FROM group_attributions;
+    DROP TABLE group_attributions;
+    ALTER TABLE group_attributions_24 RENAME TO group_attributions;
+    CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
+    CREATE INDEX group_attributions_by_group ON group_attributions (group_pk);
+    PRAGMA user_version = 23;
+  `,
+  postgres: '',
+};
+
+/**
  * SQL that takes a database of this build back to before the delivery of webhook calls (SQLite
  * migration 23, PostgreSQL migrations 30 and 31): no `webhook_attempts`, no `webhook_calls_waiting`.
  */
 const BEFORE_WEBHOOK_DELIVERY: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_GROUP_REFERENCE.sqlite}
     DROP TABLE webhook_attempts;
     DROP INDEX webhook_calls_waiting;
     PRAGMA user_version = 22;

@@ -53,7 +53,7 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
       [...months].flatMap(([userPk, period]) => fragments.fragments(userPk, period).map(([month, fragment]) => ({ userPk, month, fragment }))),
     updateFragments(changed) {
       const stamp = stamps.next(tenantId);
-      for (const { userPk, month, fragment } of changed) fragments.setFragment(userPk, month, fragment, stamp);
+      fragments.setFragments(tenantId, changed, stamp);
     },
     dataChanged: () => void bumpDataVersion.run(tenantId),
   });

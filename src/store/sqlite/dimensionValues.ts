@@ -22,10 +22,12 @@ export function fragmentStatements(db: Db) {
   const monthsOfUser = db
     .prepare<[number, number, number], [number, string]>('SELECT month, fragment FROM dimension_values WHERE user_pk = ? AND month BETWEEN ? AND ?')
     .raw();
-  // A row made by this same transaction keeps minus its stamp (see migration 5).
-  const update = db.prepare<{ fragment: string; stamp: number; userPk: number; month: number }>(
+  // A row made by this same transaction keeps minus its stamp (see migration 5). The stamp's
+  // time is read once for all the rows a transaction changes (`@at`).
+  const stampAt = db.prepare<{ tenantId: number; stamp: number }, string | null>(`SELECT ${stampTime('@tenantId', '@stamp')}`).pluck();
+  const update = db.prepare<{ fragment: string; stamp: number; at: string | null; userPk: number; month: number }>(
     `UPDATE dimension_values SET fragment = @fragment, stamp = CASE stamp WHEN -@stamp THEN stamp ELSE @stamp END,
-       changed_at = CASE stamp WHEN -@stamp THEN changed_at ELSE ${stampTime('tenant_id', '@stamp')} END
+       changed_at = CASE stamp WHEN -@stamp THEN changed_at ELSE @at END
      WHERE user_pk = @userPk AND month = @month`,
   );
   return {
@@ -35,7 +37,12 @@ export function fragmentStatements(db: Db) {
     fragments: (userPk: number, months: Period) => monthsOfUser.all(userPk, lowest(months.start), highest(months.end)),
     /** The group attributions of `userPk` that share a month with `months`. */
     periods: (userPk: number, months: Period) => periodsOfUser.all(userPk, highest(months.end), lowest(months.start)),
-    setFragment: (userPk: number, month: number, fragment: string, stamp: number) => void update.run({ fragment, stamp, userPk, month }),
+    /** Writes the changed dimension fields of the tenant's users under `stamp`. */
+    setFragments(tenantId: number, changed: readonly UserMonthFragment[], stamp: number): void {
+      if (changed.length === 0) return;
+      const at = stampAt.get({ tenantId, stamp }) ?? null;
+      for (const { userPk, month, fragment } of changed) update.run({ fragment, stamp, at, userPk, month });
+    },
   };
 }
 
@@ -59,7 +66,7 @@ export function fieldSteps(db: Db, tenantId: number): FieldSteps {
       return { stored, periods };
     },
     setFields(changed, stamp) {
-      for (const { userPk, month, fragment } of changed) fragments.setFragment(userPk, month, fragment, stamp);
+      fragments.setFragments(tenantId, changed, stamp);
     },
     usersAfter: (afterPk, n) => usersAfter.all(tenantId, afterPk, n),
     setEmptyFragment: (fragment) => void setEmptyFragment.run(fragment, tenantId),

@@ -6,6 +6,10 @@ import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 import { LINE_CURRENCY, LINE_MICROS } from './statementSteps.js';
 
+/** The first group attribution whose group is not a group of its dimension (migration 24). */
+const UNHELD_GROUP = `SELECT a.pk FROM group_attributions a
+  WHERE NOT EXISTS (SELECT 1 FROM groups g WHERE g.pk = a.group_pk AND g.dimension_pk = a.dimension_pk) LIMIT 1`;
+
 /** Users whose dimension fields are compared per chunk. */
 const USERS_PER_CHUNK = 500;
 /** An open end, as a number months compare with. */
@@ -151,7 +155,11 @@ export function invariantReads(db: Db): InvariantReads {
   };
 }
 
-/** The first problem `PRAGMA integrity_check` finds, and the first row breaking a foreign key. */
+/**
+ * The first problem `PRAGMA integrity_check` finds, and the first row breaking a foreign key or
+ * the reference its writes hold instead of one (migration 24: a group attribution's group is a
+ * group of its dimension).
+ */
 function storageProblems(db: Db): Violation[] {
   const found: Violation[] = [];
   const integrity = db.pragma('integrity_check(1)', { simple: true }) as string;
@@ -160,6 +168,10 @@ function storageProblems(db: Db): Violation[] {
   if (broken) {
     const row = broken.rowid === null ? 'a row' : `row ${broken.rowid}`;
     found.push({ kind: 'foreign-keys', example: `${row} of ${broken.table} refers to a missing row of ${broken.parent}` });
+  }
+  const groupless = db.prepare<[], number>(UNHELD_GROUP).pluck().get();
+  if (!broken && groupless !== undefined) {
+    found.push({ kind: 'foreign-keys', example: `row ${groupless} of group_attributions refers to a missing row of groups (none of its dimension)` });
   }
   return found;
 }

@@ -523,6 +523,28 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX webhook_calls_waiting ON webhook_calls (next_attempt_at) WHERE state = 'pending';
   `,
+  // 24: fewer pages per bulk upsert (docs/rules.md#bulk-attributions): group attributions keep no
+  // index by group and no foreign key to `groups`. The writes hold that reference: a row's group
+  // is found or made by (dimension, name), and a group is deleted only with its dimension, whose
+  // deletion deletes the dimension's attributions (`dimension_pk` keeps its foreign key).
+  // `compdata check` verifies the reference (invariantReads.ts). The table is rebuilt, since
+  // SQLite drops no foreign key of a table in place; its rows keep their `pk`.
+  `
+  CREATE TABLE group_attributions_24 (
+    pk INTEGER PRIMARY KEY,
+    user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    dimension_pk INTEGER NOT NULL REFERENCES dimensions(pk) ON DELETE CASCADE,
+    group_pk INTEGER NOT NULL,
+    start_month INTEGER NOT NULL,
+    end_month INTEGER,
+    CHECK (end_month IS NULL OR end_month >= start_month)
+  );
+  INSERT INTO group_attributions_24 (pk, user_pk, dimension_pk, group_pk, start_month, end_month)
+    SELECT pk, user_pk, dimension_pk, group_pk, start_month, end_month FROM group_attributions ORDER BY pk;
+  DROP TABLE group_attributions;
+  ALTER TABLE group_attributions_24 RENAME TO group_attributions;
+  CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

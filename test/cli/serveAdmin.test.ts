@@ -58,7 +58,7 @@ describe('serve --admin-token-file', () => {
     await fixtureFile(dbPath, { tenant: 'acme', records: 3 });
     const hook = { url: 'http://127.0.0.1:9/hook', events: ['statement.sent_to_payroll'] };
     for (const [flags, want] of [[['--webhook-allow-private'], 201], [[], 422]] as const) {
-      const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(), ...flags]);
+      const server = await startServe(t, dbPath, ['--admin-token-file', tokenFile(t), ...flags]);
       const made = await exchange(server.url, 'POST', '/admin/v1/tenants/acme/webhooks', { bearer: TOKEN, json: hook });
       assert.equal(made.status, want, `${flags.join(' ')}: ${made.text}`);
       server.child.kill('SIGTERM');

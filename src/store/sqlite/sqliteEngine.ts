@@ -10,6 +10,7 @@ import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { sqliteReads } from './reads.js';
 import { writeSteps } from './writeSteps.js';
+import { startTransactionThread } from './transactionThreadClient.js';
 import { startWriter } from './writer.js';
 
 export interface SqliteEngineOptions {
@@ -42,13 +43,18 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
     log,
   );
+  // A server's transactions that span awaits (the administration's) run in a thread of their own too.
+  const transactions = options.role === 'server' ? startTransactionThread({ path, busyTimeoutMs, checkpoints: false }, log) : undefined;
   // A server's checkpoint thread starts with its first write: only the writer thread's commits,
   // which do not checkpoint, leave the WAL to it (a server that only reads starts no thread).
   let checkpointer: Checkpointer | undefined;
   const startCheckpoints = () =>
     startCheckpointer(path, {
       onError: (error) => log.error({ err: error }, 'the checkpoint thread failed'),
-      onStopped: () => writer.checkpointByItself(),
+      onStopped: () => {
+        writer.checkpointByItself();
+        transactions?.checkpointByItself();
+      },
       onDiskFull: (full) =>
         full
           ? log.warn({}, 'WAL checkpoints fail: the disk that holds the database is full; the WAL keeps every commit until space returns')
@@ -79,7 +85,11 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
       if (options.role === 'server' && !closing) checkpointer ??= startCheckpoints();
       return writer.write(tenantId, write);
     },
-    inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
+    inWriteTransaction: (work) => {
+      if (!transactions) return withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection))));
+      if (!closing) checkpointer ??= startCheckpoints();
+      return transactions.inWriteTransaction(work);
+    },
     inSnapshot: (work) =>
       withConnection((connection) =>
         inReadTransaction(connection, () =>
@@ -101,6 +111,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     async close() {
       closing = true;
       await writer.stop();
+      await transactions?.stop();
       await checkpointer?.stop();
       foldWal(db, log);
       db.close();

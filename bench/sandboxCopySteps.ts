@@ -72,7 +72,7 @@ for (let run = 0; run < RUNS; run += 1) {
   db.pragma('wal_checkpoint(TRUNCATE)');
   let copy = 0;
   measured(times.copy, () => {
-    copy = steps.ensureTenant(`copy-${run}`).id as number;
+    copy = (steps.ensureTenant(`copy-${run}`) as { id: number }).id;
     steps.dataChanged(copy);
     steps.copyData(template, copy, steps.nextStamp(copy, false) as number);
   });

@@ -1,14 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { OpenStoreOptions } from '../../src/store/openStore.js';
+import { openSqliteEngine } from '../../src/store/sqlite/sqliteEngine.js';
+import { storeOver } from '../../src/store/storeOver.js';
+import { DEFAULT_WRITE_WAIT_MS } from '../../src/store/vocabulary/storeErrors.js';
+import { exportOf } from '../support/datasets.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { onlyOn, startTestServer, type TestServer } from '../support/harness.js';
+import { captureLogs } from '../support/logCapture.js';
 import { until } from '../support/until.js';
 
 /**
  * A sandbox's copy, reset and deletion that wait for a lock another connection holds never hold
  * up the event loop (on SQLite the administration's transactions run in a thread of their own,
  * src/store/sqlite/transactionThread.ts; on PostgreSQL the wait is the database's): another
- * tenant's pages and /healthz are answered meanwhile, and the operation then succeeds.
+ * tenant's pages and /healthz are answered meanwhile, and the operation then succeeds. A
+ * transaction thread that dies costs its operation a 503 and nothing else.
  */
 const TOKEN = 'admin-token-0123456789abcdef';
 
@@ -53,5 +60,23 @@ describe('administration writes beside reads', () => {
     }
     const tenants = await server.call('GET', '/admin/v1/tenants', { bearer: TOKEN });
     assert.deepEqual(tenants.body.data.map((tenant: { name: string }) => tenant.name), ['golden', 'reader', 'second']);
+  });
+
+  test('a transaction thread that dies before its commit: a 503, nothing made, and the next copy gets a new thread', { skip: onlyOn('sqlite') }, async (t) => {
+    const logs = captureLogs('warn');
+    const openServedStore = async (database: string, options: OpenStoreOptions) =>
+      storeOver(openSqliteEngine(database, { role: 'server', busyTimeoutMs: DEFAULT_WRITE_WAIT_MS, log: options.log!, transactionThreadExitsAtFirstCommit: true }));
+    const server = await startTestServer(t, { adminToken: TOKEN, openServedStore, logger: logs.logger }, async (store) => {
+      await buildFixture(store, { tenant: 'golden', users: 5, records: 40, deals: 3 });
+    });
+    const sandboxes = { bearer: TOKEN, json: { name: 'copy', template: 'golden' } };
+    const lost = await server.call('POST', '/admin/v1/sandboxes', sandboxes);
+    assert.equal(lost.status, 503, lost.text);
+    assert.equal(await server.sql.value('SELECT count(*) FROM tenants'), 1, 'neither the copy nor its origin was made');
+    assert.ok(logs.entries().some((entry) => entry.level === 'error' && /transaction thread stopped/.test(entry.msg)), 'the death is logged');
+
+    const made = await server.call('POST', '/admin/v1/sandboxes', sandboxes);
+    assert.equal(made.status, 201, made.text);
+    assert.equal(await exportOf(server.store, 'copy'), await exportOf(server.store, 'golden'));
   });
 });

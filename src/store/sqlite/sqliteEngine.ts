@@ -24,6 +24,8 @@ export interface SqliteEngineOptions {
   log: StoreLog;
   /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
   writerExitsInFirstTransaction?: boolean;
+  /** For tests of a transaction thread that dies: the first one exits at its first commit. */
+  transactionThreadExitsAtFirstCommit?: boolean;
 }
 
 /**
@@ -44,7 +46,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     log,
   );
   // A server's transactions that span awaits (the administration's) run in a thread of their own too.
-  const transactions = options.role === 'server' ? startTransactionThread({ path, busyTimeoutMs, checkpoints: false }, log) : undefined;
+  const transactions = options.role === 'server' ? startTransactionThread({ path, busyTimeoutMs, checkpoints: false, exitAtFirstCommit: options.transactionThreadExitsAtFirstCommit }, log) : undefined;
   // A server's checkpoint thread starts with its first write: only the writer thread's commits,
   // which do not checkpoint, leave the WAL to it (a server that only reads starts no thread).
   let checkpointer: Checkpointer | undefined;

@@ -4,6 +4,8 @@ export interface TransactionThreadData {
   busyTimeoutMs: number;
   /** Whether the thread's commits checkpoint the WAL (SQLite's default), or a checkpoint thread does. */
   checkpoints: boolean;
+  /** For tests of a thread that dies: the thread exits at its first commit, before it. */
+  exitAtFirstCommit?: boolean;
 }
 
 /** Steps reached through a step that returns steps (`loadSteps(tenantId)`): each such step, with its arguments. */

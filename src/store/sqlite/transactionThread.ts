@@ -22,7 +22,7 @@ const AUTOCHECKPOINT_PAGES = 1000;
 
 type Steps = Record<string, (...args: unknown[]) => unknown>;
 
-const { path, busyTimeoutMs, checkpoints } = workerData as TransactionThreadData;
+const { path, busyTimeoutMs, checkpoints, exitAtFirstCommit } = workerData as TransactionThreadData;
 const db = openDatabase(path, { busyTimeoutMs, role: 'writer' });
 if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
 const steps: WriteSteps = writeSteps(db);
@@ -66,6 +66,7 @@ async function run(message: TransactionMessage): Promise<unknown> {
     case 'step':
       return stepsAt(message.path)[message.name]!(...message.args.map(withBuffers));
     case 'commit':
+      if (exitAtFirstCommit) process.exit(70);
       db.exec('COMMIT');
       return undefined;
     case 'rollback':

@@ -33,10 +33,12 @@ export function startTransactionThread(data: TransactionThreadData, log: StoreLo
   let nextId = 0;
   let turn: Promise<unknown> = Promise.resolve();
   let checkpoints = data.checkpoints;
+  let faultsLeft = data.exitAtFirstCommit === true;
   let stopped: Promise<void> | undefined;
 
   const start = (): Worker => {
-    const thread = startThread(import.meta.url, 'transactionThread', { ...data, checkpoints } satisfies TransactionThreadData);
+    const thread = startThread(import.meta.url, 'transactionThread', { ...data, checkpoints, exitAtFirstCommit: faultsLeft } satisfies TransactionThreadData);
+    faultsLeft = false;
     thread.unref(); // held by a transaction in progress, never by itself
     thread.on('message', (reply: TransactionReply) => {
       const waiting = pending.get(reply.id);

@@ -15,7 +15,8 @@ import { startWriter } from './writer.js';
 
 export interface SqliteEngineOptions {
   /**
-   * `server`: reads on this thread, writes in a writer thread, WAL checkpoints in a thread of
+   * `server`: reads on this thread, writes in a writer thread, the transactions that span awaits
+   * (the administration's) in a thread of their own, WAL checkpoints in a thread of
    * their own. `command` (the CLI): a small cache, no mmap, the writer checkpoints.
    */
   role: 'server' | 'command';
@@ -32,7 +33,8 @@ export interface SqliteEngineOptions {
  * The SQLite engine: one database file, shared by any number of processes. Reads run on the
  * calling thread with prepared statements (WAL readers never wait, and a page is one statement
  * of about a millisecond); the bulk upserts of a server run in its writer thread (writer.ts),
- * so that a write waiting for a lock never holds up the event loop. Loads, exports and checks
+ * so that a write waiting for a lock never holds up the event loop; so do a server's transactions
+ * that span awaits (transactionThreadClient.ts). Exports and checks, and a command's loads,
  * use a connection of their own for their transaction, so that no read on the shared
  * connection sees their uncommitted data or their old snapshot.
  *

@@ -22,18 +22,17 @@ export type TransactionReply = { id: number; value?: unknown; error?: undefined 
 
 /**
  * `value` with every `Uint8Array` in it (in arrays and plain objects) a `Buffer` again: a
- * `Buffer` crosses between threads as a plain `Uint8Array`.
+ * `Buffer` crosses between threads as a plain `Uint8Array`. What holds none is returned as it is.
  */
 export function withBuffers(value: unknown): unknown {
   if (value instanceof Uint8Array) return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (Array.isArray(value)) return value.some(holdsBytes) ? value.map(withBuffers) : value;
+  if (Array.isArray(value)) {
+    const elements = value.map(withBuffers);
+    return elements.some((element, i) => element !== value[i]) ? elements : value;
+  }
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, withBuffers(field)]));
+    const fields = Object.entries(value).map(([key, field]) => [key, withBuffers(field)] as const);
+    return fields.some(([key, field]) => field !== (value as Record<string, unknown>)[key]) ? Object.fromEntries(fields) : value;
   }
   return value;
-}
-
-/** Whether an element of an array may hold bytes (not a string, number, boolean or null). */
-function holdsBytes(element: unknown): boolean {
-  return element !== null && typeof element === 'object';
 }

@@ -28,19 +28,6 @@ const LOOKUP_COLUMNS = {
 
 type GrownTable = keyof typeof LOOKUP_COLUMNS;
 
-/** Analyses `table`'s lookup columns (the transaction's own rows counted). */
-const analyze = async (db: Queryable, table: GrownTable) => void (await db.query(`ANALYZE (SKIP_LOCKED) ${table} (${LOOKUP_COLUMNS[table]})`));
-
-/**
- * After a copy into a tenant (tenantCopy.ts), the tables that got {@link FIRST_ANALYZE} rows or
- * more of it analysed, as a load of that size would have them: else the statements that follow
- * in other transactions (a reset's or a deletion's foreign key checks, by the copy's tenant and
- * user) are planned as if the tenant had no rows, about ten times slower.
- */
-export async function analyzeCopied(db: Queryable, copied: ReadonlyMap<string, number>): Promise<void> {
-  for (const [table, rows] of copied) if (rows >= FIRST_ANALYZE && table in LOOKUP_COLUMNS) await analyze(db, table as GrownTable);
-}
-
 /** `steps`, analysing the tables they grow as the load's rows in them double. */
 export function keepingStatistics(db: Queryable, steps: LoadSteps): LoadSteps {
   const grown = new Map<GrownTable, { written: number; analyzeAt: number }>();
@@ -50,7 +37,7 @@ export function keepingStatistics(db: Queryable, steps: LoadSteps): LoadSteps {
     state.written += rows;
     if (state.written < state.analyzeAt) return;
     state.analyzeAt = 2 * state.written;
-    await analyze(db, table);
+    await db.query(`ANALYZE (SKIP_LOCKED) ${table} (${LOOKUP_COLUMNS[table]})`);
   };
   return {
     ...steps,

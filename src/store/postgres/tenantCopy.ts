@@ -1,14 +1,9 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
 import { firstRow, run, statement, type Queryable } from './connection.js';
-import { analyzeCopied } from './loadStatistics.js';
 
 type Copy = { from: number; to: number; stamp: number; at: string };
 /** A statement of the copy and its parameters, taken from the copy's (each names only those it uses). */
-const copy = (sql: string, params: (c: Copy) => (number | string)[]) => ({
-  table: /^INSERT INTO (\w+)/.exec(sql)![1]!,
-  statement: statement<(number | string)[]>(sql),
-  params,
-});
+const copy = (sql: string, params: (c: Copy) => (number | string)[]) => ({ statement: statement<(number | string)[]>(sql), params });
 
 // Keys (`pk`) are counted per tenant (tenantKeys.ts), so the copy keeps the template's: a
 // reference between two copied rows stays as it is. Generated columns are left out.
@@ -53,9 +48,7 @@ export function tenantCopySteps(db: Queryable): Pick<WriteSteps, 'copyData' | 'd
     async copyData(from, to, stamp) {
       const { at } = (await firstRow(db, stampTime, to, stamp))!;
       await run(db, setEmptyFragment, to, (await firstRow(db, emptyFragment, from))!.fragment);
-      const copied = new Map<string, number>();
-      for (const { table, statement, params } of copies) copied.set(table, await run(db, statement, ...params({ from, to, stamp, at })));
-      await analyzeCopied(db, copied);
+      for (const { statement, params } of copies) await run(db, statement, ...params({ from, to, stamp, at }));
     },
     dataVersion: async (tenantId) => (await firstRow(db, dataVersion, tenantId))!.version,
     originInUse: async (originId) => (await firstRow(db, originInUse, originId))!.found,

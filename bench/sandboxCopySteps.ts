@@ -47,8 +47,8 @@ const RECORDS = Number(args.records);
 /** A connection whose statements are timed, in one transaction at a time. */
 interface TimedConnection {
   steps: WriteSteps;
-  exec(sql: string): Promise<void>;
-  close(): Promise<void>;
+  exec: (sql: string) => Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** Milliseconds of each statement in the operation being measured, by the statement's first words. */

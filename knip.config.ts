@@ -14,6 +14,7 @@ const config: KnipConfig = {
     // Worker threads, started by src/store/threads/startThread.ts by name (`new Worker(new URL(...))`),
     // from the sources through threadFromSource.mjs.
     'src/store/sqlite/writerThread.ts',
+    'src/store/sqlite/transactionThread.ts',
     'src/store/sqlite/checkpointThread.ts',
     'src/store/postgres/importThread.ts',
     'src/store/threads/threadFromSource.mjs',

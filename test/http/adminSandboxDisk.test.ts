@@ -6,6 +6,7 @@ import { exportOf } from '../support/datasets.js';
 import { fixtureUser } from '../support/fixture.js';
 import { startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { smallDiskSkip } from '../support/testDatabases.js';
+import { until } from '../support/until.js';
 
 /**
  * A full disk (as in fullDisk.test.ts: the database on a small file system of its own, filled
@@ -47,7 +48,9 @@ describe('a full disk during a sandbox create or reset: a 507, nothing half-made
 
     // SQLite: the write-ahead log emptied into the database file, as a checkpoint leaves it, so
     // that a write needs the log to grow (else one smaller than an earlier one fits in it).
-    if (TEST_ENGINE === 'sqlite') await server.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    // The server's checkpoint thread may be copying the log meanwhile: the truncation is tried
+    // again until it was not kept from finishing (its first column, `busy`, is 0).
+    if (TEST_ENGINE === 'sqlite') await until('the WAL is emptied', async () => (await server.sql.rows('PRAGMA wal_checkpoint(TRUNCATE)'))[0]![0] === 0);
     assert.ok(server.disk!.fill() > 0, 'the ballast took the room left');
     const attempts = [
       ['generated', () => create({ name: 'generated', users: 100, records: 3000 }, 'gen-1'), 201],

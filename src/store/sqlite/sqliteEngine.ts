@@ -10,11 +10,13 @@ import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { sqliteReads } from './reads.js';
 import { writeSteps } from './writeSteps.js';
+import { startTransactionThread } from './transactionThreadClient.js';
 import { startWriter } from './writer.js';
 
 export interface SqliteEngineOptions {
   /**
-   * `server`: reads on this thread, writes in a writer thread, WAL checkpoints in a thread of
+   * `server`: reads on this thread, writes in a writer thread, the transactions that span awaits
+   * (the administration's) in a thread of their own, WAL checkpoints in a thread of
    * their own. `command` (the CLI): a small cache, no mmap, the writer checkpoints.
    */
   role: 'server' | 'command';
@@ -23,13 +25,16 @@ export interface SqliteEngineOptions {
   log: StoreLog;
   /** For tests of a writer that dies: the first writer thread exits inside its first transaction. */
   writerExitsInFirstTransaction?: boolean;
+  /** For tests of a transaction thread that dies: the first one exits at its first commit. */
+  transactionThreadExitsAtFirstCommit?: boolean;
 }
 
 /**
  * The SQLite engine: one database file, shared by any number of processes. Reads run on the
  * calling thread with prepared statements (WAL readers never wait, and a page is one statement
  * of about a millisecond); the bulk upserts of a server run in its writer thread (writer.ts),
- * so that a write waiting for a lock never holds up the event loop. Loads, exports and checks
+ * so that a write waiting for a lock never holds up the event loop; so do a server's transactions
+ * that span awaits (transactionThreadClient.ts). Exports and checks, and a command's loads,
  * use a connection of their own for their transaction, so that no read on the shared
  * connection sees their uncommitted data or their old snapshot.
  *
@@ -42,13 +47,18 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     { path, busyTimeoutMs, checkpoints: options.role !== 'server', exitInFirstTransaction: options.writerExitsInFirstTransaction },
     log,
   );
+  // A server's transactions that span awaits (the administration's) run in a thread of their own too.
+  const transactions = options.role === 'server' ? startTransactionThread({ path, busyTimeoutMs, checkpoints: false, exitAtFirstCommit: options.transactionThreadExitsAtFirstCommit }, log) : undefined;
   // A server's checkpoint thread starts with its first write: only the writer thread's commits,
   // which do not checkpoint, leave the WAL to it (a server that only reads starts no thread).
   let checkpointer: Checkpointer | undefined;
   const startCheckpoints = () =>
     startCheckpointer(path, {
       onError: (error) => log.error({ err: error }, 'the checkpoint thread failed'),
-      onStopped: () => writer.checkpointByItself(),
+      onStopped: () => {
+        writer.checkpointByItself();
+        transactions?.checkpointByItself();
+      },
       onDiskFull: (full) =>
         full
           ? log.warn({}, 'WAL checkpoints fail: the disk that holds the database is full; the WAL keeps every commit until space returns')
@@ -79,7 +89,11 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
       if (options.role === 'server' && !closing) checkpointer ??= startCheckpoints();
       return writer.write(tenantId, write);
     },
-    inWriteTransaction: (work) => withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection)))),
+    inWriteTransaction: (work) => {
+      if (!transactions) return withConnection((connection) => inWriteTransaction(connection, () => work(writeSteps(connection))));
+      if (!closing) checkpointer ??= startCheckpoints();
+      return transactions.inWriteTransaction(work);
+    },
     inSnapshot: (work) =>
       withConnection((connection) =>
         inReadTransaction(connection, () =>
@@ -101,6 +115,7 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     async close() {
       closing = true;
       await writer.stop();
+      await transactions?.stop();
       await checkpointer?.stop();
       foldWal(db, log);
       db.close();

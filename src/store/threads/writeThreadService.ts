@@ -18,7 +18,7 @@ export interface WriteService {
  * first, so that reads, accepts and health checks keep their latency while writes queue; a
  * write still gets about a quarter of a contended core.
  */
-const WRITE_THREAD_NICE = 5;
+export const WRITE_THREAD_NICE = 5;
 
 /**
  * The thread side of a write thread: the server's messages, taken one after the other, in

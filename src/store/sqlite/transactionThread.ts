@@ -80,7 +80,12 @@ function stepsAt(path: StepPath): Steps {
   for (let i = 0; i < path.length; i += 1) {
     const key = JSON.stringify(path.slice(0, i + 1));
     let next = reached.get(key);
-    if (!next) reached.set(key, (next = at[path[i]![0]]!(...path[i]![1]) as Steps));
+    if (!next) {
+      const [name, args] = path[i]!;
+      const step: unknown = at[name];
+      // A property of the steps (`deliverySteps`) is reached as it is; a step that returns steps is called.
+      reached.set(key, (next = (typeof step === 'function' ? (step as (...stepArgs: unknown[]) => unknown)(...args) : step) as Steps));
+    }
     at = next;
   }
   return at;

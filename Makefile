@@ -27,7 +27,7 @@ ENGINE_FREE = test/domain test/delivery test/docs test/contract test/client test
   test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
   $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
-    serveRateLimit.test.ts serveWorkersFaults.test.ts) \
+    serveRateLimit.test.ts serveWorkersFaults.test.ts webhookListen.test.ts demoWebhook.test.ts) \
   $(addprefix test/http/,apiSetup.test.ts badRequests.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
     adminFuzz.test.ts builtValidators.test.ts docsPage.test.ts earlyAnswers.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \
     rateLimitBuckets.test.ts rateLimits.test.ts securityHeaders.test.ts validatedQuery.test.ts)
@@ -62,6 +62,8 @@ CITUS_TESTS = test/store/store.test.ts test/store/postgres/engineParity.test.ts 
   test/dataset/statementStatuses.test.ts test/http/adminSandboxCopy.test.ts test/http/adminReset.test.ts test/cli/crashSafety.test.ts \
   test/store/postgres/citusShardMove.test.ts test/store/postgres/citus.test.ts
 DEMO_DB ?= .demo/compdata.db
+# The administration token of the demo's server (made on the first run, kept in the demo's directory).
+DEMO_TOKEN = $(dir $(DEMO_DB))admin.token
 DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
@@ -178,10 +180,12 @@ test-citus: build
 demo: build
 	@mkdir -p $(dir $(DEMO_DB))
 	@if [ ! -s $(DEMO_DB) ]; then $(BIN) seed --db $(DEMO_DB) --tenant demo --records $(DEMO_RECORDS); fi
+	@[ -s $(DEMO_TOKEN) ] || (umask 077 && node -e "process.stdout.write(require('crypto').randomBytes(24).toString('base64url'))" > $(DEMO_TOKEN))
 	@key=$$($(BIN) keys create --db $(DEMO_DB) --tenant demo | tail -n 1) && \
 	  echo && echo "Ready. In another terminal:" && \
 	  echo "  curl -s -H 'X-API-Key: $$key' 'http://127.0.0.1:$(DEMO_PORT)/v1/reporting?limit=2'" && echo && \
-	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT) --webhook-allow-private
+	  node scripts/demoWebhookHint.mjs $(DEMO_PORT) $(DEMO_TOKEN) $(DEMO_DB) && \
+	  exec $(BIN) serve --db $(DEMO_DB) --port $(DEMO_PORT) --admin-token-file $(DEMO_TOKEN) --webhook-allow-private
 
 ## Load benchmarks (bench/README.md): the whole suite (about 6 min), a quick one (under 2 min),
 ## the ratios between two result files, a CPU profile of one scenario.

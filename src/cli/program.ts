@@ -10,6 +10,7 @@ import { seedCommand } from './seed.js';
 import { serveCommand } from './serve.js';
 import { statementsCommand } from './statements.js';
 import { packageVersion } from './version.js';
+import { webhooksCommand } from './webhookListen.js';
 
 function buildProgram(): Command {
   const program = new Command('compdata')
@@ -24,6 +25,7 @@ function buildProgram(): Command {
     .addCommand(backupCommand())
     .addCommand(compactCommand())
     .addCommand(checkCommand())
+    .addCommand(webhooksCommand())
     .addHelpText('after', '\nExit codes: 0 done, 1 the work could not be done, 2 wrong command line.');
   applyConventions(program);
   return program;

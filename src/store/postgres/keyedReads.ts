@@ -1,7 +1,7 @@
 import type { KeyedRead, KeyedReads } from '../engine/keyedReads.js';
 import type { StoredKey } from '../engine/readSteps.js';
 import { firstRow, statement, textsOf, type Queryable } from './connection.js';
-import { joinedTexts } from './pagedReads.js';
+import { joinedTexts, positionsFrom } from './pagedReads.js';
 
 /**
  * The key `$2` of the tenant `$1` with its tenant's state, as keys.ts reads them, and whether it
@@ -34,7 +34,7 @@ const reportingRows = statement<[number, string, Buffer, number, number], { reco
     LEFT JOIN LATERAL (
       SELECT d.fragment FROM dimension_values d
       WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
-    WHERE (SELECT granted FROM k) AND r.tenant_id = $1 AND r.pos >= $4 AND r.pos < $4::bigint + $5
+    WHERE (SELECT granted FROM k) AND r.tenant_id = $1 AND ${positionsFrom('r.pos', '$4', '$5')}
     ORDER BY r.pos)`,
 );
 

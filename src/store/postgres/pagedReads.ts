@@ -10,7 +10,19 @@ import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from '
  * decodes no such text (V8 holds one with any non-ASCII character as two bytes a character):
  * fewer milliseconds on both sides. A page's rows come in binary format ({@link textsOf}) and
  * are written straight into its bytes ({@link joinedTexts}).
+ *
+ * The range's bounds are written as {@link positionsFrom} says: each one a subquery of its
+ * parameters alone (an InitPlan, still the index scan's bound). The planner then estimates a
+ * page's rows the same for any bounds, so the plan it makes for the given values costs what the
+ * plan for any values (the generic plan) does, and a prepared statement keeps its generic plan
+ * after its first five executions instead of planning every page afresh (bounds as plain
+ * parameters let each page's own plan estimate its rows from the range's width, always cheaper
+ * than the generic plan's estimate, so PostgreSQL would plan every execution).
  */
+
+/** `column >= first AND column < first + count` (both SQL expressions), its bounds hidden from the planner's estimates (see above). */
+export const positionsFrom = (column: string, first: string, count: string): string =>
+  `${column} >= (SELECT ${first}::bigint) AND ${column} < (SELECT ${first}::bigint + ${count})`;
 
 /**
  * A page of the tenant's reporting records (`$1`) from position `$2`, at most `$3` of them, in
@@ -28,14 +40,14 @@ const reportingRows = statement<[number, number, number, string], { record: stri
    LEFT JOIN LATERAL (
      SELECT d.fragment FROM dimension_values d
      WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
-   WHERE r.tenant_id = $1 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+   WHERE r.tenant_id = $1 AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
 );
 const reportingTotal = statement<[number], { total: number }>('SELECT coalesce(max(pos) + 1, 0) AS total FROM reporting_records WHERE tenant_id = $1');
 
 const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = $2');
 const tableRows = statement<[number, number, number, number], { record: string }>(
   `SELECT r.body AS record FROM table_records r
-   WHERE r.tenant_id = $1 AND r.table_pk = $4 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+   WHERE r.tenant_id = $1 AND r.table_pk = $4 AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
 );
 const tableTotal = statement<[number, number], { total: number }>(
   'SELECT coalesce(max(pos) + 1, 0) AS total FROM table_records WHERE tenant_id = $1 AND table_pk = $2',

@@ -1,6 +1,6 @@
 import type { V2Reads } from '../engine/readSteps.js';
 import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
-import { joinedTexts } from './pagedReads.js';
+import { joinedTexts, positionsFrom } from './pagedReads.js';
 
 /**
  * The v2 reads on PostgreSQL (see ../sqlite/migrations.ts, 8, and ../sqlite/v2Reads.ts): the
@@ -46,10 +46,10 @@ const statementRows = statement<[number, number, number], { record: string }>(
    LEFT JOIN LATERAL (
      SELECT s.fields_v2, s.changed_at FROM statements s
      WHERE s.tenant_id = $1 AND s.user_pk = r.user_pk AND s.month = r.month OFFSET 0) AS s ON true
-   WHERE r.tenant_id = $1 AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+   WHERE r.tenant_id = $1 AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
 );
 const tableRows = statement<[number, number, number, number], { record: string }>(
-  `SELECT ${TABLE_RECORD} AS record FROM ${TABLE_FROM} AND r.pos >= $2 AND r.pos < $2::bigint + $3 ORDER BY r.pos`,
+  `SELECT ${TABLE_RECORD} AS record FROM ${TABLE_FROM} AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
 );
 /** Up to `$5` records from position `$2` whose time of last change is after `$3` and before `$4`. */
 const changedStatements = statement<[number, number, string, string, number], Row>(

@@ -46,7 +46,7 @@ export interface Metrics {
   /** The registry, for `--workers` (the primary asks each worker for it). */
   registry: Registry;
   /** Counts an attempt of a webhook call made by this server's delivery worker. */
-  countWebhookAttempt(outcome: AttemptOutcome): void;
+  countWebhookAttempt: (outcome: AttemptOutcome) => void;
 }
 
 /** What a scrape answers: the text, and its content type (text/plain; version=0.0.4). */

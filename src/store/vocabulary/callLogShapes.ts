@@ -1,7 +1,7 @@
 import type { WebhookEvent } from './webhookShapes.js';
 
 /** Where a webhook call is: waiting for an attempt, delivered, or failed after its last attempt. */
-export type CallState = 'pending' | 'delivered' | 'failed';
+type CallState = 'pending' | 'delivered' | 'failed';
 
 /** Which calls a reading of the log takes: each field given narrows it. */
 export interface CallFilter {

@@ -312,6 +312,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{name}/webhook-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The log of the tenant's webhook calls, newest first
+         * @description The tenant's webhook calls, newest first (by `seq`, their order in the outbox), a page at
+         *     a time: `limit` calls (1 to 1000, default 100) written before the call `before`, those of
+         *     the endpoint `endpoint`, of the event `event` and in the state `state` when given. `next`
+         *     is the URL of the following page, present exactly when a call follows this page. Each
+         *     call without its attempts: `GET /admin/v1/tenants/{name}/webhook-calls/{id}` gives them.
+         */
+        get: operations["listWebhookCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/webhook-calls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The call's `webhook-id`. */
+                id: components["parameters"]["CallIdInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A webhook call with the log of its attempts
+         * @description The call and every attempt made of it, in order: when it was made, how long it took, the
+         *     receiver's status or the error when none came, the first 1 KiB of the answer's body, and
+         *     the body sent (as sent, the text its signature was made of).
+         */
+        get: operations["getWebhookCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{name}/webhook-calls/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The call's `webhook-id`. */
+                id: components["parameters"]["CallIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook call again by hand
+         * @description A `delivered` or `failed` call becomes `pending` and due now, with the same `webhook-id`:
+         *     a fresh series of up to `--webhook-attempts` attempts on the retry schedule, numbered on
+         *     after the attempts before it, which stay in the log. The body is made anew when the call
+         *     is sent, of the statement as it is then. A call still `pending` is a `409`: it is being
+         *     sent already.
+         */
+        post: operations["resendWebhookCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/keys/{id}": {
         parameters: {
             query?: never;
@@ -528,6 +611,63 @@ export interface components {
              */
             grace_seconds: number;
         };
+        /** @enum {string} */
+        WebhookCallState: "pending" | "delivered" | "failed";
+        WebhookCall: {
+            /** @description Its `webhook-id`, the same on every attempt. */
+            id: string;
+            /** @description Its order among the tenant's calls. */
+            seq: number;
+            endpoint_id: string;
+            event: components["schemas"]["WebhookEvent"];
+            statement: {
+                id: string;
+                user_id: string;
+                month: components["schemas"]["Month"];
+            };
+            state: components["schemas"]["WebhookCallState"];
+            /** @description Attempts made, resends' included. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, for a pending call; `null` otherwise.
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the event happened and the call was written.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last sent again by hand; `null` if never.
+             */
+            resent_at: string | null;
+        };
+        WebhookAttempt: {
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            duration_ms: number;
+            /** @description The receiver's status; `null` when none came (`error` says why). */
+            status: number | null;
+            /** @description Why no answer came (`timeout`, `refused: …`, an error code); `null` when one came. */
+            error: string | null;
+            /** @description The first 1 KiB of the answer's body. */
+            answer_head: string;
+            /** @description The body sent; empty when none was (the statement no longer stored). */
+            body: string;
+        };
+        WebhookCallWithAttempts: {
+            call: components["schemas"]["WebhookCall"];
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookCallPage: {
+            count: number;
+            data: components["schemas"]["WebhookCall"][];
+            /** Format: uri */
+            next?: string;
+        };
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /** Format: uri */
@@ -592,6 +732,15 @@ export interface components {
         };
         /** @description No tenant has this name, or the tenant has no endpoint with this id. */
         NoSuchEndpoint: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No tenant has this name, or the tenant has no webhook call with this id. */
+        NoSuchCall: {
             headers: {
                 [name: string]: unknown;
             };
@@ -721,6 +870,8 @@ export interface components {
         TenantNameInPath: components["schemas"]["TenantName"];
         /** @description The endpoint's id. */
         EndpointIdInPath: string;
+        /** @description The call's `webhook-id`. */
+        CallIdInPath: string;
     };
     requestBodies: never;
     headers: never;
@@ -1245,6 +1396,123 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookCalls: {
+        parameters: {
+            query?: {
+                /** @description How many calls at most in the page. */
+                limit?: number;
+                /** @description The `seq` the page starts before (the last `seq` of the page before); `next` carries it. */
+                before?: number;
+                /** @description Only the calls to this endpoint. */
+                endpoint?: string;
+                /** @description Only the calls of this event. */
+                event?: components["schemas"]["WebhookEvent"];
+                /** @description Only the calls in this state. */
+                state?: components["schemas"]["WebhookCallState"];
+            };
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of calls. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCallPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchTenant"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The call's `webhook-id`. */
+                id: components["parameters"]["CallIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call and its attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCallWithAttempts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchCall"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendWebhookCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's name. */
+                name: components["parameters"]["TenantNameInPath"];
+                /** @description The call's `webhook-id`. */
+                id: components["parameters"]["CallIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call is pending again; the delivery worker sends it. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCall"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NoSuchCall"];
+            /** @description The call is pending already; nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

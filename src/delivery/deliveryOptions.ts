@@ -9,6 +9,11 @@ export interface DeliveryOptions {
   readonly retries: RetrySchedule;
   /** How often the outbox is looked at when nothing is due sooner. */
   readonly pollMs: number;
+  /** Told the outcome of each attempt recorded (`/metrics`). */
+  readonly onAttempt?: (outcome: AttemptOutcome) => void;
 }
+
+/** An attempt's outcome: the call delivered, failed and tried again, or failed for good. */
+export type AttemptOutcome = 'delivered' | 'retried' | 'failed';
 
 export const DELIVERY_DEFAULTS: DeliveryOptions = { timeoutMs: 10_000, allowPrivate: false, retries: DEFAULT_RETRIES, pollMs: 1_000 };

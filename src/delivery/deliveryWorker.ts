@@ -62,7 +62,7 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
       result = await sendCall({ url: call.endpoint.url, headers, body }, { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, answerHeadBytes: ANSWER_HEAD_BYTES });
     }
     const delivered = result.outcome === 'answered' && result.status >= 200 && result.status < 300;
-    const next = delivered || !call.statement ? { retry: false as const } : afterFailure(options.retries, number, Math.random());
+    const next = delivered || !call.statement ? { retry: false as const } : afterFailure(options.retries, number - call.seriesFrom, Math.random());
     const nextAt = Date.now() + (next.retry ? next.waitMs : 0);
     if (next.retry) soonest = Math.min(soonest, nextAt);
     const recorded: CallAttempt = {
@@ -80,6 +80,7 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
       nextAttemptAt: new Date(nextAt).toISOString(),
     };
     await store.recordWebhookAttempt(recorded);
+    options.onAttempt?.(delivered ? 'delivered' : next.retry ? 'retried' : 'failed');
     const details = { webhookId: call.id, attempt: number, state: recorded.state, status: recorded.status, error: recorded.error, durationMs: result.durationMs };
     if (delivered) log.info(details, 'webhook call delivered');
     else log.warn(details, recorded.state === 'failed' ? 'webhook call failed for good' : 'webhook call failed; it is tried again');

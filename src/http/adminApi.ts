@@ -6,6 +6,7 @@ import { createTenantKey, listTenantKeys, revokeKey } from './handlers/admin/key
 import { changeStatementStatus } from './handlers/admin/statements.js';
 import { deleteTenant, listTenants, resetTenant } from './handlers/admin/tenants.js';
 import { setSandboxTtl } from './handlers/admin/setSandboxTtl.js';
+import { getWebhookCall, listWebhookCalls, resendWebhookCall } from './handlers/admin/webhookCalls.js';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, rotateWebhookSecrets, updateWebhookEndpoint } from './handlers/admin/webhooks.js';
 import type { Api } from './api.js';
 import { adminTokenCheck } from './adminToken.js';
@@ -56,6 +57,9 @@ const HANDLERS: { [OperationId in keyof operations]: (deps: AdminDeps) => Operat
   updateWebhookEndpoint,
   deleteWebhookEndpoint,
   rotateWebhookSecrets,
+  listWebhookCalls,
+  getWebhookCall,
+  resendWebhookCall,
 };
 
 interface AdminServed extends ServedOperations {

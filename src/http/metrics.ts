@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { StoreBusy, StoreFull } from '../store/vocabulary/storeErrors.js';
 import type { ReplicaState } from '../store/vocabulary/readShapes.js';
 import type { RequestStore, ServerStore } from '../store/store.js';
+import type { AttemptOutcome } from '../delivery/deliveryOptions.js';
 import { isReadMethod } from './readMethods.js';
 import { closedStatus, onResponseClose } from './responseClose.js';
 
@@ -28,6 +29,12 @@ import { closedStatus, onResponseClose } from './responseClose.js';
  *   (times it left the rotation), `compdata_read_server_failures_total` (reads it failed, each
  *   served by another server) and `compdata_replica_lag_seconds` (how old its data was at the
  *   last check; absent while it does not answer);
+ * - the webhook calls (docs/administration.md#delivery): `compdata_webhook_attempts_total{outcome}`,
+ *   the attempts this server made, by outcome (`delivered`; `retried`: failed, tried again;
+ *   `failed`: failed, and the call with it), and, read at each scrape across tenants,
+ *   `compdata_webhook_calls_pending` (the outbox's depth) and
+ *   `compdata_webhook_oldest_pending_seconds` (since when the oldest pending call waits: written,
+ *   or last sent again by hand; 0 when none is pending);
  * - prom-client's process and Node runtime metrics (`process_resident_memory_bytes`,
  *   `process_open_fds`, event-loop lag, heap, GC).
  */
@@ -38,6 +45,8 @@ export interface Metrics {
   scrape(): Promise<Scrape>;
   /** The registry, for `--workers` (the primary asks each worker for it). */
   registry: Registry;
+  /** Counts an attempt of a webhook call made by this server's delivery worker. */
+  countWebhookAttempt: (outcome: AttemptOutcome) => void;
 }
 
 /** What a scrape answers: the text, and its content type (text/plain; version=0.0.4). */
@@ -63,7 +72,7 @@ export interface MeteredState {
 const LOCK_WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(store: Pick<ServerStore, 'databaseBytes'> & Pick<RequestStore, 'readServers'>): Metrics {
+export function createMetrics(store: Pick<ServerStore, 'databaseBytes' | 'webhookQueue'> & Pick<RequestStore, 'readServers'>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -119,6 +128,7 @@ export function createMetrics(store: Pick<ServerStore, 'databaseBytes'> & Pick<R
   });
 
   readServerMetrics(registry, store);
+  const webhookAttempts = webhookMetrics(registry, store);
 
   const middleware: Middleware = async (ctx, next) => {
     const stopTimer = duration.startTimer();
@@ -142,6 +152,7 @@ export function createMetrics(store: Pick<ServerStore, 'databaseBytes'> & Pick<R
   return {
     middleware,
     registry,
+    countWebhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),
     scrape: async () => ({ text: await registry.metrics(), contentType: registry.contentType }),
   };
 }
@@ -173,4 +184,34 @@ function readServerMetrics(registry: Registry, store: Pick<RequestStore, 'readSe
       },
     });
   }
+}
+
+/** The webhook calls' figures (see `createMetrics`): the attempts' counter, which the delivery worker moves, and the outbox's gauges. */
+function webhookMetrics(registry: Registry, store: Pick<ServerStore, 'webhookQueue'>): Counter<'outcome'> {
+  // Read once per scrape for both gauges; a database that cannot be reached leaves the figures read last.
+  let queue: Promise<void> | undefined;
+  const readQueue = () =>
+    (queue ??= store
+      .webhookQueue()
+      .then(({ pending: depth, oldestSince }) => {
+        pending.set(depth);
+        oldest.set(oldestSince === null ? 0 : Math.max(0, (Date.now() - Date.parse(oldestSince)) / 1000));
+      })
+      .catch(() => undefined)
+      .finally(() => (queue = undefined)));
+  // Every worker of --workers sees the same outbox: the aggregate is one of them, not a sum.
+  const pending = new Gauge({ name: 'compdata_webhook_calls_pending', help: 'Webhook calls waiting for an attempt, across tenants', aggregator: 'max', registers: [registry], collect: readQueue });
+  const oldest = new Gauge({
+    name: 'compdata_webhook_oldest_pending_seconds',
+    help: 'How long the oldest pending webhook call has waited (since it was written, or last sent again by hand); 0 when none waits',
+    aggregator: 'max',
+    registers: [registry],
+    collect: readQueue,
+  });
+  return new Counter({
+    name: 'compdata_webhook_attempts_total',
+    help: 'Attempts of webhook calls made by this server, by outcome: delivered; retried (failed, tried again); failed (failed, and the call with it)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
 }

@@ -112,7 +112,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     rateLimiter: options.rateLimiter,
   }));
   const sweeper = options.admin && sweeperOver(options.admin.store, store, logger, sandboxes.sweepEveryMs);
-  const delivery = options.webhooks && startDeliveryWorker(store, logger, { ...DELIVERY_DEFAULTS, ...options.webhooks });
+  const delivery = options.webhooks && startDeliveryWorker(store, logger, { ...DELIVERY_DEFAULTS, ...options.webhooks, ...(metrics && { onAttempt: metrics.countWebhookAttempt }) });
   const admitted = admission(limits.maxConcurrent, { exempt: answeredAheadOfAdmission, count: store.requestsInProgress });
   const app = createApp(api, { limits, logger, publicBase, corsOrigins: options.corsOrigins ?? [], faults: options.faults, metrics, admitted, healthPort: options.healthPort !== undefined, ...(adminApi && { adminApi }) });
   const handle = app.callback();

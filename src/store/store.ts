@@ -5,6 +5,7 @@ import type { WriteOptions, BulkOutcome, WriteOutcome, PendingImport, Pushed, Pu
 import type { DatasetReads, KeptCreate, LoadOptions, SandboxExpiry, SandboxMaking, StoredRecipe, Violation } from './vocabulary/adminShapes.js';
 import type { LeaseClaim } from './vocabulary/leases.js';
 import type { CallAttempt, CallClaim, ClaimedCall } from './vocabulary/deliveryShapes.js';
+import type { CallFilter, CallQueue, LoggedAttempt, LoggedCall, ResendOutcome } from './vocabulary/callLogShapes.js';
 import type { ArchiveItem } from '../domain/archiveItems.js';
 import type { Upsert } from '../domain/bulkItems.js';
 import type { StoredImport } from '../domain/importJson.js';
@@ -162,6 +163,15 @@ export interface AdminStore {
   deleteWebhookEndpoint(tenantName: string, id: string): Promise<'deleted' | 'unknownTenant' | 'unknownEndpoint'>;
   /** New secrets for an endpoint; the ones they replace stay valid for `graceSeconds`. */
   rotateWebhookSecrets(tenantName: string, id: string, graceSeconds: number): Promise<(WebhookEndpoint & WebhookSecrets) | 'unknownTenant' | 'unknownEndpoint'>;
+  /** Up to `limit` of the tenant's webhook calls whose `seq` is below `before` (all when absent), newest first, those `filter` takes. */
+  listWebhookCalls(tenantName: string, filter: CallFilter, page: { before?: number; limit: number }): Promise<LoggedCall[] | 'unknownTenant'>;
+  /** A webhook call of the tenant with its attempts, in order. */
+  webhookCall(tenantName: string, id: string): Promise<{ call: LoggedCall; attempts: LoggedAttempt[] } | 'unknownTenant' | 'unknownCall'>;
+  /**
+   * Sends a delivered or failed call again (docs/administration.md#the-log-of-calls): pending and
+   * due now, with the same `webhook-id`, a fresh series of attempts; in one transaction.
+   */
+  resendWebhookCall(tenantName: string, id: string): Promise<ResendOutcome | 'unknownTenant'>;
   /**
    * The answer a sandbox create kept under `lookup` (`LoadOptions.sandbox`), unless kept longer
    * than the public API's idempotency keys are (docs/rules.md#retries); a read, writing nothing.
@@ -234,6 +244,8 @@ export interface ServerStore {
   claimWebhookCalls(claim: CallClaim): Promise<ClaimedCall[]>;
   /** Records an attempt of a call and the call's new state, in one transaction; nothing when the call is gone (its endpoint or tenant deleted). */
   recordWebhookAttempt(attempt: CallAttempt): Promise<void>;
+  /** The pending webhook calls across tenants and since when the oldest waits, for `/metrics`. */
+  webhookQueue(): Promise<CallQueue>;
   /** Bytes the database takes (SQLite: the file and its WAL; PostgreSQL: the whole database), for `/metrics`. */
   databaseBytes(): Promise<number>;
   /** Finishes the writes in progress and releases the database (for SQLite: the WAL folded into the file). */

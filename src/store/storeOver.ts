@@ -1,5 +1,6 @@
 import { administration } from './admin/administration.js';
 import { statementChanges } from './admin/statementChanges.js';
+import { webhookCallLog } from './admin/webhookCallLog.js';
 import { webhookEndpoints } from './admin/webhookEndpoints.js';
 import { webhookOutbox } from './delivery/webhookOutbox.js';
 import type { Engine } from './engine/engine.js';
@@ -52,6 +53,7 @@ export function storeOver(engine: Engine, options: StoreOptions = { routing: DEF
     ...administration(context, keys),
     ...statementChanges(context),
     ...webhookEndpoints(context),
+    ...webhookCallLog(context),
     ...webhookOutbox(context),
     requestsInProgress: options.requestsInProgress ?? sharedRequestCount(),
     takeLease: (claim) => engine.inWriteTransaction(async (steps) => steps.takeLease(claim)),

@@ -26,6 +26,7 @@ const call = (records: number, previous: string | null = null): ClaimedCall & { 
   event: 'statement.sent_to_payroll',
   createdAt: '2026-03-31T12:00:00.000Z',
   attempts: 0,
+  seriesFrom: 0,
   endpoint: { url: 'http://127.0.0.1:9/hook', secretHeader: true, secret: 'a'.repeat(64), signingSecret: SIGNING, previousSigningSecret: previous },
   statement: statement(records),
 });

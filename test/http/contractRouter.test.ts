@@ -120,7 +120,7 @@ describe('what ContractRouter relies on in openapi-backend', () => {
 
   it('a routed request is parsed once, through the router createApi installs, and the operations are never listed again', async (t) => {
     const principal = { tenantId: 1 } as unknown as Principal;
-    const served = await createApi({ definition: loadDocument().definition, deps: { store: { servedBy: () => undefined } } as unknown as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined, readPushBody: async () => undefined });
+    const served = await createApi({ definition: loadDocument().definition, deps: { store: { servedBy: () => undefined, confirm: async () => true } } as unknown as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined, readPushBody: async () => undefined });
     const api = served.backend;
     assert.ok(api.router instanceof ContractRouter);
     assert.equal(api.validator.router, api.router);

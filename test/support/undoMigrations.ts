@@ -2,11 +2,27 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before a webhook call could be sent again by
+ * hand (SQLite migration 25, PostgreSQL migration 32): no `series_from` and `resent_at` in `webhook_calls`.
+ */
+const BEFORE_CALL_RESENDS: Record<TestEngine, string> = {
+  sqlite: `
+    ALTER TABLE webhook_calls DROP COLUMN resent_at;
+    ALTER TABLE webhook_calls DROP COLUMN series_from;
+    PRAGMA user_version = 24;
+  `,
+  postgres: `
+    ALTER TABLE webhook_calls DROP COLUMN resent_at, DROP COLUMN series_from;
+    UPDATE schema_version SET version = 31;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before group attributions dropped their index
  * by group and their foreign key to `groups` (SQLite migration 24; PostgreSQL has no such step).
  */
 export const BEFORE_GROUP_REFERENCE: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_CALL_RESENDS.sqlite}
     CREATE TABLE group_attributions_24 (
       pk INTEGER PRIMARY KEY,
       user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
@@ -23,7 +39,7 @@ export const BEFORE_GROUP_REFERENCE: Record<TestEngine, string> = {
     CREATE INDEX group_attributions_by_group ON group_attributions (group_pk);
     PRAGMA user_version = 23;
   `,
-  postgres: '',
+  postgres: BEFORE_CALL_RESENDS.postgres,
 };
 
 /**
@@ -36,7 +52,7 @@ const BEFORE_WEBHOOK_DELIVERY: Record<TestEngine, string> = {
     DROP INDEX webhook_calls_waiting;
     PRAGMA user_version = 22;
   `,
-  postgres: `
+  postgres: `${BEFORE_GROUP_REFERENCE.postgres}
     DROP TABLE webhook_attempts;
     DROP INDEX webhook_calls_waiting;
     UPDATE schema_version SET version = 29;

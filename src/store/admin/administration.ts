@@ -16,7 +16,8 @@ import { copyFromOrigin, copyInto, dropUnusedOrigin } from './sandboxCopies.js';
 /** What administration.ts implements; statuses and webhooks have files of their own. */
 type AdministrationCore = Omit<
   AdminStore,
-  'changeStatementStatus' | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'updateWebhookEndpoint' | 'deleteWebhookEndpoint' | 'rotateWebhookSecrets'
+  | 'changeStatementStatus' | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'updateWebhookEndpoint' | 'deleteWebhookEndpoint' | 'rotateWebhookSecrets'
+  | 'listWebhookCalls' | 'webhookCall' | 'resendWebhookCall'
 >;
 
 /**

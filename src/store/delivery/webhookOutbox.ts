@@ -10,7 +10,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * reads what the call is made of as it is then; an attempt recorded with the call's new state in
  * one transaction.
  */
-export function webhookOutbox({ engine, inTurn }: StoreContext): Pick<ServerStore, 'claimWebhookCalls' | 'recordWebhookAttempt'> {
+export function webhookOutbox({ engine, inTurn }: StoreContext): Pick<ServerStore, 'claimWebhookCalls' | 'recordWebhookAttempt' | 'webhookQueue'> {
   return {
     async claimWebhookCalls({ owner, now, until, limit }) {
       const [nowText, untilText] = [iso(now), iso(until)];
@@ -28,6 +28,7 @@ export function webhookOutbox({ engine, inTurn }: StoreContext): Pick<ServerStor
       }
       return claimed;
     },
+    webhookQueue: () => inTurn(() => engine.reads.webhookQueue()),
     recordWebhookAttempt: (attempt) => engine.inWriteTransaction(async (steps) => steps.deliverySteps.recordAttempt(attempt)),
   };
 }

@@ -13,6 +13,7 @@ export interface StoredCall {
   readonly event: WebhookEvent;
   readonly createdAt: string;
   readonly attempts: number;
+  readonly seriesFrom: number;
   readonly userId: string;
   readonly month: number;
   readonly endpoint: CallEndpoint;

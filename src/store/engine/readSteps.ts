@@ -8,6 +8,7 @@ import type { Answer } from '../vocabulary/answer.js';
 import type { KeptCreate } from '../vocabulary/adminShapes.js';
 import type { resumeBounds } from '../../domain/syncToken.js';
 import type { DueCall } from './deliverySteps.js';
+import type { CallQueue } from '../vocabulary/callLogShapes.js';
 /** The reads of the service, on one connection (or pool). Filters naming nothing stored give an empty listing. */
 export interface EngineReads {
   findTenant(name: string): Answer<Tenant | undefined>;
@@ -23,6 +24,8 @@ export interface EngineReads {
    * statement to the same endpoint written before it is pending (docs/rules.md#webhook-delivery).
    */
   dueWebhookCalls(now: string, limit: number): Answer<DueCall[]>;
+  /** The pending webhook calls across tenants, counted along the index of pending calls. */
+  webhookQueue(): Answer<CallQueue>;
   /** The answer a sandbox create kept under `lookup`, unless kept before `since` (milliseconds). */
   keptCreate(lookup: string, since: number): Answer<Omit<KeptCreate, 'lookup'> | undefined>;
   /** The tenant's statement reporting records (`emptyFragment`: see {@link StoredKey}). */

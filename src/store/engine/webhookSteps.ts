@@ -1,5 +1,6 @@
 import type { StatementStatus } from '../../domain/statements.js';
 import type { Answer } from '../vocabulary/answer.js';
+import type { CallLogSteps } from './callLogSteps.js';
 import type { EndpointSettings, WebhookEndpoint, WebhookEvent, WebhookSecrets } from '../vocabulary/webhookShapes.js';
 
 /** A stored statement as a change of status reads it. */
@@ -37,8 +38,8 @@ export interface StatusChangeSteps {
   insertCalls(calls: readonly NewWebhookCall[]): Answer<void>;
 }
 
-/** A tenant's webhook endpoints, inside the caller's write transaction. */
-export interface WebhookSteps {
+/** A tenant's webhook endpoints and the log of their calls, inside the caller's write transaction. */
+export interface WebhookSteps extends CallLogSteps {
   insertEndpoint(endpoint: EndpointSettings & WebhookSecrets & { id: string; createdAt: string }): Answer<void>;
   endpoints(): Answer<WebhookEndpoint[]>;
   endpoint(id: string): Answer<WebhookEndpoint | undefined>;

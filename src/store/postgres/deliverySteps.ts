@@ -1,4 +1,5 @@
 import type { DeliverySteps, DueCall } from '../engine/deliverySteps.js';
+import type { CallQueue } from '../vocabulary/callLogShapes.js';
 import type { WebhookEvent } from '../vocabulary/webhookShapes.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 import { statementRecordsOf } from './v2Reads.js';
@@ -13,6 +14,7 @@ type CallRow = {
   event: WebhookEvent;
   createdAt: string;
   attempts: number;
+  seriesFrom: number;
   userId: string;
   month: number;
   url: string;
@@ -35,7 +37,7 @@ const claim = statement<[number, string, string, string, string], CallRow>(
    FROM webhook_endpoints e
    WHERE c.tenant_id = $1 AND c.id = $2 AND c.state = 'pending' AND c.next_attempt_at <= $4 AND (c.lease_until IS NULL OR c.lease_until <= $4)
      AND e.tenant_id = $1 AND e.id = c.endpoint_id
-   RETURNING c.event, c.created_at AS "createdAt", c.attempts, c.user_id AS "userId", c.month, e.url, e.secret_header AS "secretHeader",
+   RETURNING c.event, c.created_at AS "createdAt", c.attempts, c.series_from AS "seriesFrom", c.user_id AS "userId", c.month, e.url, e.secret_header AS "secretHeader",
      e.secret, e.signing_secret AS "signingSecret",
      CASE WHEN e.previous_until > $4 THEN e.previous_signing_secret END AS "previousSigningSecret"`,
 );
@@ -53,6 +55,13 @@ const settle = statement<[number, string, string, string, number, string]>(
   `UPDATE webhook_calls SET state = $4, attempts = $5, next_attempt_at = $6, lease_owner = NULL, lease_until = NULL
    WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3`,
 );
+
+const queue = statement<[], CallQueue>(
+  `SELECT count(*)::float8 AS pending, min(coalesce(resent_at, created_at)) AS "oldestSince" FROM webhook_calls WHERE state = 'pending'`,
+);
+
+/** The pending calls across tenants (`EngineReads.webhookQueue`), along the partial index `webhook_calls_waiting`. */
+export const callQueueRead = (db: Queryable) => async (): Promise<CallQueue> => (await firstRow(db, queue))!;
 
 /** The calls due across tenants (`EngineReads.dueWebhookCalls`). */
 export const dueCallReads =

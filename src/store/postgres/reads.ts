@@ -8,7 +8,7 @@ import { filteredReporting } from './filteredReporting.js';
 import { importReads } from './importSteps.js';
 import { pagedReads } from './pagedReads.js';
 import { tenantDirectoryReads } from './tenantDirectory.js';
-import { dueCallReads } from './deliverySteps.js';
+import { callQueueRead, dueCallReads } from './deliverySteps.js';
 import { v2Reads } from './v2Reads.js';
 
 const tenant = statement<[string], Tenant>('SELECT id, name FROM tenants WHERE name = $1');
@@ -19,6 +19,7 @@ export function postgresReads(db: Queryable): EngineReads {
     findTenant: (name) => firstRow(db, tenant, name),
     ...tenantDirectoryReads(db),
     dueWebhookCalls: dueCallReads(db),
+    webhookQueue: callQueueRead(db),
     reporting: (tenantId, emptyFragment) => pagedReads.reporting(db, tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filteredReporting(db, tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => pagedReads.tableRecords(db, tenantId, tableKey),

@@ -1,5 +1,6 @@
 import type { StoredStatement, StatusChangeSteps, WebhookSteps } from '../engine/webhookSteps.js';
 import type { WebhookEndpoint } from '../vocabulary/webhookShapes.js';
+import { callLogSteps } from './callLogSteps.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 import { tenantRows } from './tenantKeys.js';
 
@@ -72,6 +73,7 @@ export const statusChangeSteps = (db: Queryable, tenantId: number): StatusChange
 });
 
 export const webhookSteps = (db: Queryable, tenantId: number): WebhookSteps => ({
+  ...callLogSteps(db, tenantId),
   insertEndpoint: async ({ id, url, events, enabled, secretHeader, secret, signingSecret, createdAt }) =>
     void (await run(db, insertEndpoint, tenantId, id, url, JSON.stringify(events), enabled, secretHeader, secret, signingSecret, createdAt)),
   endpoints: async () => (await rowsOf(db, endpoints, tenantId)).map(endpointOf),

@@ -1,4 +1,5 @@
 import type { DeliverySteps, DueCall, StoredCall } from '../engine/deliverySteps.js';
+import type { CallQueue } from '../vocabulary/callLogShapes.js';
 import type { CallAttempt } from '../vocabulary/deliveryShapes.js';
 import type { WebhookEvent } from '../vocabulary/webhookShapes.js';
 import type { Db } from './db.js';
@@ -8,6 +9,7 @@ type CallRow = {
   event: WebhookEvent;
   createdAt: string;
   attempts: number;
+  seriesFrom: number;
   userId: string;
   month: number;
   url: string;
@@ -29,6 +31,14 @@ export function dueCallReads(db: Db): (now: string, limit: number) => DueCall[] 
   return (now, limit) => due.all({ now, limit });
 }
 
+/** The pending calls across tenants (`EngineReads.webhookQueue`), along the partial index `webhook_calls_waiting`. */
+export function callQueueRead(db: Db): () => CallQueue {
+  const queue = db.prepare<[], CallQueue>(
+    `SELECT count(*) AS pending, min(coalesce(resent_at, created_at)) AS oldestSince FROM webhook_calls WHERE state = 'pending'`,
+  );
+  return () => queue.get()!;
+}
+
 /**
  * The outbox's steps for the delivery worker on SQLite (migrations 21 and 23), inside the
  * caller's write transaction. A claim is a compare-and-set on the call's lease.
@@ -39,7 +49,7 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
      WHERE tenant_id = @tenant AND id = @id AND state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)`,
   );
   const call = db.prepare<{ tenant: number; id: string; now: string }, CallRow>(
-    `SELECT c.event, c.created_at AS createdAt, c.attempts, c.user_id AS userId, c.month, e.url, e.secret_header AS secretHeader,
+    `SELECT c.event, c.created_at AS createdAt, c.attempts, c.series_from AS seriesFrom, c.user_id AS userId, c.month, e.url, e.secret_header AS secretHeader,
        e.secret, e.signing_secret AS signingSecret,
        CASE WHEN e.previous_until > @now THEN e.previous_signing_secret END AS previousSigningSecret
      FROM webhook_calls c JOIN webhook_endpoints e ON e.tenant_id = c.tenant_id AND e.id = c.endpoint_id

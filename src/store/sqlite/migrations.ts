@@ -545,6 +545,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE group_attributions_24 RENAME TO group_attributions;
   CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
   `,
+  // 25: a call sent again by hand (docs/administration.md#the-log-of-calls): `resent_at`, when it
+  // last was, and `series_from`, the attempts made before its current series, which the retry
+  // schedule counts from (the log's numbers go on).
+  `
+  ALTER TABLE webhook_calls ADD COLUMN series_from INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE webhook_calls ADD COLUMN resent_at TEXT;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -3,7 +3,7 @@ import type { Tenant } from '../vocabulary/tenancy.js';
 import { attributionReads } from './attributionReads.js';
 import { changeReads } from './changeReads.js';
 import type { Db } from './db.js';
-import { dueCallReads } from './deliverySteps.js';
+import { callQueueRead, dueCallReads } from './deliverySteps.js';
 import { discoveryReads } from './discoveryReads.js';
 import { filteredReporting } from './filteredReporting.js';
 import { importReads } from './importSteps.js';
@@ -29,6 +29,7 @@ export function sqliteReads(db: Db): EngineReads {
     expiredSandboxes: directory.expiredSandboxes,
     keptCreate: directory.keptCreate,
     dueWebhookCalls: dueCallReads(db),
+    webhookQueue: callQueueRead(db),
     reporting: (tenantId, emptyFragment) => paged.reporting(tenantId, emptyFragment),
     filteredReporting: (tenantId, emptyFragment, filter) => filtered.reporting(tenantId, emptyFragment, filter),
     tableRecords: (tenantId, tableKey) => paged.tableRecords(tenantId, tableKey),

@@ -1,5 +1,6 @@
 import type { StoredStatement, StatusChangeSteps, WebhookSteps } from '../engine/webhookSteps.js';
 import type { WebhookEndpoint } from '../vocabulary/webhookShapes.js';
+import { callLogStepsOn } from './callLogSteps.js';
 import type { Db } from './db.js';
 
 type EndpointRow = Omit<WebhookEndpoint, 'events' | 'enabled' | 'secretHeader'> & { events: string; enabled: number; secretHeader: number };
@@ -57,6 +58,7 @@ export function webhookStepsOn(db: Db): { statusChangeSteps(tenantId: number): S
        secret = @secret, signing_secret = @signingSecret WHERE tenant_id = @tenant AND id = @id`,
   );
   const dropPending = db.prepare<[number]>(`DELETE FROM webhook_calls WHERE tenant_id = ? AND state = 'pending'`);
+  const callLog = callLogStepsOn(db);
   const flag = (value: boolean | undefined) => (value === undefined ? null : Number(value));
   return {
     statusChangeSteps: (tenantId) => ({
@@ -70,6 +72,7 @@ export function webhookStepsOn(db: Db): { statusChangeSteps(tenantId: number): S
       },
     }),
     webhookSteps: (tenantId) => ({
+      ...callLog(tenantId),
       insertEndpoint: ({ events, enabled, secretHeader, ...rest }) =>
         void insertEndpoint.run({ tenant: tenantId, ...rest, events: JSON.stringify(events), enabled: Number(enabled), secretHeader: Number(secretHeader) }),
       endpoints: () => endpoints.all(tenantId).map(endpointOf),

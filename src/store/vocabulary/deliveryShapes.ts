@@ -46,6 +46,8 @@ export interface ClaimedCall {
   readonly createdAt: string;
   /** Attempts made before this one. */
   readonly attempts: number;
+  /** Attempts made before its current series (a resend starts one), which the retry schedule counts from. */
+  readonly seriesFrom: number;
   readonly endpoint: CallEndpoint;
   /** `undefined` when the statement is no longer stored (its user's data replaced since). */
   readonly statement: CallStatement | undefined;

@@ -67,7 +67,7 @@ function problemOf(error: ParserError, maxHeaderSize: number): HttpProblem | und
  * The response Node is writing on this connection, if any (`_httpMessage`: Node's own default
  * handler of `clientError` looks at it too).
  */
-function responseInFlight(socket: Duplex): ServerResponse | undefined {
+export function responseInFlight(socket: Duplex): ServerResponse | undefined {
   return (socket as { _httpMessage?: ServerResponse })._httpMessage ?? undefined;
 }
 

@@ -19,6 +19,7 @@ import { startSandboxSweeper, type SandboxSweeper } from '../store/admin/sandbox
 import { startDeliveryWorker } from '../delivery/deliveryWorker.js';
 import { DELIVERY_DEFAULTS, type DeliveryOptions } from '../delivery/deliveryOptions.js';
 import { SANDBOX_DEFAULTS, type SandboxOptions } from './sandboxOptions.js';
+import { closeIdleConnections } from './idleConnections.js';
 import { httpServerOptions, resolveLimits, type Limits } from './limits.js';
 import { createLogger, type Logger } from './logging.js';
 import type { KeyRateLimiter } from './rateLimit.js';
@@ -123,7 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       atWork.track(handle(request, response));
     });
     const shutDown = gracefulShutdown(server);
-    server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+    closeIdleConnections(server, limits.idleTimeoutMs, logger);
     answerClientErrors(server, logger, limits.maxHeaderSize);
     server.listen(port, options.host);
     await once(server, 'listening');

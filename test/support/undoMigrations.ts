@@ -2,11 +2,28 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before faults for receivers' tests (SQLite
+ * migration 25, PostgreSQL migrations 32 and 33): no `webhook_endpoints.faults`, no `webhook_attempts.fault`.
+ */
+const BEFORE_WEBHOOK_FAULTS: Record<TestEngine, string> = {
+  sqlite: `
+    ALTER TABLE webhook_attempts DROP COLUMN fault;
+    ALTER TABLE webhook_endpoints DROP COLUMN faults;
+    PRAGMA user_version = 24;
+  `,
+  postgres: `
+    ALTER TABLE webhook_attempts DROP COLUMN fault;
+    ALTER TABLE webhook_endpoints DROP COLUMN faults;
+    UPDATE schema_version SET version = 31;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before group attributions dropped their index
  * by group and their foreign key to `groups` (SQLite migration 24; PostgreSQL has no such step).
  */
 export const BEFORE_GROUP_REFERENCE: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_WEBHOOK_FAULTS.sqlite}
     CREATE TABLE group_attributions_24 (
       pk INTEGER PRIMARY KEY,
       user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
@@ -23,7 +40,7 @@ export const BEFORE_GROUP_REFERENCE: Record<TestEngine, string> = {
     CREATE INDEX group_attributions_by_group ON group_attributions (group_pk);
     PRAGMA user_version = 23;
   `,
-  postgres: '',
+  postgres: BEFORE_WEBHOOK_FAULTS.postgres,
 };
 
 /**
@@ -36,7 +53,7 @@ const BEFORE_WEBHOOK_DELIVERY: Record<TestEngine, string> = {
     DROP INDEX webhook_calls_waiting;
     PRAGMA user_version = 22;
   `,
-  postgres: `
+  postgres: `${BEFORE_GROUP_REFERENCE.postgres}
     DROP TABLE webhook_attempts;
     DROP INDEX webhook_calls_waiting;
     UPDATE schema_version SET version = 29;

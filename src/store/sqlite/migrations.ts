@@ -545,6 +545,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE group_attributions_24 RENAME TO group_attributions;
   CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
   `,
+  // 25: faults for receivers' tests (docs/administration.md#faults-for-receivers): an endpoint's
+  // faults as JSON (`NULL`: none), and the faults that shaped an attempt (`NULL`: none).
+  `
+  ALTER TABLE webhook_endpoints ADD COLUMN faults TEXT;
+  ALTER TABLE webhook_attempts ADD COLUMN fault TEXT;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -10,7 +10,9 @@
  *   (p50, p99, max), the change's own latency (p50, p99), and the server's CPU per change with
  *   the delivery of its calls (from /proc/<pid>/stat; on PostgreSQL the postmaster's too).
  *
- *   node --import tsx bench/webhooks.ts [--postgres] [--changes 100] [--out FILE]
+ * With 100 endpoints or more, WIDE_CHANGES changes (each one writes 100 calls).
+ *
+ *   node --import tsx bench/webhooks.ts [--postgres] [--changes 100] [--wide-changes 20] [--endpoints 0,1,100] [--out FILE]
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,11 +30,14 @@ const { values: args } = parseArgs({
   options: {
     postgres: { type: 'boolean', default: false },
     changes: { type: 'string', default: '100' },
+    'wide-changes': { type: 'string', default: '20' },
     endpoints: { type: 'string', default: '0,1,100' },
     out: { type: 'string' },
   },
 });
 const CHANGES = Number(args.changes);
+/** Changes with 100 endpoints or more (each one 100 calls). */
+const WIDE_CHANGES = Number(args['wide-changes']);
 const ENDPOINT_COUNTS = args.endpoints.split(',').map(Number);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 
@@ -74,7 +79,7 @@ receiver.listen(0, '127.0.0.1');
 await once(receiver, 'listening');
 const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-type Answer = { status: number; ms: number; body: any };
+type Answer = { status: number; ms: number; body: unknown };
 async function call(method: string, path: string, json?: unknown): Promise<Answer> {
   const started = performance.now();
   const response = await fetch(server.url + path, {
@@ -97,10 +102,10 @@ const say = (line: string) => {
 };
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 try {
-  say(`engine: ${args.postgres ? 'PostgreSQL' : 'SQLite'}; ${CHANGES} changes of one statement each per row; load average before: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  say(`engine: ${args.postgres ? 'PostgreSQL' : 'SQLite'}; changes of one statement each, one at a time; load average before: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
   say('');
-  say('| endpoints | calls | change → receiver answer p50 / p99 / max | the change\'s request p50 / p99 | server CPU per change (its calls delivered) |');
-  say('|---|---|---|---|---|');
+  say('| endpoints | changes | calls | change → receiver answer p50 / p99 / max | the change\'s request p50 / p99 | server CPU per change (its calls delivered) |');
+  say('|---|---|---|---|---|---|');
   for (const endpoints of ENDPOINT_COUNTS) await measure(endpoints);
   say('');
   say(`load average after: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
@@ -115,11 +120,12 @@ if (args.out) writeFileSync(args.out, `${lines.join('\n')}\n`);
 /** A sandbox with `endpoints` endpoints; CHANGES statements sent to payroll one at a time. */
 async function measure(endpoints: number): Promise<void> {
   const name = `hooks-${endpoints}`;
-  must(await call('POST', '/admin/v1/sandboxes', { name, users: CHANGES * 8, records: CHANGES * 80, seed: 'bench' }), 201, 'sandbox');
+  const changes = endpoints >= 100 ? WIDE_CHANGES : CHANGES;
+  must(await call('POST', '/admin/v1/sandboxes', { name, users: changes * 8, records: changes * 80, seed: 'bench' }), 201, 'sandbox');
   for (let i = 0; i < endpoints; i += 1) must(await call('POST', `/admin/v1/tenants/${name}/webhooks`, { url: `${hookUrl}?t=${name}&e=${i}`, events: ['statement.sent_to_payroll'] }), 201, 'endpoint');
   const validated = must(await call('POST', `/admin/v1/tenants/${name}/statements/status`, { status: 'validated', period: { start_date: '2000-01', end_date: '2099-12' } }), 200, 'validation');
-  const statements = (validated.body.data as { id: string; user: string; month: string }[]).slice(0, CHANGES);
-  if (statements.length < CHANGES) throw new Error(`only ${statements.length} statements to send to payroll`);
+  const statements = ((validated.body as { data: unknown }).data as { id: string; user: string; month: string }[]).slice(0, changes);
+  if (statements.length < changes) throw new Error(`only ${statements.length} statements to send to payroll`);
   const toAnswer: number[] = [];
   const requests: number[] = [];
   const cpuBefore = server.cpuSeconds();
@@ -131,8 +137,8 @@ async function measure(endpoints: number): Promise<void> {
     if (endpoints > 0) await done;
     toAnswer.push(...(answered.get(`${name} ${id}`) ?? []).map((at) => at - started));
   }
-  const cpuMs = ((server.cpuSeconds() - cpuBefore) * 1000) / CHANGES;
+  const cpuMs = ((server.cpuSeconds() - cpuBefore) * 1000) / changes;
   const [sortedAnswers, sortedRequests] = [toAnswer.sort((a, b) => a - b), requests.sort((a, b) => a - b)];
   const answers = endpoints === 0 ? '—' : `${ms(percentile(sortedAnswers, 50))} / ${ms(percentile(sortedAnswers, 99))} / ${ms(sortedAnswers.at(-1)!)}`;
-  say(`| ${endpoints} | ${toAnswer.length} | ${answers} | ${ms(percentile(sortedRequests, 50))} / ${ms(percentile(sortedRequests, 99))} | ${ms(cpuMs)} |`);
+  say(`| ${endpoints} | ${changes} | ${toAnswer.length} | ${answers} | ${ms(percentile(sortedRequests, 50))} / ${ms(percentile(sortedRequests, 99))} | ${ms(cpuMs)} |`);
 }

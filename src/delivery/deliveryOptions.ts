@@ -9,8 +9,6 @@ export interface DeliveryOptions {
   readonly retries: RetrySchedule;
   /** How often the outbox is looked at when nothing is due sooner. */
   readonly pollMs: number;
-  /** A seed for the draws of endpoints' faults (tests); without it they are random. */
-  readonly faultSeed?: string;
 }
 
 export const DELIVERY_DEFAULTS: DeliveryOptions = { timeoutMs: 10_000, allowPrivate: false, retries: DEFAULT_RETRIES, pollMs: 1_000 };

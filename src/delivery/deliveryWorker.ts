@@ -49,8 +49,8 @@ export interface DeliveryWorker {
  */
 export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, options: DeliveryOptions, owner = newOwner()): DeliveryWorker {
   const leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
-  // The draws of endpoints' faults (domain/webhookFaults.ts); a seed makes them the same run after run.
-  const random = createRandom(options.faultSeed ?? randomBytes(8).toString('hex'));
+  // The draws of endpoints' faults (domain/webhookFaults.ts), as `serve --faults` draws its own.
+  const random = createRandom(randomBytes(8).toString('hex'));
   const held = heldCalls();
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> = Promise.resolve();

@@ -16,14 +16,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCluster } from '../scripts/embeddedPostgres.js';
-import { postmasterPid, startServerProcess } from './serverProcess.js';
+import { startServerProcess } from './serverProcess.js';
 import { percentile } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -43,13 +43,17 @@ const TOKEN = 'bench-admin-token-0123456789abcdef';
 
 const work = mkdtempSync(join(tmpdir(), 'compdata-webhooks-'));
 writeFileSync(join(work, 'admin.token'), TOKEN);
-const pgDirectory = join(work, 'pg');
-const cluster = args.postgres ? await startCluster({ directory: pgDirectory }) : undefined;
+const cluster = args.postgres ? await startCluster() : undefined;
+/** The postmaster's process id: the parent of a backend's (field 4 of /proc/<pid>/stat), whose CPU is counted as the server's. */
+let postmaster: number | undefined;
 if (cluster) {
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: cluster.adminUrl });
   await client.connect();
   await client.query('CREATE DATABASE webhooks_bench');
+  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
+  postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   await client.end();
 }
 const db = cluster ? cluster.adminUrl.replace(/\/postgres$/, '/webhooks_bench') : join(work, 'bench.db');
@@ -57,7 +61,7 @@ const db = cluster ? cluster.adminUrl.replace(/\/postgres$/, '/webhooks_bench') 
 execFileSync(process.execPath, ['bin/compdata.js', 'seed', '--db', db, '--tenant', 'first', '--users', '10', '--records', '100', '--seed', 'bench']);
 const server = await startServerProcess(db, {
   serveArgs: ['--admin-token-file', join(work, 'admin.token'), '--webhook-allow-private', '--log-level', 'error'],
-  ...(cluster && { databasePid: postmasterPid(pgDirectory) }),
+  ...(postmaster !== undefined && { databasePid: postmaster }),
 });
 
 /** The receiver: when each call's answer went, by tenant (`?t=`) and statement id; the calls `waiting` counts resolve `done`. */

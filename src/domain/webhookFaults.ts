@@ -18,7 +18,7 @@ export interface WebhookFaults {
 export const NO_FAULTS: WebhookFaults = { duplicate: 0, reorder: 0, delayMs: 0 };
 
 /** The longest delay an endpoint may ask for (openapi/admin.yaml's `WebhookFaults`). */
-export const MAX_FAULT_DELAY_MS = 10_000;
+const MAX_FAULT_DELAY_MS = 10_000;
 
 /** The longest a call is held back for a later one to pass it: then it is sent anyway. */
 export const HOLD_MS = 2_000;
@@ -34,7 +34,7 @@ export interface FaultDraw {
 export const MAX_FAULT_WAIT_MS = MAX_FAULT_DELAY_MS + HOLD_MS;
 
 /** Whether an endpoint's faults are on at all. */
-export const faultsOn = (faults: WebhookFaults): boolean => faults.duplicate > 0 || faults.reorder > 0 || faults.delayMs > 0;
+const faultsOn = (faults: WebhookFaults): boolean => faults.duplicate > 0 || faults.reorder > 0 || faults.delayMs > 0;
 
 /** The faults one call meets; `random` gives numbers from 0 up to but not 1. Nothing is drawn for an endpoint without faults. */
 export function drawFaults(faults: WebhookFaults, random: () => number): FaultDraw {

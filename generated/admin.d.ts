@@ -573,12 +573,37 @@ export interface components {
              * @default true
              */
             secret_header: boolean;
+            faults?: components["schemas"]["WebhookFaults"];
         };
         WebhookEndpointChange: {
             url?: components["schemas"]["WebhookUrl"];
             events?: components["schemas"]["WebhookEvent"][];
             enabled?: boolean;
             secret_header?: boolean;
+            faults?: components["schemas"]["WebhookFaults"];
+        };
+        /**
+         * @description Faults the endpoint's calls meet, for a receiver's own tests (docs/administration.md,
+         *     "Faults for receivers"); each left out is off, and all are off by default. At create, and
+         *     at a change (which replaces all three: `{}` turns them off).
+         */
+        WebhookFaults: {
+            /**
+             * @description The chance that a call, once delivered, is sent a second time as it was (the same `webhook-id`, headers and body).
+             * @default 0
+             */
+            duplicate: number;
+            /**
+             * @description The chance that a call is held back until the endpoint's next call has been answered
+             *     (at most 2 s; then it is sent anyway), so that a later call arrives first.
+             * @default 0
+             */
+            reorder: number;
+            /**
+             * @description How long every call waits before it is sent, in milliseconds.
+             * @default 0
+             */
+            delay_ms: number;
         };
         WebhookEndpoint: components["schemas"]["WebhookEndpointFields"];
         WebhookEndpointFields: {
@@ -594,6 +619,7 @@ export interface components {
              * @description Until when the secrets replaced by the last rotation stay valid; `null` when none do.
              */
             previous_secrets_valid_until: string | null;
+            faults: WithRequired<components["schemas"]["WebhookFaults"], "duplicate" | "reorder" | "delay_ms">;
         };
         WebhookEndpointWithSecrets: {
             /** @description The value of the `X-Webhook-Secret` header; shown only here. */
@@ -1549,3 +1575,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -1,19 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRandom } from '../dataset/random.js';
+import { drawFaults, faultMark, MAX_FAULT_WAIT_MS, type FaultDraw } from '../domain/webhookFaults.js';
 import { afterFailure } from '../domain/webhookRetries.js';
 import type { ServerStore } from '../store/store.js';
 import type { CallAttempt, ClaimedCall } from '../store/vocabulary/deliveryShapes.js';
 import { giveWayToRequests } from '../store/vocabulary/requestsInProgress.js';
 import type { StoreLog } from '../store/vocabulary/storeLog.js';
 import type { DeliveryOptions } from './deliveryOptions.js';
+import { heldCalls } from './heldCalls.js';
 import { sendCall, type CallResult } from './outboundCall.js';
 import { webhookBody } from './webhookBody.js';
 import { webhookHeaders } from './webhookHeaders.js';
 
 /** Attempts a server has in flight at most: a slow endpoint holds one of them, not the others' calls. */
 const AT_ONCE = 8;
-/** How long a claim outlasts its attempt's timeout: time to render the body and record the attempt. */
-const LEASE_MARGIN_MS = 5_000;
+/**
+ * How long a claim outlasts its attempt's timeout: time to render the body and record the
+ * attempt, and the longest an endpoint's faults hold or delay it.
+ */
+const LEASE_MARGIN_MS = 5_000 + MAX_FAULT_WAIT_MS;
 /** The head of a receiver's answer kept with the attempt. */
 const ANSWER_HEAD_BYTES = 1024;
 
@@ -42,6 +49,9 @@ export interface DeliveryWorker {
  */
 export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, options: DeliveryOptions, owner = newOwner()): DeliveryWorker {
   const leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
+  // The draws of endpoints' faults (domain/webhookFaults.ts), as `serve --faults` draws its own.
+  const random = createRandom(randomBytes(8).toString('hex'));
+  const held = heldCalls();
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -51,40 +61,64 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
   let soonest = Infinity;
   const inFlight = new Set<Promise<void>>();
 
+  /** One sending of the call, at `at`, and its answer; `body` and `headers` made once for a duplicate to repeat. */
+  const send = async (call: ClaimedCall, at: Date): Promise<{ body: string; headers?: Record<string, string>; result: CallResult }> => {
+    if (!call.statement) return { body: '', result: { outcome: 'error', error: 'the statement is no longer stored', durationMs: 0 } };
+    const body = webhookBody({ ...call, statement: call.statement });
+    const headers = webhookHeaders(call.id, call.endpoint, body, at);
+    return { body, headers, result: await sendCall({ url: call.endpoint.url, headers, body }, outbound) };
+  };
+  const outbound = { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, answerHeadBytes: ANSWER_HEAD_BYTES };
+  /** What the endpoint's faults do before the call is sent: hold it back for a later call to pass it, wait. */
+  const beforeSending = async (call: ClaimedCall, draw: FaultDraw): Promise<FaultDraw> => {
+    const holding = draw.holdBack && held.hold(call.endpoint.id);
+    if (holding) await holding;
+    if (draw.delayMs > 0) await sleep(draw.delayMs);
+    const shaped = { ...draw, holdBack: holding !== false };
+    if (faultMark(shaped) !== null) log.info({ webhookId: call.id, fault: faultMark(shaped) }, 'webhook fault injected');
+    return shaped;
+  };
   const attempt = async (call: ClaimedCall): Promise<void> => {
+    const draw = await beforeSending(call, drawFaults(call.endpoint.faults, () => random.next()));
     const at = new Date();
     const number = call.attempts + 1;
-    let body = '';
-    let result: CallResult = { outcome: 'error', error: 'the statement is no longer stored', durationMs: 0 };
-    if (call.statement) {
-      body = webhookBody({ ...call, statement: call.statement });
-      const headers = webhookHeaders(call.id, call.endpoint, body, at);
-      result = await sendCall({ url: call.endpoint.url, headers, body }, { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, answerHeadBytes: ANSWER_HEAD_BYTES });
-    }
+    const { body, headers, result } = await send(call, at);
+    if (!draw.holdBack) held.release(call.endpoint.id);
     const delivered = result.outcome === 'answered' && result.status >= 200 && result.status < 300;
     const next = delivered || !call.statement ? { retry: false as const } : afterFailure(options.retries, number - call.seriesFrom, Math.random());
     const nextAt = Date.now() + (next.retry ? next.waitMs : 0);
     if (next.retry) soonest = Math.min(soonest, nextAt);
     const recorded: CallAttempt = {
-      tenantId: call.tenantId,
-      callId: call.id,
-      owner,
-      attempt: number,
-      at: at.toISOString(),
-      durationMs: result.durationMs,
-      status: result.outcome === 'answered' ? result.status : null,
-      error: result.outcome === 'error' ? result.error : null,
-      answerHead: result.outcome === 'answered' ? result.answerHead : '',
-      body,
+      ...attemptOf(call, number, at, body, result),
       state: delivered ? 'delivered' : next.retry ? 'pending' : 'failed',
       nextAttemptAt: new Date(nextAt).toISOString(),
+      fault: faultMark(draw),
     };
     await store.recordWebhookAttempt(recorded);
     options.onAttempt?.(delivered ? 'delivered' : next.retry ? 'retried' : 'failed');
     const details = { webhookId: call.id, attempt: number, state: recorded.state, status: recorded.status, error: recorded.error, durationMs: result.durationMs };
     if (delivered) log.info(details, 'webhook call delivered');
     else log.warn(details, recorded.state === 'failed' ? 'webhook call failed for good' : 'webhook call failed; it is tried again');
+    if (delivered && draw.duplicate && headers) await duplicate(call, number + 1, body, headers, recorded);
   };
+  /** The fault `duplicate`: the delivered call sent again as it was (same `webhook-id`, headers and body), recorded as an attempt of its own. */
+  const duplicate = async (call: ClaimedCall, number: number, body: string, headers: Record<string, string>, first: CallAttempt): Promise<void> => {
+    log.info({ webhookId: call.id, fault: 'duplicate' }, 'webhook fault injected');
+    const result = await sendCall({ url: call.endpoint.url, headers, body }, outbound);
+    await store.recordWebhookAttempt({ ...first, ...attemptOf(call, number, new Date(), body, result), fault: 'duplicate' });
+  };
+  const attemptOf = (call: ClaimedCall, number: number, at: Date, body: string, result: CallResult) => ({
+    tenantId: call.tenantId,
+    callId: call.id,
+    owner,
+    attempt: number,
+    at: at.toISOString(),
+    durationMs: result.durationMs,
+    status: result.outcome === 'answered' ? result.status : null,
+    error: result.outcome === 'error' ? result.error : null,
+    answerHead: result.outcome === 'answered' ? result.answerHead : '',
+    body,
+  });
   const runPass = async (): Promise<void> => {
     const giveWay = giveWayToRequests(store.requestsInProgress);
     while (!stopped) {
@@ -142,6 +176,7 @@ export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, opti
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      held.releaseAll();
       await pass;
       await Promise.all(inFlight);
     },

@@ -39,6 +39,8 @@ export interface AdminApiSetup {
   sandboxTtlSeconds: number;
   /** `--webhook-allow-private`: endpoint URLs may name loopback, private and link-local hosts. */
   webhookAllowPrivate?: boolean;
+  /** Called when a change of statuses wrote webhook calls: this server's delivery worker sends them without waiting for its poll. */
+  callsWritten?: () => void;
 }
 
 /** The handler of each operation of openapi/admin.yaml: a missing or unknown one fails to compile. */
@@ -83,9 +85,10 @@ export async function createAdminApi({
   sandboxTtlSeconds,
   sandboxLimits = DEFAULT_SANDBOX_LIMITS,
   webhookAllowPrivate = false,
+  callsWritten = () => undefined,
 }: AdminApiSetup): Promise<Pick<Api, 'handleRequest'>> {
   const backend = await contractBackend(definition, Object.keys(HANDLERS), { AdminToken: checkAdminToken });
-  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds, sandboxLimits, webhookAllowPrivate })]));
+  const operations = Object.fromEntries(Object.entries(HANDLERS).map(([id, handler]) => [id, handler({ store, publicBase, sandboxTtlSeconds, sandboxLimits, webhookAllowPrivate, callsWritten })]));
   const served: AdminServed = {
     operations,
     readBody: (ctx) => (hasBody(ctx) ? readBody(ctx) : Promise.resolve(undefined)),

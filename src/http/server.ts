@@ -108,6 +108,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...options.admin,
     sandboxTtlSeconds: sandboxes.ttlSeconds,
     webhookAllowPrivate: options.webhooks?.allowPrivate === true,
+    callsWritten: () => void delivery?.deliver(),
     publicBase,
     readBody: (ctx) => readJsonBody(ctx, limits.bodyLimit),
     rateLimiter: options.rateLimiter,

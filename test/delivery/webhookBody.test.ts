@@ -6,6 +6,7 @@ import { webhookHeaders } from '../../src/delivery/webhookHeaders.js';
 import { statementId } from '../../src/domain/statements.js';
 import type { CallStatement, ClaimedCall } from '../../src/store/vocabulary/deliveryShapes.js';
 import { assertWebhookCall } from '../support/contract.js';
+import { NO_FAULTS } from '../../src/domain/webhookFaults.js';
 
 const SIGNING = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
 const PREVIOUS = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
@@ -27,7 +28,7 @@ const call = (records: number, previous: string | null = null): ClaimedCall & { 
   createdAt: '2026-03-31T12:00:00.000Z',
   attempts: 0,
   seriesFrom: 0,
-  endpoint: { url: 'http://127.0.0.1:9/hook', secretHeader: true, secret: 'a'.repeat(64), signingSecret: SIGNING, previousSigningSecret: previous },
+  endpoint: { id: 'whe_0123456789ab', url: 'http://127.0.0.1:9/hook', secretHeader: true, secret: 'a'.repeat(64), signingSecret: SIGNING, previousSigningSecret: previous, faults: NO_FAULTS },
   statement: statement(records),
 });
 const headersOf = (made: ClaimedCall, body: string) => Object.fromEntries(Object.entries(webhookHeaders(made.id, made.endpoint, body, new Date())).map(([name, value]) => [name.toLowerCase(), value]));

@@ -109,7 +109,7 @@ export interface TempDatabase {
 export async function tempDatabase(t: Scope, engine: TestEngine = TEST_ENGINE, options?: DatabaseOptions): Promise<TempDatabase> {
   const { location, disk, beforeRemoval } = await newDatabase(t, engine, options);
   const store = await openStore(location, { role: 'command' });
-  const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location)) : postgresSql(location);
+  const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location, { busyTimeoutMs: 0 })) : postgresSql(location);
   const closers: (() => Promise<void>)[] = [];
   beforeRemoval(async () => {
     for (const close of closers.reverse()) await close();
@@ -210,16 +210,34 @@ export async function serveDatabase(database: string, options: TestServerOptions
   }
 }
 
+/**
+ * A statement of the test's own connection, tried again while another connection holds the write
+ * lock, until `ms` passed. Not SQLite's busy timeout: that waits blocking this thread, from which
+ * the server in this process runs its transactions, so that the holder could never finish.
+ */
+async function whenUnlocked<T>(work: () => T, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
 function sqliteSql(db: Db): TestSql & { close(): Promise<void> } {
   return {
-    rows: async (sql, ...params) => {
-      const statement = db.prepare(sql);
-      return statement.reader ? (statement.raw().all(...params) as unknown[][]) : (statement.run(...params), []);
-    },
+    rows: (sql, ...params) =>
+      whenUnlocked(() => {
+        const statement = db.prepare(sql);
+        return statement.reader ? (statement.raw().all(...params) as unknown[][]) : (statement.run(...params), []);
+      }),
     value: async (sql, ...params) => (db.prepare(sql).raw().get(...params) as unknown[] | undefined)?.[0],
-    exec: async (sql) => void db.exec(sql),
+    exec: (sql) => whenUnlocked(() => void db.exec(sql)),
     async holdWriteLock() {
-      db.exec('BEGIN IMMEDIATE');
+      await whenUnlocked(() => db.exec('BEGIN IMMEDIATE'));
       return async () => {
         if (db.inTransaction) db.exec('ROLLBACK');
       };

@@ -2,16 +2,33 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before faults for receivers' tests (SQLite
+ * migration 26, PostgreSQL migrations 33 and 34): no `webhook_endpoints.faults`, no `webhook_attempts.fault`.
+ */
+const BEFORE_WEBHOOK_FAULTS: Record<TestEngine, string> = {
+  sqlite: `
+    ALTER TABLE webhook_attempts DROP COLUMN fault;
+    ALTER TABLE webhook_endpoints DROP COLUMN faults;
+    PRAGMA user_version = 25;
+  `,
+  postgres: `
+    ALTER TABLE webhook_attempts DROP COLUMN fault;
+    ALTER TABLE webhook_endpoints DROP COLUMN faults;
+    UPDATE schema_version SET version = 32;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a webhook call could be sent again by
  * hand (SQLite migration 25, PostgreSQL migration 32): no `series_from` and `resent_at` in `webhook_calls`.
  */
 const BEFORE_CALL_RESENDS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_WEBHOOK_FAULTS.sqlite}
     ALTER TABLE webhook_calls DROP COLUMN resent_at;
     ALTER TABLE webhook_calls DROP COLUMN series_from;
     PRAGMA user_version = 24;
   `,
-  postgres: `
+  postgres: `${BEFORE_WEBHOOK_FAULTS.postgres}
     ALTER TABLE webhook_calls DROP COLUMN resent_at, DROP COLUMN series_from;
     UPDATE schema_version SET version = 31;
   `,

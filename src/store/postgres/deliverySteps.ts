@@ -1,3 +1,4 @@
+import { faultsOfStored } from '../../domain/webhookFaults.js';
 import type { DeliverySteps, DueCall } from '../engine/deliverySteps.js';
 import type { CallQueue } from '../vocabulary/callLogShapes.js';
 import type { WebhookEvent } from '../vocabulary/webhookShapes.js';
@@ -17,11 +18,13 @@ type CallRow = {
   seriesFrom: number;
   userId: string;
   month: number;
+  endpointId: string;
   url: string;
   secretHeader: boolean;
   secret: string;
   signingSecret: string;
   previousSigningSecret: string | null;
+  faults: string | null;
 };
 
 const due = statement<[string, number], DueCall>(
@@ -37,9 +40,9 @@ const claim = statement<[number, string, string, string, string], CallRow>(
    FROM webhook_endpoints e
    WHERE c.tenant_id = $1 AND c.id = $2 AND c.state = 'pending' AND c.next_attempt_at <= $4 AND (c.lease_until IS NULL OR c.lease_until <= $4)
      AND e.tenant_id = $1 AND e.id = c.endpoint_id
-   RETURNING c.event, c.created_at AS "createdAt", c.attempts, c.series_from AS "seriesFrom", c.user_id AS "userId", c.month, e.url, e.secret_header AS "secretHeader",
+   RETURNING c.event, c.created_at AS "createdAt", c.attempts, c.series_from AS "seriesFrom", c.user_id AS "userId", c.month, e.id AS "endpointId", e.url, e.secret_header AS "secretHeader",
      e.secret, e.signing_secret AS "signingSecret",
-     CASE WHEN e.previous_until > $4 THEN e.previous_signing_secret END AS "previousSigningSecret"`,
+     CASE WHEN e.previous_until > $4 THEN e.previous_signing_secret END AS "previousSigningSecret", e.faults`,
 );
 const statementOf = statement<[number, string, number], { userPk: number; email: string; fieldsV2: string }>(
   `SELECT u.pk::float8 AS "userPk", u.email, s.fields_v2 AS "fieldsV2" FROM users u JOIN statements s ON s.tenant_id = u.tenant_id AND s.user_pk = u.pk
@@ -47,13 +50,17 @@ const statementOf = statement<[number, string, number], { userPk: number; email:
 );
 // The call's row locked first: a deletion of its endpoint or tenant waits for the attempt's record, or went before it.
 const callHeld = statement<[number, string], { held: number }>('SELECT 1 AS held FROM webhook_calls WHERE tenant_id = $1 AND id = $2 FOR UPDATE');
-const insertAttempt = statement<[number, string, number, string, number, number | null, string | null, string, string]>(
-  `INSERT INTO webhook_attempts (tenant_id, call_id, attempt, at, duration_ms, status, error, answer_head, body)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+const insertAttempt = statement<[number, string, number, string, number, number | null, string | null, string, string, string | null]>(
+  `INSERT INTO webhook_attempts (tenant_id, call_id, attempt, at, duration_ms, status, error, answer_head, body, fault)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
 );
 const settle = statement<[number, string, string, string, number, string]>(
   `UPDATE webhook_calls SET state = $4, attempts = $5, next_attempt_at = $6, lease_owner = NULL, lease_until = NULL
    WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3`,
+);
+// A duplicate sent for a fault follows its call's delivery, whose record let the claim go: it counts as an attempt, and the call stays delivered.
+const countDuplicate = statement<[number, string, number]>(
+  `UPDATE webhook_calls SET attempts = $3 WHERE tenant_id = $1 AND id = $2 AND state = 'delivered' AND attempts = $3 - 1`,
 );
 
 const queue = statement<[], CallQueue>(
@@ -73,8 +80,8 @@ export const deliverySteps = (db: Queryable): DeliverySteps => ({
   async claimCall(tenant, id, owner, now, until) {
     const row = await firstRow(db, claim, tenant, id, owner, now, until);
     if (!row) return undefined;
-    const { url, secretHeader, secret, signingSecret, previousSigningSecret, ...stored } = row;
-    return { ...stored, endpoint: { url, secretHeader, secret, signingSecret, previousSigningSecret } };
+    const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = row;
+    return { ...stored, endpoint: { id: endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
   },
   async callStatement(tenant, userId, month) {
     const found = await firstRow(db, statementOf, tenant, userId, month);
@@ -84,7 +91,8 @@ export const deliverySteps = (db: Queryable): DeliverySteps => ({
   },
   async recordAttempt(a) {
     if (!(await firstRow(db, callHeld, a.tenantId, a.callId))) return;
-    await run(db, insertAttempt, a.tenantId, a.callId, a.attempt, a.at, a.durationMs, a.status, a.error, a.answerHead, a.body);
-    await run(db, settle, a.tenantId, a.callId, a.owner, a.state, a.attempt, a.nextAttemptAt);
+    await run(db, insertAttempt, a.tenantId, a.callId, a.attempt, a.at, a.durationMs, a.status, a.error, a.answerHead, a.body, a.fault);
+    if (a.fault === 'duplicate') await run(db, countDuplicate, a.tenantId, a.callId, a.attempt);
+    else await run(db, settle, a.tenantId, a.callId, a.owner, a.state, a.attempt, a.nextAttemptAt);
   },
 });

@@ -493,6 +493,10 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE INDEX webhook_calls_waiting ON webhook_calls (tenant_id, next_attempt_at) WHERE state = 'pending'`,
   // 32: a call sent again by hand, as SQLite's migration 25 (one statement, for Citus).
   'ALTER TABLE webhook_calls ADD COLUMN series_from integer NOT NULL DEFAULT 0, ADD COLUMN resent_at text',
+  // 33 and 34: faults for receivers' tests (docs/administration.md#faults-for-receivers): an
+  // endpoint's faults as JSON (NULL: none), and the faults that shaped an attempt (NULL: none).
+  'ALTER TABLE webhook_endpoints ADD COLUMN faults text',
+  'ALTER TABLE webhook_attempts ADD COLUMN fault text',
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -1,3 +1,4 @@
+import { faultsOfStored, storedFaults } from '../../domain/webhookFaults.js';
 import type { StoredStatement, StatusChangeSteps, WebhookSteps } from '../engine/webhookSteps.js';
 import type { WebhookEndpoint } from '../vocabulary/webhookShapes.js';
 import { callLogSteps } from './callLogSteps.js';
@@ -10,9 +11,9 @@ import { tenantRows } from './tenantKeys.js';
  * the tenant's node alone.
  */
 
-type EndpointRow = Omit<WebhookEndpoint, 'events'> & { events: string };
+type EndpointRow = Omit<WebhookEndpoint, 'events' | 'faults'> & { events: string; faults: string | null };
 
-const ENDPOINT_COLUMNS = 'id, url, events, enabled, secret_header AS "secretHeader", created_at AS "createdAt", previous_until AS "previousUntil"';
+const ENDPOINT_COLUMNS = 'id, url, events, enabled, secret_header AS "secretHeader", created_at AS "createdAt", previous_until AS "previousUntil", faults';
 const STATEMENT_COLUMNS = 'u.pk::float8 AS "userPk", u.id AS "userId", u.email, s.month, s.status';
 
 const statementOf = statement<[number, string, number], StoredStatement>(
@@ -38,15 +39,15 @@ const insertCalls = statement<[number, string[], string[], string[], string[], n
      c.created_at, 'pending', c.created_at
    FROM ${tenantRows('unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[]) WITH ORDINALITY AS c (id, endpoint_id, event, user_id, month, created_at, n)')}`,
 );
-const insertEndpoint = statement<[number, string, string, string, boolean, boolean, string, string, string]>(
-  `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+const insertEndpoint = statement<[number, string, string, string, boolean, boolean, string, string, string, string | null]>(
+  `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at, faults)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 );
 const endpoints = statement<[number], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY id`);
 const endpoint = statement<[number, string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`);
-const update = statement<[number, string, string | null, string | null, boolean | null, boolean | null]>(
+const update = statement<[number, string, string | null, string | null, boolean | null, boolean | null, boolean, string | null]>(
   `UPDATE webhook_endpoints SET url = coalesce($3, url), events = coalesce($4, events), enabled = coalesce($5, enabled),
-     secret_header = coalesce($6, secret_header) WHERE tenant_id = $1 AND id = $2`,
+     secret_header = coalesce($6, secret_header), faults = CASE WHEN $7 THEN $8 ELSE faults END WHERE tenant_id = $1 AND id = $2`,
 );
 const remove = [
   statement<[number, string]>('DELETE FROM webhook_calls WHERE tenant_id = $1 AND endpoint_id = $2'),
@@ -58,7 +59,7 @@ const rotate = statement<[number, string, string, string, string]>(
 );
 const dropPending = statement<[number]>(`DELETE FROM webhook_calls WHERE tenant_id = $1 AND state = 'pending'`);
 
-const endpointOf = (row: EndpointRow): WebhookEndpoint => ({ ...row, events: JSON.parse(row.events) as WebhookEndpoint['events'] });
+const endpointOf = (row: EndpointRow): WebhookEndpoint => ({ ...row, events: JSON.parse(row.events) as WebhookEndpoint['events'], faults: faultsOfStored(row.faults) });
 
 export const statusChangeSteps = (db: Queryable, tenantId: number): StatusChangeSteps => ({
   statementOf: (emailKey, month) => firstRow(db, statementOf, tenantId, emailKey, month),
@@ -74,15 +75,15 @@ export const statusChangeSteps = (db: Queryable, tenantId: number): StatusChange
 
 export const webhookSteps = (db: Queryable, tenantId: number): WebhookSteps => ({
   ...callLogSteps(db, tenantId),
-  insertEndpoint: async ({ id, url, events, enabled, secretHeader, secret, signingSecret, createdAt }) =>
-    void (await run(db, insertEndpoint, tenantId, id, url, JSON.stringify(events), enabled, secretHeader, secret, signingSecret, createdAt)),
+  insertEndpoint: async ({ id, url, events, enabled, secretHeader, secret, signingSecret, createdAt, faults }) =>
+    void (await run(db, insertEndpoint, tenantId, id, url, JSON.stringify(events), enabled, secretHeader, secret, signingSecret, createdAt, storedFaults(faults))),
   endpoints: async () => (await rowsOf(db, endpoints, tenantId)).map(endpointOf),
   endpoint: async (id) => {
     const row = await firstRow(db, endpoint, tenantId, id);
     return row && endpointOf(row);
   },
-  updateEndpoint: async (id, { url, events, enabled, secretHeader }) =>
-    (await run(db, update, tenantId, id, url ?? null, events ? JSON.stringify(events) : null, enabled ?? null, secretHeader ?? null)) > 0,
+  updateEndpoint: async (id, { url, events, enabled, secretHeader, faults }) =>
+    (await run(db, update, tenantId, id, url ?? null, events ? JSON.stringify(events) : null, enabled ?? null, secretHeader ?? null, faults !== undefined, faults === undefined ? null : storedFaults(faults))) > 0,
   async deleteEndpoint(id) {
     await run(db, remove[0], tenantId, id);
     return (await run(db, remove[1], tenantId, id)) > 0;

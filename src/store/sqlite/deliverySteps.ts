@@ -1,3 +1,4 @@
+import { faultsOfStored } from '../../domain/webhookFaults.js';
 import type { DeliverySteps, DueCall, StoredCall } from '../engine/deliverySteps.js';
 import type { CallQueue } from '../vocabulary/callLogShapes.js';
 import type { CallAttempt } from '../vocabulary/deliveryShapes.js';
@@ -12,11 +13,13 @@ type CallRow = {
   seriesFrom: number;
   userId: string;
   month: number;
+  endpointId: string;
   url: string;
   secretHeader: number;
   secret: string;
   signingSecret: string;
   previousSigningSecret: string | null;
+  faults: string | null;
 };
 
 /** The calls due across tenants (`EngineReads.dueWebhookCalls`), on one connection. */
@@ -49,9 +52,9 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
      WHERE tenant_id = @tenant AND id = @id AND state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)`,
   );
   const call = db.prepare<{ tenant: number; id: string; now: string }, CallRow>(
-    `SELECT c.event, c.created_at AS createdAt, c.attempts, c.series_from AS seriesFrom, c.user_id AS userId, c.month, e.url, e.secret_header AS secretHeader,
+    `SELECT c.event, c.created_at AS createdAt, c.attempts, c.series_from AS seriesFrom, c.user_id AS userId, c.month, e.id AS endpointId, e.url, e.secret_header AS secretHeader,
        e.secret, e.signing_secret AS signingSecret,
-       CASE WHEN e.previous_until > @now THEN e.previous_signing_secret END AS previousSigningSecret
+       CASE WHEN e.previous_until > @now THEN e.previous_signing_secret END AS previousSigningSecret, e.faults
      FROM webhook_calls c JOIN webhook_endpoints e ON e.tenant_id = c.tenant_id AND e.id = c.endpoint_id
      WHERE c.tenant_id = @tenant AND c.id = @id`,
   );
@@ -61,8 +64,8 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
   );
   const records = statementRecordsRead(db);
   const insertAttempt = db.prepare<CallAttempt>(
-    `INSERT INTO webhook_attempts (tenant_id, call_id, attempt, at, duration_ms, status, error, answer_head, body)
-     SELECT @tenantId, @callId, @attempt, @at, @durationMs, @status, @error, @answerHead, @body
+    `INSERT INTO webhook_attempts (tenant_id, call_id, attempt, at, duration_ms, status, error, answer_head, body, fault)
+     SELECT @tenantId, @callId, @attempt, @at, @durationMs, @status, @error, @answerHead, @body, @fault
      WHERE EXISTS (SELECT 1 FROM webhook_calls WHERE tenant_id = @tenantId AND id = @callId)
      ON CONFLICT DO NOTHING`,
   );
@@ -70,12 +73,16 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
     `UPDATE webhook_calls SET state = @state, attempts = @attempt, next_attempt_at = @nextAttemptAt, lease_owner = NULL, lease_until = NULL
      WHERE tenant_id = @tenantId AND id = @callId AND lease_owner = @owner`,
   );
+  // A duplicate sent for a fault follows its call's delivery, whose record let the claim go: it counts as an attempt, and the call stays delivered.
+  const countDuplicate = db.prepare<CallAttempt>(
+    `UPDATE webhook_calls SET attempts = @attempt WHERE tenant_id = @tenantId AND id = @callId AND state = 'delivered' AND attempts = @attempt - 1`,
+  );
   return {
     deliverySteps: {
       claimCall(tenant, id, owner, now, until): StoredCall | undefined {
         if (claim.run({ tenant, id, owner, now, until }).changes === 0) return undefined;
-        const { url, secretHeader, secret, signingSecret, previousSigningSecret, ...stored } = call.get({ tenant, id, now })!;
-        return { ...stored, endpoint: { url, secretHeader: secretHeader === 1, secret, signingSecret, previousSigningSecret } };
+        const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = call.get({ tenant, id, now })!;
+        return { ...stored, endpoint: { id: endpointId, url, secretHeader: secretHeader === 1, secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
       },
       callStatement(tenant, userId, month) {
         const found = statement.get(tenant, userId, month);
@@ -85,7 +92,7 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
       },
       recordAttempt(attempt) {
         insertAttempt.run(attempt);
-        settle.run(attempt);
+        (attempt.fault === 'duplicate' ? countDuplicate : settle).run(attempt);
       },
     },
   };

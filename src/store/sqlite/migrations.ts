@@ -552,6 +552,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE webhook_calls ADD COLUMN series_from INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE webhook_calls ADD COLUMN resent_at TEXT;
   `,
+  // 26: faults for receivers' tests (docs/administration.md#faults-for-receivers): an endpoint's
+  // faults as JSON (`NULL`: none), and the faults that shaped an attempt (`NULL`: none).
+  `
+  ALTER TABLE webhook_endpoints ADD COLUMN faults TEXT;
+  ALTER TABLE webhook_attempts ADD COLUMN fault TEXT;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

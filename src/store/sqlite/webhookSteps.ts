@@ -1,11 +1,12 @@
+import { faultsOfStored, storedFaults } from '../../domain/webhookFaults.js';
 import type { StoredStatement, StatusChangeSteps, WebhookSteps } from '../engine/webhookSteps.js';
 import type { WebhookEndpoint } from '../vocabulary/webhookShapes.js';
 import { callLogStepsOn } from './callLogSteps.js';
 import type { Db } from './db.js';
 
-type EndpointRow = Omit<WebhookEndpoint, 'events' | 'enabled' | 'secretHeader'> & { events: string; enabled: number; secretHeader: number };
+type EndpointRow = Omit<WebhookEndpoint, 'events' | 'enabled' | 'secretHeader' | 'faults'> & { events: string; enabled: number; secretHeader: number; faults: string | null };
 
-const ENDPOINT_COLUMNS = 'id, url, events, enabled, secret_header AS secretHeader, created_at AS createdAt, previous_until AS previousUntil';
+const ENDPOINT_COLUMNS = 'id, url, events, enabled, secret_header AS secretHeader, created_at AS createdAt, previous_until AS previousUntil, faults';
 const STATEMENT_COLUMNS = 'u.pk AS userPk, u.id AS userId, u.email, s.month, s.status';
 
 const endpointOf = (row: EndpointRow): WebhookEndpoint => ({
@@ -13,6 +14,7 @@ const endpointOf = (row: EndpointRow): WebhookEndpoint => ({
   events: JSON.parse(row.events) as WebhookEndpoint['events'],
   enabled: row.enabled === 1,
   secretHeader: row.secretHeader === 1,
+  faults: faultsOfStored(row.faults),
 });
 
 /**
@@ -43,14 +45,15 @@ export function webhookStepsOn(db: Db): { statusChangeSteps(tenantId: number): S
      VALUES (@tenant, @id, (SELECT ifnull(max(seq), 0) + 1 FROM webhook_calls WHERE tenant_id = @tenant), @endpointId, @event, @userId, @month, @createdAt, 'pending', @createdAt)`,
   );
   const insertEndpoint = db.prepare(
-    `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at)
-     VALUES (@tenant, @id, @url, @events, @enabled, @secretHeader, @secret, @signingSecret, @createdAt)`,
+    `INSERT INTO webhook_endpoints (tenant_id, id, url, events, enabled, secret_header, secret, signing_secret, created_at, faults)
+     VALUES (@tenant, @id, @url, @events, @enabled, @secretHeader, @secret, @signingSecret, @createdAt, @faults)`,
   );
   const endpoints = db.prepare<[number], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = ? ORDER BY id`);
   const endpoint = db.prepare<[number, string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = ? AND id = ?`);
   const update = db.prepare(
     `UPDATE webhook_endpoints SET url = ifnull(@url, url), events = ifnull(@events, events), enabled = ifnull(@enabled, enabled),
-       secret_header = ifnull(@secretHeader, secret_header) WHERE tenant_id = @tenant AND id = @id`,
+       secret_header = ifnull(@secretHeader, secret_header), faults = CASE WHEN @faultsGiven THEN @faults ELSE faults END
+     WHERE tenant_id = @tenant AND id = @id`,
   );
   const remove = db.prepare<[number, string]>('DELETE FROM webhook_endpoints WHERE tenant_id = ? AND id = ?');
   const rotate = db.prepare(
@@ -73,15 +76,24 @@ export function webhookStepsOn(db: Db): { statusChangeSteps(tenantId: number): S
     }),
     webhookSteps: (tenantId) => ({
       ...callLog(tenantId),
-      insertEndpoint: ({ events, enabled, secretHeader, ...rest }) =>
-        void insertEndpoint.run({ tenant: tenantId, ...rest, events: JSON.stringify(events), enabled: Number(enabled), secretHeader: Number(secretHeader) }),
+      insertEndpoint: ({ events, enabled, secretHeader, faults, ...rest }) =>
+        void insertEndpoint.run({ tenant: tenantId, ...rest, events: JSON.stringify(events), enabled: Number(enabled), secretHeader: Number(secretHeader), faults: storedFaults(faults) }),
       endpoints: () => endpoints.all(tenantId).map(endpointOf),
       endpoint: (id) => {
         const row = endpoint.get(tenantId, id);
         return row && endpointOf(row);
       },
-      updateEndpoint: (id, { url, events, enabled, secretHeader }) =>
-        update.run({ tenant: tenantId, id, url: url ?? null, events: events ? JSON.stringify(events) : null, enabled: flag(enabled), secretHeader: flag(secretHeader) }).changes > 0,
+      updateEndpoint: (id, { url, events, enabled, secretHeader, faults }) =>
+        update.run({
+          tenant: tenantId,
+          id,
+          url: url ?? null,
+          events: events ? JSON.stringify(events) : null,
+          enabled: flag(enabled),
+          secretHeader: flag(secretHeader),
+          faultsGiven: Number(faults !== undefined),
+          faults: faults === undefined ? null : storedFaults(faults),
+        }).changes > 0,
       deleteEndpoint: (id) => remove.run(tenantId, id).changes > 0,
       rotateSecrets: (id, { secret, signingSecret }, previousUntil) => rotate.run({ tenant: tenantId, id, secret, signingSecret, previousUntil }).changes > 0,
       dropPendingCalls: () => void dropPending.run(tenantId),

@@ -1,3 +1,4 @@
+import type { WebhookFaults } from '../../domain/webhookFaults.js';
 import type { WebhookEvent } from './webhookShapes.js';
 
 /**
@@ -15,6 +16,8 @@ export interface CallClaim {
 
 /** The endpoint a call goes to, with what its headers are made of. */
 export interface CallEndpoint {
+  /** `whe_…`: the calls held back for a fault wait for a later call of the same endpoint. */
+  readonly id: string;
   readonly url: string;
   readonly secretHeader: boolean;
   /** The `X-Webhook-Secret` value. */
@@ -22,6 +25,7 @@ export interface CallEndpoint {
   readonly signingSecret: string;
   /** The signing secret a rotation replaced, while it is valid; `null` otherwise. */
   readonly previousSigningSecret: string | null;
+  readonly faults: WebhookFaults;
 }
 
 /** The statement of a call as it is when the call is made. */
@@ -73,4 +77,9 @@ export interface CallAttempt {
   readonly state: 'pending' | 'delivered' | 'failed';
   /** When the next attempt is due (ISO 8601), for a call left pending. */
   readonly nextAttemptAt: string;
+  /**
+   * The endpoint's faults that shaped it (domain/webhookFaults.ts): `duplicate` for the second
+   * sending of a delivered call (which leaves it delivered), else what held or delayed it; `null` for none.
+   */
+  readonly fault: string | null;
 }

@@ -1,4 +1,5 @@
 import type { StatementStatus } from '../../domain/statements.js';
+import type { WebhookFaults } from '../../domain/webhookFaults.js';
 
 /** The events a webhook endpoint may want (docs/administration.md#webhook-endpoints). */
 const WEBHOOK_EVENTS = ['statement.sent_to_payroll'] as const;
@@ -16,6 +17,8 @@ export interface WebhookEndpoint {
   readonly createdAt: string;
   /** Until when the secrets replaced by the last rotation stay valid; `null` when none do. */
   readonly previousUntil: string | null;
+  /** The faults its calls meet, for a receiver's tests (all off by default). */
+  readonly faults: WebhookFaults;
 }
 
 /** What an endpoint is made with, or changed by (an update: only the fields given). */
@@ -24,6 +27,7 @@ export interface EndpointSettings {
   events: WebhookEvent[];
   enabled: boolean;
   secretHeader: boolean;
+  faults: WebhookFaults;
 }
 
 /** The two secrets of an endpoint, shown once: at creation and at rotation. */

@@ -6,6 +6,7 @@ import type { Store } from '../../../src/store/store.js';
 import type { EndpointSettings } from '../../../src/store/vocabulary/webhookShapes.js';
 import { buildFixture } from '../../support/fixture.js';
 import { onlyOn, tempDatabase, type Scope, type TempDatabase } from '../../support/harness.js';
+import { NO_FAULTS } from '../../../src/domain/webhookFaults.js';
 
 /**
  * Changes of statuses by hand (docs/rules.md#statements) and the webhook calls they write
@@ -15,7 +16,7 @@ import { onlyOn, tempDatabase, type Scope, type TempDatabase } from '../../suppo
  */
 const month = (text: string) => parseMonth(text)!;
 const email = (i: number) => `user${i}@acme.example`;
-const WANTS: EndpointSettings = { url: 'https://receiver.example/hook', events: ['statement.sent_to_payroll'], enabled: true, secretHeader: true };
+const WANTS: EndpointSettings = { url: 'https://receiver.example/hook', events: ['statement.sent_to_payroll'], enabled: true, secretHeader: true, faults: NO_FAULTS };
 
 async function validatedTenant(t: Scope): Promise<TempDatabase & { tenantId: number }> {
   const database = await tempDatabase(t);

@@ -12,6 +12,8 @@ export interface AdminDeps {
   sandboxLimits: SandboxLimits;
   /** Webhook endpoints may have loopback, private and link-local URLs (`serve --webhook-allow-private`). */
   webhookAllowPrivate: boolean;
+  /** A change of statuses wrote webhook calls: this server's delivery worker is nudged (docs/administration.md#delivery). */
+  callsWritten: () => void;
 }
 
 /** The limits on sandboxes (docs/administration.md#limits): `serve --max-sandboxes`, `--max-sandbox-records`. */

@@ -37,7 +37,7 @@ const asChange = (change: StatementStatusChange): StatusChangeResult['data'][num
  * 409 pointing at each statement listed that may not make it, nothing changed.
  */
 export const changeStatementStatus =
-  ({ store }: AdminDeps): OperationHandler =>
+  ({ store, callsWritten }: AdminDeps): OperationHandler =>
   async (api, ctx) => {
     const name = pathParam(api, 'name');
     const request = ctx.state.body as StatusChangeRequest;
@@ -59,6 +59,7 @@ export const changeStatementStatus =
         throw problems.conflict(`The lifecycle does not allow the change of ${errors.length} statement(s) listed; nothing changed.`, errors);
       }
       case 'changed': {
+        if (outcome.calls > 0) callsWritten();
         const body: StatusChangeResult = { count: outcome.changes.length, calls: outcome.calls, data: outcome.changes.map(asChange) };
         ctx.body = body;
       }

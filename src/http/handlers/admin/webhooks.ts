@@ -1,4 +1,5 @@
 import type { components } from '../../../../generated/admin.js';
+import { NO_FAULTS, type WebhookFaults } from '../../../domain/webhookFaults.js';
 import { webhookUrlProblem } from '../../../domain/webhookUrl.js';
 import type { EndpointSettings, WebhookEndpoint, WebhookSecrets } from '../../../store/vocabulary/webhookShapes.js';
 import type { OperationHandler } from '../../handlerTypes.js';
@@ -11,6 +12,7 @@ type EndpointChange = components['schemas']['WebhookEndpointChange'];
 type RotationRequest = components['schemas']['RotationRequest'];
 type Endpoint = components['schemas']['WebhookEndpoint'];
 type EndpointWithSecrets = components['schemas']['WebhookEndpointWithSecrets'];
+type Faults = components['schemas']['WebhookFaults'];
 
 /** How long the secrets a rotation replaces stay valid when the request says nothing (openapi/admin.yaml). */
 const DEFAULT_GRACE_SECONDS = 86_400;
@@ -23,7 +25,11 @@ const asEndpoint = (endpoint: WebhookEndpoint): Endpoint => ({
   secret_header: endpoint.secretHeader,
   created_at: endpoint.createdAt,
   previous_secrets_valid_until: endpoint.previousUntil,
+  faults: { duplicate: endpoint.faults.duplicate, reorder: endpoint.faults.reorder, delay_ms: endpoint.faults.delayMs },
 });
+
+/** The faults a request asks for (docs/administration.md#faults-for-receivers): those left out are off. */
+const faultsOf = (faults: Faults): WebhookFaults => ({ duplicate: faults.duplicate ?? 0, reorder: faults.reorder ?? 0, delayMs: faults.delay_ms ?? 0 });
 
 const withSecrets = (endpoint: WebhookEndpoint & WebhookSecrets): EndpointWithSecrets => ({
   ...asEndpoint(endpoint),
@@ -53,7 +59,13 @@ export const createWebhookEndpoint =
     const name = pathParam(api, 'name');
     const request = ctx.state.body as EndpointRequest;
     refuseUrl(request.url, webhookAllowPrivate);
-    const settings: EndpointSettings = { url: request.url, events: request.events, enabled: request.enabled ?? true, secretHeader: request.secret_header ?? true };
+    const settings: EndpointSettings = {
+      url: request.url,
+      events: request.events,
+      enabled: request.enabled ?? true,
+      secretHeader: request.secret_header ?? true,
+      faults: request.faults ? faultsOf(request.faults) : NO_FAULTS,
+    };
     const made = await store.createWebhookEndpoint(name, settings);
     if (made === 'unknownTenant') throw noSuchTenant(name);
     ctx.status = 201;
@@ -75,9 +87,9 @@ export const updateWebhookEndpoint =
   ({ store, webhookAllowPrivate }: AdminDeps): OperationHandler =>
   async (api, ctx) => {
     const [name, id] = [pathParam(api, 'name'), pathParam(api, 'id')];
-    const { url, events, enabled, secret_header: secretHeader } = ctx.state.body as EndpointChange;
+    const { url, events, enabled, secret_header: secretHeader, faults } = ctx.state.body as EndpointChange;
     refuseUrl(url, webhookAllowPrivate);
-    const updated = await store.updateWebhookEndpoint(name, id, { url, events, enabled, secretHeader });
+    const updated = await store.updateWebhookEndpoint(name, id, { url, events, enabled, secretHeader, faults: faults && faultsOf(faults) });
     if (typeof updated === 'string') throw missing(name, id, updated);
     ctx.body = asEndpoint(updated);
   };

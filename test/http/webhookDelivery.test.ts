@@ -1,45 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { DEFAULT_RETRIES } from '../../src/domain/webhookRetries.js';
 import { STATEMENTS_ID } from '../../src/http/v2Structures.js';
 import { assertWebhookCall } from '../support/contract.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import type { TestServer } from '../support/harness.js';
+import { ADMIN_TOKEN, deliveringServer, endpointOf, sendToPayroll, validatedSandbox } from '../support/deliveringSandbox.js';
 import { until } from '../support/until.js';
 import { startReceiver, type Behaviour } from '../support/webhookReceiver.js';
 
-const TOKEN = 'admin-token-0123456789abcdef';
+const TOKEN = ADMIN_TOKEN;
 const hooks = '/admin/v1/tenants/sb/webhooks';
-const EVENTS = ['statement.sent_to_payroll'];
 type Json = Record<string, any>;
 
-/** A server that delivers webhook calls to 127.0.0.1 on a compressed schedule: waits of tens of milliseconds, polls every 20. */
-const deliveringServer = (t: Parameters<typeof startTestServer>[0], attempts = DEFAULT_RETRIES.attempts, timeoutMs = 2_000) =>
-  startTestServer(t, { adminToken: TOKEN, webhooks: { allowPrivate: true, pollMs: 20, timeoutMs, retries: { ...DEFAULT_RETRIES, attempts, scale: 0.01 } } });
-
-/** A sandbox `sb` of ten users whose statements of March are validated: their changes (user, month). */
-async function validatedSandbox(server: TestServer): Promise<Json[]> {
-  const made = await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'sb', users: 10, records: 100, seed: 7 } });
-  assert.equal(made.status, 201, made.text);
-  const validated = await server.call('POST', '/admin/v1/tenants/sb/statements/status', { bearer: TOKEN, json: { status: 'validated', period: { start_date: '2026-03', end_date: '2026-03' } } });
-  assert.ok(validated.body.count >= 2, validated.text);
-  return validated.body.data;
-}
-
-const sendToPayroll = async (server: TestServer, changes: Json[]) => {
-  const sent = await server.call('POST', '/admin/v1/tenants/sb/statements/status', {
-    bearer: TOKEN,
-    json: { status: 'sent_to_payroll', statements: changes.map(({ user, month }) => ({ user, month })) },
-  });
-  assert.equal(sent.status, 200, sent.text);
-  return sent.body;
-};
-
-const endpoint = async (server: TestServer, url: string, extra: Json = {}) => {
-  const made = await server.call('POST', hooks, { bearer: TOKEN, json: { url, events: EVENTS, ...extra } });
-  assert.equal(made.status, 201, made.text);
-  return made.body;
-};
 
 /** The calls' states and the attempts recorded, by call. */
 const callStates = async (server: TestServer) => new Map((await server.sql.rows('SELECT id, state, attempts FROM webhook_calls')).map(([id, state, attempts]) => [String(id), `${String(state)} ${Number(attempts)}`]));
@@ -57,8 +29,8 @@ describe('the delivery of webhook calls', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    const made = await endpoint(server, receiver.url);
-    const quiet = await endpoint(server, `${receiver.url}?quiet`, { secret_header: false });
+    const made = await endpointOf(server, receiver.url);
+    const quiet = await endpointOf(server, `${receiver.url}?quiet`, { secret_header: false });
     const sent = await sendToPayroll(server, changes.slice(0, 2));
     assert.equal(sent.calls, 4);
     await until('the four calls arrived', () => receiver.calls.length >= 4);
@@ -90,7 +62,7 @@ describe('the delivery of webhook calls', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    const made = await endpoint(server, receiver.url);
+    const made = await endpointOf(server, receiver.url);
     const rotated = (await server.call('POST', `${hooks}/${made.id}/rotate`, { bearer: TOKEN, json: { grace_seconds: 3600 } })).body;
     await sendToPayroll(server, changes.slice(0, 1));
     const call = await until('the call arrived', () => receiver.calls[0]);
@@ -105,7 +77,7 @@ describe('the delivery of webhook calls', () => {
   });
 
   test('a failed attempt (a 500, no answer in time) is made again after a wait of the schedule, each attempt recorded, until one is answered 2xx', async (t) => {
-    const server = await deliveringServer(t, DEFAULT_RETRIES.attempts, 300);
+    const server = await deliveringServer(t, { timeoutMs: 300 });
     const behaviour: Behaviour = (call) => {
       const before = receiver.calls.filter((one) => one.path === call.path).length - 1;
       if (call.path.endsWith('/failing')) return before < 2 ? 500 : 200;
@@ -113,8 +85,8 @@ describe('the delivery of webhook calls', () => {
     };
     const receiver = await startReceiver(t, (call, n) => behaviour(call, n));
     const changes = await validatedSandbox(server);
-    await endpoint(server, `${receiver.url}/failing`);
-    await endpoint(server, `${receiver.url}/silent`);
+    await endpointOf(server, `${receiver.url}/failing`);
+    await endpointOf(server, `${receiver.url}/silent`);
     await sendToPayroll(server, changes.slice(0, 1));
     await until('both calls are delivered', async () => [...(await callStates(server)).values()].sort().join() === 'delivered 2,delivered 3', 30_000);
     const calls = await server.sql.rows("SELECT c.id, e.url FROM webhook_calls c JOIN webhook_endpoints e ON e.id = c.endpoint_id");
@@ -133,10 +105,10 @@ describe('the delivery of webhook calls', () => {
   });
 
   test('a call that always fails is failed after the last attempt allowed; a later call to the endpoint is still delivered', async (t) => {
-    const server = await deliveringServer(t, 3);
+    const server = await deliveringServer(t, { attempts: 3 });
     const receiver = await startReceiver(t, (call) => (receiver.calls[0]!.headers['webhook-id'] === call.headers['webhook-id'] ? 503 : 200));
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, changes.slice(0, 1));
     const [[doomed]] = (await server.sql.rows('SELECT id FROM webhook_calls')) as [[string]];
     await until('the call failed for good', async () => (await callStates(server)).get(doomed) === 'failed 3');
@@ -152,7 +124,7 @@ describe('the delivery of webhook calls', () => {
     const failing = (call: { headers: Record<string, unknown> }) => call.headers['webhook-id'] === receiver.calls[0]!.headers['webhook-id'];
     const receiver = await startReceiver(t, (call) => (failing(call) && receiver.calls.filter(failing).length <= 2 ? 500 : 200));
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, changes.slice(0, 1));
     const [[first]] = (await server.sql.rows('SELECT id FROM webhook_calls')) as [[string]];
     // A second call of the same statement to the same endpoint, written after it (as a second event of the statement would be).
@@ -173,7 +145,7 @@ describe('the delivery of webhook calls', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t, () => 500);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, changes.slice(0, 1));
     const [[id, userId, month]] = (await server.sql.rows('SELECT id, user_id, month FROM webhook_calls')) as [[string, string, number]];
     await until('an attempt failed', async () => (await attemptsOf(server, id)).length >= 1);
@@ -189,13 +161,13 @@ describe('the delivery of webhook calls', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t, (_call, n) => (n === 0 ? 'hold' : 200));
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, changes.slice(0, 1));
     await until('the call is in flight', () => receiver.calls.length === 1);
     assert.equal((await server.call('DELETE', '/admin/v1/tenants/sb', { bearer: TOKEN })).status, 204);
     await new Promise<void>((resolve) => setImmediate(resolve));
     const again = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, again.slice(0, 1));
     await until('a call of the new tenant is delivered', async () => [...(await callStates(server)).values()].join() === 'delivered 1', 30_000);
     assert.equal(Number(await server.sql.value('SELECT count(*) FROM webhook_attempts')), 1, 'only the new tenant\'s attempt: none of the deleted one');

@@ -1,42 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_RETRIES } from '../../src/domain/webhookRetries.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import type { TestServer } from '../support/harness.js';
+import { ADMIN_TOKEN, deliveringServer, endpointOf, sendToPayroll, validatedSandbox } from '../support/deliveringSandbox.js';
 import { until } from '../support/until.js';
 import { startReceiver } from '../support/webhookReceiver.js';
 
-const TOKEN = 'admin-token-0123456789abcdef';
+const TOKEN = ADMIN_TOKEN;
 const hooks = '/admin/v1/tenants/sb/webhooks';
-const EVENTS = ['statement.sent_to_payroll'];
-type Json = Record<string, any>;
 
-/** A server delivering to 127.0.0.1 that polls its outbox every `pollMs`. */
-const deliveringServer = (t: Parameters<typeof startTestServer>[0], pollMs = 20) =>
-  startTestServer(t, { adminToken: TOKEN, webhooks: { allowPrivate: true, pollMs, timeoutMs: 2_000, retries: { ...DEFAULT_RETRIES, scale: 0.01 } } });
-
-/** A sandbox `sb` whose statements of March are validated: their changes (user, month). */
-async function validatedSandbox(server: TestServer): Promise<Json[]> {
-  const made = await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'sb', users: 10, records: 100, seed: 7 } });
-  assert.equal(made.status, 201, made.text);
-  const validated = await server.call('POST', '/admin/v1/tenants/sb/statements/status', { bearer: TOKEN, json: { status: 'validated', period: { start_date: '2026-03', end_date: '2026-03' } } });
-  assert.ok(validated.body.count >= 2, validated.text);
-  return validated.body.data;
-}
-
-const sendToPayroll = async (server: TestServer, changes: Json[]) => {
-  const sent = await server.call('POST', '/admin/v1/tenants/sb/statements/status', {
-    bearer: TOKEN,
-    json: { status: 'sent_to_payroll', statements: changes.map(({ user, month }) => ({ user, month })) },
-  });
-  assert.equal(sent.status, 200, sent.text);
-  return sent.body;
-};
-
-const endpoint = async (server: TestServer, url: string, extra: Json = {}) => {
-  const made = await server.call('POST', hooks, { bearer: TOKEN, json: { url, events: EVENTS, ...extra } });
-  assert.equal(made.status, 201, made.text);
-  return made.body;
-};
 
 /** The calls by seq: id, state and attempts; and each one's attempts with the fault that shaped them. */
 const calls = async (server: TestServer) =>
@@ -53,9 +24,9 @@ describe('faults for receivers\' tests', () => {
   test('faults are off by default, set at create, replaced whole by a change ({} turns them off), and bounded [conf:webhook-faults]', async (t) => {
     const server = await deliveringServer(t);
     await validatedSandbox(server);
-    const plain = await endpoint(server, 'http://127.0.0.1:9/hook');
+    const plain = await endpointOf(server, 'http://127.0.0.1:9/hook');
     assert.deepEqual(plain.faults, { duplicate: 0, reorder: 0, delay_ms: 0 });
-    const faulty = await endpoint(server, 'http://127.0.0.1:9/faulty', { faults: { duplicate: 0.2, delay_ms: 500 } });
+    const faulty = await endpointOf(server, 'http://127.0.0.1:9/faulty', { faults: { duplicate: 0.2, delay_ms: 500 } });
     assert.deepEqual(faulty.faults, { duplicate: 0.2, reorder: 0, delay_ms: 500 });
     const changed = await server.call('PATCH', `${hooks}/${faulty.id}`, { bearer: TOKEN, json: { faults: { reorder: 1 } } });
     assert.equal(changed.status, 200, changed.text);
@@ -72,7 +43,7 @@ describe('faults for receivers\' tests', () => {
       [{ delay_ms: 2.5 }, 'a delay not in whole milliseconds'],
       [{ drop: 0.5 }, 'an unknown fault'],
     ] as const) {
-      const refused = await server.call('POST', hooks, { bearer: TOKEN, json: { url: 'http://127.0.0.1:9/hook', events: EVENTS, faults: given } });
+      const refused = await server.call('POST', hooks, { bearer: TOKEN, json: { url: 'http://127.0.0.1:9/hook', events: ['statement.sent_to_payroll'], faults: given } });
       assert.equal(refused.status, 400, `${why}: ${refused.text}`);
     }
     assert.equal((await server.call('GET', hooks, { bearer: TOKEN })).body.data.length, 2, 'nothing refused was made');
@@ -82,7 +53,7 @@ describe('faults for receivers\' tests', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, changes.slice(0, 2));
     await until('both calls are delivered', async () => (await calls(server)).every(({ state }) => state === 'delivered 1'));
     assert.equal(receiver.calls.length, 2);
@@ -93,7 +64,7 @@ describe('faults for receivers\' tests', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url, { faults: { duplicate: 1 } });
+    await endpointOf(server, receiver.url, { faults: { duplicate: 1 } });
     await sendToPayroll(server, changes.slice(0, 2));
     await until('both calls are delivered and duplicated', async () => (await calls(server)).every(({ state }) => state === 'delivered 2'));
     await until('four arrivals', () => receiver.calls.length === 4);
@@ -113,7 +84,7 @@ describe('faults for receivers\' tests', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url, { faults: { reorder: 1 } });
+    await endpointOf(server, receiver.url, { faults: { reorder: 1 } });
     await sendToPayroll(server, changes.slice(0, 1));
     await sendToPayroll(server, changes.slice(1, 2));
     await until('both calls are delivered', async () => (await calls(server)).every(({ state }) => state === 'delivered 1'));
@@ -128,7 +99,7 @@ describe('faults for receivers\' tests', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url, { faults: { reorder: 1 } });
+    await endpointOf(server, receiver.url, { faults: { reorder: 1 } });
     await sendToPayroll(server, changes.slice(0, 1));
     await until('the held call is delivered', async () => (await calls(server)).every(({ state }) => state === 'delivered 1'), 10_000);
     assert.equal(receiver.calls.length, 1);
@@ -138,7 +109,7 @@ describe('faults for receivers\' tests', () => {
     const server = await deliveringServer(t);
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url, { faults: { delay_ms: 400 } });
+    await endpointOf(server, receiver.url, { faults: { delay_ms: 400 } });
     const changedAt = Date.now();
     await sendToPayroll(server, changes.slice(0, 1));
     const arrived = await until('the call arrived', () => receiver.calls[0]);
@@ -148,10 +119,10 @@ describe('faults for receivers\' tests', () => {
   });
 
   test('a change of statuses on this server sends its calls without waiting for the poll', async (t) => {
-    const server = await deliveringServer(t, 600_000);
+    const server = await deliveringServer(t, { pollMs: 600_000 });
     const receiver = await startReceiver(t);
     const changes = await validatedSandbox(server);
-    await endpoint(server, receiver.url);
+    await endpointOf(server, receiver.url);
     await sendToPayroll(server, changes.slice(0, 1));
     await until('the call arrived long before a poll', () => receiver.calls[0], 10_000);
   });

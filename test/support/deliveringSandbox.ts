@@ -7,10 +7,12 @@ type Json = Record<string, any>;
 
 /**
  * A server that delivers webhook calls to 127.0.0.1 on a compressed schedule (waits of tens of
- * milliseconds, polls every 20), `attempts` to a series, each waiting `timeoutMs` at most.
+ * milliseconds, polls every `pollMs`, 20 by default), `attempts` to a series, each waiting `timeoutMs` at most.
  */
-export const deliveringServer = (t: Parameters<typeof startTestServer>[0], { attempts = DEFAULT_RETRIES.attempts, timeoutMs = 2_000, ...options }: { attempts?: number; timeoutMs?: number } & TestServerOptions = {}) =>
-  startTestServer(t, { ...options, adminToken: ADMIN_TOKEN, webhooks: { allowPrivate: true, pollMs: 20, timeoutMs, retries: { ...DEFAULT_RETRIES, attempts, scale: 0.01 } } });
+export const deliveringServer = (
+  t: Parameters<typeof startTestServer>[0],
+  { attempts = DEFAULT_RETRIES.attempts, timeoutMs = 2_000, pollMs = 20, ...options }: { attempts?: number; timeoutMs?: number; pollMs?: number } & TestServerOptions = {},
+) => startTestServer(t, { ...options, adminToken: ADMIN_TOKEN, webhooks: { allowPrivate: true, pollMs, timeoutMs, retries: { ...DEFAULT_RETRIES, attempts, scale: 0.01 } } });
 
 /** A sandbox `sb` of ten users whose statements of March are validated: their changes (user, month). */
 export async function validatedSandbox(server: TestServer): Promise<Json[]> {
@@ -31,9 +33,9 @@ export async function sendToPayroll(server: TestServer, changes: Json[]): Promis
   return sent.body;
 }
 
-/** A new endpoint of `sb` that wants `statement.sent_to_payroll`. */
-export async function endpointOf(server: TestServer, url: string): Promise<Json> {
-  const made = await server.call('POST', '/admin/v1/tenants/sb/webhooks', { bearer: ADMIN_TOKEN, json: { url, events: ['statement.sent_to_payroll'] } });
+/** A new endpoint of `sb` that wants `statement.sent_to_payroll`, with the settings in `extra`. */
+export async function endpointOf(server: TestServer, url: string, extra: Json = {}): Promise<Json> {
+  const made = await server.call('POST', '/admin/v1/tenants/sb/webhooks', { bearer: ADMIN_TOKEN, json: { url, events: ['statement.sent_to_payroll'], ...extra } });
   assert.equal(made.status, 201, made.text);
   return made.body;
 }

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { WriteSteps } from '../engine/transactionSteps.js';
-import { startThread } from '../threads/startThread.js';
+import { startThread, stopThread } from '../threads/startThread.js';
 import { STOP } from '../threads/writeThreadProtocol.js';
 import { StoreUnavailable } from '../vocabulary/storeErrors.js';
 import type { StoreLog } from '../vocabulary/storeLog.js';
@@ -99,12 +99,7 @@ export function startTransactionThread(data: TransactionThreadData, log: StoreLo
     stop() {
       stopped ??= (async () => {
         await turn;
-        const thread = worker;
-        if (!thread) return;
-        const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-        thread.ref(); // until it has closed its connection
-        thread.postMessage(STOP);
-        await exited;
+        await stopThread(worker, STOP);
       })();
       return stopped;
     },

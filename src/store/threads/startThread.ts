@@ -28,3 +28,15 @@ export function withoutTsx(options: readonly string[]): string[] {
   }
   return kept;
 }
+
+/**
+ * Asks a database thread to stop (`message`: its protocol's stop) and resolves once it has
+ * exited, its connection closed; holds the process open until then. Nothing to do without one.
+ */
+export async function stopThread(thread: Worker | undefined, message: unknown): Promise<void> {
+  if (!thread) return;
+  const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+  thread.ref(); // until it has closed its connection
+  thread.postMessage(message);
+  await exited;
+}

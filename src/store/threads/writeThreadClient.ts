@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import { StoreUnavailable } from '../vocabulary/storeErrors.js';
 import type { StoreLog } from '../vocabulary/storeLog.js';
 import type { TenantWrite, WriteOutcome, WrittenBy } from '../vocabulary/writeShapes.js';
-import { startThread } from './startThread.js';
+import { startThread, stopThread } from './startThread.js';
 import { STOP, wallClockMs, type WriteReply, type WriteRequest } from './writeThreadProtocol.js';
 
 export interface WriteThread {
@@ -87,12 +87,7 @@ export function startWriteThread(options: WriteThreadOptions): WriteThread {
     stop() {
       stopped ??= (async () => {
         while (pending.size > 0) await Promise.allSettled([...pending.values()].map((waiting) => waiting.answer));
-        const thread = worker;
-        if (!thread) return;
-        const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-        thread.ref(); // until it has closed its connection
-        thread.postMessage(STOP);
-        await exited;
+        await stopThread(worker, STOP);
       })();
       return stopped;
     },

@@ -32,12 +32,16 @@ export interface LoggedCall {
 
 /** One attempt of a call as recorded. */
 export interface LoggedAttempt {
+  /** 1 for the first attempt. */
   readonly attempt: number;
+  /** When it was made (ISO 8601). */
   readonly at: string;
   readonly durationMs: number;
+  /** The receiver's status; `null` when none came (the error says why). */
   readonly status: number | null;
   readonly error: string | null;
   readonly answerHead: string;
+  /** The body sent ('' when none was). */
   readonly body: string;
 }
 

@@ -1,4 +1,5 @@
 import type { WebhookFaults } from '../../domain/webhookFaults.js';
+import type { LoggedAttempt } from './callLogShapes.js';
 import type { WebhookEvent } from './webhookShapes.js';
 
 /**
@@ -57,23 +58,12 @@ export interface ClaimedCall {
   readonly statement: CallStatement | undefined;
 }
 
-/** One attempt of a call, as recorded, and the state the call is left in. */
-export interface CallAttempt {
+/** One attempt of a call, as recorded (its fields as the log shows them), and the state the call is left in. */
+export interface CallAttempt extends LoggedAttempt {
   readonly tenantId: number;
   readonly callId: string;
   /** The server that claimed the call: only its claim is ended by the record. */
   readonly owner: string;
-  /** 1 for the first attempt. */
-  readonly attempt: number;
-  /** When it was made (ISO 8601). */
-  readonly at: string;
-  readonly durationMs: number;
-  /** The receiver's status; `null` when none came (the error says why). */
-  readonly status: number | null;
-  readonly error: string | null;
-  readonly answerHead: string;
-  /** The body sent ('' when none was). */
-  readonly body: string;
   readonly state: 'pending' | 'delivered' | 'failed';
   /** When the next attempt is due (ISO 8601), for a call left pending. */
   readonly nextAttemptAt: string;

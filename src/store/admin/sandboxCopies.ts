@@ -70,7 +70,8 @@ export async function dropStaleOrigins(steps: WriteSteps, templateId: number, ke
 
 /** The origin of the template's present version: found, or made and filled from the template. */
 async function originOf(steps: WriteSteps, template: Tenant): Promise<number> {
-  const name = originName(template, await steps.dataVersion(template.id));
+  // The template is there: the copy found it and holds its lock.
+  const name = originName(template, (await steps.dataVersion(template.id))!);
   for (;;) {
     const origin = await steps.ensureTenant(name);
     await steps.lockTenant(origin.id);

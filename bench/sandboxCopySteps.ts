@@ -3,10 +3,11 @@
  * on SQLite or, with `--postgres`, on a PostgreSQL server started for the run
  * (scripts/embeddedPostgres.ts): a template of RECORDS records seeded as `compdata seed` seeds
  * one, then RUNS times the engine-neutral steps of AdminStore.copyTenant (with a recipe: the
- * origin made from the template, then the sandbox), resetTenant (the sandbox's data deleted, then
- * copied from the origin) and deleteTenant (the sandbox, then its unused origin), each in one
- * transaction as the store runs them; beside them a second copy made while the first holds the
- * origin, and its deletion, which leaves the origin (the cost of each when the origin is there).
+ * origin made from the template in the first run, then the sandbox; the origin of the template's
+ * present version outlives its last sandbox, so later runs find it), resetTenant (the sandbox's
+ * data deleted, then copied from the origin) and deleteTenant (the sandbox; its origin stays),
+ * each in one transaction as the store runs them; beside them a second copy made while the first
+ * is there, and its deletion. The medians are those of a create and delete loop.
  * Every statement is timed (SQLite: by wrapping the
  * connection's `prepare`; PostgreSQL: its `query`), the commit apart; medians over the runs in
  * milliseconds, with this process's CPU time per operation. The SQLite connection does not

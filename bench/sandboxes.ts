@@ -3,8 +3,8 @@
  * serve` as a process, on SQLite and, with `--postgres`, on a PostgreSQL server started for the
  * run (scripts/embeddedPostgres.ts):
  * - a copy of a template of RECORDS records (`POST /admin/v1/sandboxes` with `template`), from
- *   request to answer, and its reset (`POST /admin/v1/tenants/{name}/reset`): median and p95
- *   over RUNS runs; beside them a sandbox generated as `compdata seed` makes one of the same size;
+ *   request to answer, its reset (`POST /admin/v1/tenants/{name}/reset`) and its deletion:
+ *   median and p95 over RUNS runs; beside them a sandbox generated as `compdata seed` makes one of the same size;
  * - with `--loop SECONDS`: 8 clients creating a copy of a template of 1,000 records, reading a
  *   few pages, writing once and deleting it, again and again, while another tenant's
  *   `limit=100` pages are timed (p99 idle, then under that load); any 5xx counted.
@@ -90,6 +90,7 @@ try {
   const creates: number[] = [];
   const resets: number[] = [];
   const seeds: number[] = [];
+  const deletes: number[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const copy = await sandbox({ name: `copy-${run}`, template: 'template' });
     creates.push(copy.ms);
@@ -97,11 +98,15 @@ try {
     if (reset.status !== 204) throw new Error(`reset: ${reset.status} ${JSON.stringify(reset.body)}`);
     resets.push(reset.ms);
     seeds.push((await sandbox({ name: `seeded-${run}`, users, records: RECORDS, seed: 'bench' })).ms);
-    for (const name of [`copy-${run}`, `seeded-${run}`]) await call('DELETE', `/admin/v1/tenants/${name}`);
+    const deletion = await call('DELETE', `/admin/v1/tenants/copy-${run}`);
+    if (deletion.status !== 204) throw new Error(`delete: ${deletion.status} ${JSON.stringify(deletion.body)}`);
+    deletes.push(deletion.ms);
+    await call('DELETE', `/admin/v1/tenants/seeded-${run}`);
   }
   say(`engine: ${args.postgres ? 'PostgreSQL' : 'SQLite'}; template: ${RECORDS} records, ${users} users; ${RUNS} runs`);
   say(`- copy (POST /admin/v1/sandboxes with template): ${summary(creates)}`);
   say(`- reset of that copy: ${summary(resets)}`);
+  say(`- deletion of that copy (DELETE /admin/v1/tenants/{name}): ${summary(deletes)}`);
   say(`- generated sandbox of the same size (as compdata seed): ${summary(seeds)}`);
   say(`- compdata seed of the template as a process (once, start of node included): ${seedMs.toFixed(0)} ms`);
   if (LOOP_SECONDS > 0) await loop();

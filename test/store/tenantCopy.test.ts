@@ -118,7 +118,7 @@ describe('the engine copy of a tenant', () => {
     assert.equal(await exportOf(database.store, 'half'), await exportOf(database.store, 'tables'));
   });
 
-  test('copies of one version of a template share one hidden origin, never listed, deleted with its last copy; a reset puts the created state back', async (t) => {
+  test('copies of one version of a template share one hidden origin, never listed, kept for the next copy while it holds the template\'s present version; a reset puts the created state back', async (t) => {
     const database = await tempDatabase(t);
     await template(database);
     const tenants = await tenantCount(database);
@@ -134,7 +134,7 @@ describe('the engine copy of a tenant', () => {
     const changed = await exportOf(database.store, 'golden');
     assert.notEqual(changed, created);
     assert.equal(await copySandbox(database.store, 'golden', 'third'), true);
-    assert.equal(await tenantCount(database), tenants + 5);
+    assert.equal(await tenantCount(database), tenants + 5, 'the first origin stays while sandboxes name it');
     await database.store.deleteTenant('first');
     await replaceData(database, 'second', 'more');
     assert.equal(await resetSandbox(database.store, 'second'), 'reset');
@@ -143,8 +143,36 @@ describe('the engine copy of a tenant', () => {
     assert.equal(await exportOf(database.store, 'third'), changed);
 
     await database.store.deleteTenant('second');
-    assert.equal(await tenantCount(database), tenants + 2, 'the first origin went with its last copy');
+    assert.equal(await tenantCount(database), tenants + 2, 'the first origin went with its last copy: the template changed since');
     await database.store.deleteTenant('third');
-    assert.equal(await tenantCount(database), tenants);
+    assert.equal(await tenantCount(database), tenants + 1, 'the origin of the present version stays without a copy');
+    assert.equal(await copySandbox(database.store, 'golden', 'fourth'), true);
+    assert.equal(await tenantCount(database), tenants + 2, 'the next copy takes the origin kept');
+    await replaceData(database, 'fourth', 'again');
+    assert.equal(await resetSandbox(database.store, 'fourth'), 'reset');
+    assert.equal(await exportOf(database.store, 'fourth'), changed);
+    await database.store.deleteTenant('fourth');
+
+    // The template changes again: the next copy's new origin replaces the one no sandbox names.
+    await replaceData(database, 'golden', 'last');
+    const last = await exportOf(database.store, 'golden');
+    assert.equal(await tenantCount(database), tenants + 1);
+    assert.equal(await copySandbox(database.store, 'golden', 'fifth'), true);
+    assert.equal(await tenantCount(database), tenants + 2, 'the copy and its new origin; the old origin gone');
+
+    // The template's deletion leaves the origin a sandbox names; its last sandbox's takes it.
+    await database.store.deleteTenant('golden');
+    assert.equal(await tenantCount(database), tenants + 1);
+    assert.equal(await resetSandbox(database.store, 'fifth'), 'reset');
+    assert.equal(await exportOf(database.store, 'fifth'), last);
+    await database.store.deleteTenant('fifth');
+    assert.equal(await tenantCount(database), tenants - 1);
+
+    // A template's deletion takes the origin no sandbox names.
+    assert.equal(await copySandbox(database.store, 'tables', 'sixth'), true);
+    await database.store.deleteTenant('sixth');
+    assert.equal(await tenantCount(database), tenants, 'the origin of the present version stays');
+    await database.store.deleteTenant('tables');
+    assert.equal(await tenantCount(database), tenants - 2);
   });
 });

@@ -11,7 +11,7 @@ import { CreateKeyTaken, TenantNotEmpty, TooManySandboxes, UnknownTenant } from 
 import { REMEMBERED_FOR_MS } from '../../domain/idempotencyKeys.js';
 import { datasetReads } from './datasetReading.js';
 import { checkInvariants } from './invariantCheck.js';
-import { copyFromOrigin, copyInto, dropUnusedOrigin } from './sandboxCopies.js';
+import { copyFromOrigin, copyInto, dropStaleOrigins, dropUnusedOrigin } from './sandboxCopies.js';
 
 /** What administration.ts implements; statuses and webhooks have files of their own. */
 type AdministrationCore = Omit<
@@ -65,6 +65,8 @@ export function administration({ engine }: StoreContext, keyChecks: Pick<KeyChec
         const origin = (await steps.recipe(tenant.id))?.origin;
         await steps.deleteTenant(tenant.id);
         if (origin !== undefined && origin !== null) await dropUnusedOrigin(steps, origin);
+        // A template's origins go with it, but those that sandboxes still name.
+        await dropStaleOrigins(steps, tenant.id);
         return true;
       });
       // Its keys, remembered as valid by this process, are forgotten at once.

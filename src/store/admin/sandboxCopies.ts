@@ -3,11 +3,16 @@ import { TenantNotEmpty } from '../vocabulary/storeErrors.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 
 /**
- * The name of the hidden tenant that holds the created state of the copies of one version of one
- * template (docs/administration.md#reset). It starts with U+0001, which no tenant name given to
- * the CLI or the administration API may hold: no key, no request and no listing reaches it.
+ * The names of the hidden tenants that hold the created state of the copies of one version of
+ * one template (docs/administration.md#reset): `ORIGINS`, the template's id, `:`, the version.
+ * They start with U+0001, which no tenant name given to the CLI or the administration API may
+ * hold: no key, no request and no listing reaches them.
  */
-const originName = (template: Tenant, version: string) => `\u0001origin:${template.id}:${version}`;
+const ORIGINS = '\u0001origin:';
+const originsOf = (templateId: number) => `${ORIGINS}${templateId}:`;
+const originName = (template: Tenant, version: string) => `${originsOf(template.id)}${version}`;
+/** The name that follows every name starting with `prefix` (its last character's next). */
+const pastPrefix = (prefix: string) => prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
 
 /**
  * Copies the tenant `template`'s data into the new tenant `target` at the engine's level, inside
@@ -35,25 +40,50 @@ export async function copyFromOrigin(steps: WriteSteps, origin: number, sandbox:
   await steps.copyData(origin, sandbox, stamp);
 }
 
-/** Deletes the origin `origin` when no sandbox names it any more (after a sandbox's deletion). */
-export async function dropUnusedOrigin(steps: WriteSteps, origin: number): Promise<void> {
+/**
+ * After the deletion of a sandbox made from the origin `originId`: deletes the origin when no
+ * sandbox names it any more and it does not hold its template's present version (the template
+ * changed, or was deleted). The origin of a template's present version stays for its next copy.
+ */
+export async function dropUnusedOrigin(steps: WriteSteps, originId: number): Promise<void> {
   // A copy that takes the origin holds its lock until it commits its recipe.
-  await steps.lockTenant(origin);
-  if (!(await steps.originInUse(origin))) await steps.deleteTenant(origin);
+  await steps.lockTenant(originId);
+  if (await steps.originInUse(originId)) return;
+  const origin = (await steps.tenantsNamedBetween(ORIGINS, pastPrefix(ORIGINS))).find(({ id }) => id === originId);
+  if (!origin) return;
+  const [templateId, version] = origin.name.slice(ORIGINS.length).split(':');
+  if ((await steps.dataVersion(Number(templateId))) !== version) await steps.deleteTenant(originId);
+}
+
+/**
+ * Deletes the origins of the template `templateId` that no sandbox names, but `keep`: after a
+ * new version's origin is made (`keep`), or after the template's deletion.
+ */
+export async function dropStaleOrigins(steps: WriteSteps, templateId: number, keep?: number): Promise<void> {
+  const prefix = originsOf(templateId);
+  for (const origin of await steps.tenantsNamedBetween(prefix, pastPrefix(prefix))) {
+    if (origin.id === keep) continue;
+    await steps.lockTenant(origin.id);
+    if (!(await steps.originInUse(origin.id))) await steps.deleteTenant(origin.id);
+  }
 }
 
 /** The origin of the template's present version: found, or made and filled from the template. */
 async function originOf(steps: WriteSteps, template: Tenant): Promise<number> {
-  const name = originName(template, await steps.dataVersion(template.id));
+  // The template is there: the copy found it and holds its lock.
+  const name = originName(template, (await steps.dataVersion(template.id))!);
   for (;;) {
     const origin = await steps.ensureTenant(name);
     await steps.lockTenant(origin.id);
-    // Its last sandbox's deletion may have deleted it while this waited for its lock (PostgreSQL).
+    // Another transaction may have deleted it while this waited for its lock (PostgreSQL): the
+    // deletion of the template's last copy of a version since changed, or of the template.
     if ((await steps.findTenant(name))?.id !== origin.id) continue;
     if (!(await steps.hasData(origin.id))) {
       // Made now, or by a copy of a template holding only metrics or dimensions.
       await steps.deleteData(origin.id);
       await fill(steps, template.id, origin.id);
+      // The origins of the template's earlier versions can no longer be used but by their sandboxes.
+      await dropStaleOrigins(steps, template.id, origin.id);
     }
     return origin.id;
   }

@@ -55,8 +55,10 @@ export interface WriteSteps {
    * stamp `stamp` of `to` (../sqlite/tenantCopy.ts, ../postgres/tenantCopy.ts).
    */
   copyData(from: number, to: number, stamp: number): Answer<void>;
-  /** The version of the tenant's data (what a page's ETag carries), as text. */
-  dataVersion(tenantId: number): Answer<string>;
+  /** The version of the tenant's data (what a page's ETag carries), as text; `undefined` when there is no such tenant. */
+  dataVersion(tenantId: number): Answer<string | undefined>;
+  /** The tenants whose names are at least `from` and less than `before` (by code point). */
+  tenantsNamedBetween(from: string, before: string): Answer<Tenant[]>;
   /** Whether a sandbox's recipe names the tenant `originId` as its created state. */
   originInUse(originId: number): Answer<boolean>;
   /** When the tenant was created, as stored (ISO 8601). */

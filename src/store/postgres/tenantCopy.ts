@@ -1,5 +1,6 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
-import { firstRow, run, statement, type Queryable } from './connection.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
+import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 
 type Copy = { from: number; to: number; stamp: number; at: string };
 /** A statement of the copy and its parameters, taken from the copy's (each names only those it uses). */
@@ -33,6 +34,7 @@ const emptyFragment = statement<[number], { fragment: string }>('SELECT empty_fr
 const setEmptyFragment = statement<[number, string]>('UPDATE tenant_state SET empty_fragment = $2 WHERE tenant_id = $1');
 const stampTime = statement<[number, number], { at: string }>('SELECT at FROM stamp_times WHERE tenant_id = $1 AND stamp = $2');
 const dataVersion = statement<[number], { version: string }>('SELECT data_version::text AS version FROM tenant_state WHERE tenant_id = $1');
+const namedBetween = statement<[string, string], Tenant>('SELECT id, name FROM tenants WHERE name >= $1 AND name < $2 ORDER BY name');
 const originInUse = statement<[number], { found: boolean }>('SELECT EXISTS (SELECT 1 FROM sandbox_recipes WHERE origin_id = $1) AS found');
 
 /**
@@ -43,14 +45,15 @@ const originInUse = statement<[number], { found: boolean }>('SELECT EXISTS (SELE
  * the same. Every copied record carries the copy's stamp and its time, as a load writes them.
  * Not copied: keys, requests (idempotency keys, imports), removed records' positions, the recipe.
  */
-export function tenantCopySteps(db: Queryable): Pick<WriteSteps, 'copyData' | 'dataVersion' | 'originInUse'> {
+export function tenantCopySteps(db: Queryable): Pick<WriteSteps, 'copyData' | 'dataVersion' | 'tenantsNamedBetween' | 'originInUse'> {
   return {
     async copyData(from, to, stamp) {
       const { at } = (await firstRow(db, stampTime, to, stamp))!;
       await run(db, setEmptyFragment, to, (await firstRow(db, emptyFragment, from))!.fragment);
       for (const { statement, params } of copies) await run(db, statement, ...params({ from, to, stamp, at }));
     },
-    dataVersion: async (tenantId) => (await firstRow(db, dataVersion, tenantId))!.version,
+    dataVersion: async (tenantId) => (await firstRow(db, dataVersion, tenantId))?.version,
+    tenantsNamedBetween: (from, before) => rowsOf(db, namedBetween, from, before),
     originInUse: async (originId) => (await firstRow(db, originInUse, originId))!.found,
   };
 }

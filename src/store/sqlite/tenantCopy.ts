@@ -1,4 +1,5 @@
 import type { WriteSteps } from '../engine/transactionSteps.js';
+import type { Tenant } from '../vocabulary/tenancy.js';
 import type { Db } from './db.js';
 
 /** A table's key (`pk`) and the offset that moves the template's keys past every key in use. */
@@ -14,7 +15,7 @@ const OFFSET = (table: string, ofTemplate: string) =>
  * load writes them (migration 5): a sync of the copy starts from it. Not copied: keys, requests
  * (idempotency keys, imports), the positions of removed records, the recipe.
  */
-export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVersion' | 'originInUse'> {
+export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVersion' | 'tenantsNamedBetween' | 'originInUse'> {
   const offsets = {
     users: db.prepare<{ from: number }, number>(OFFSET('users', 'tenant_id = @from')).pluck(),
     dimensions: db.prepare<{ from: number }, number>(OFFSET('dimensions', 'tenant_id = @from')).pluck(),
@@ -58,6 +59,7 @@ export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVers
   ].map((sql) => db.prepare<Offsets & { from: number; to: number; stamp: number; at: string }>(sql));
   const stampTime = db.prepare<[number, number], string>('SELECT at FROM stamp_times WHERE tenant_id = ? AND stamp = ?').pluck();
   const dataVersion = db.prepare<[number], number | bigint>('SELECT data_version FROM tenants WHERE id = ?').pluck();
+  const namedBetween = db.prepare<[string, string], Tenant>('SELECT id, name FROM tenants WHERE name >= ? AND name < ? ORDER BY name');
   const originInUse = db.prepare<[number], number>('SELECT EXISTS (SELECT 1 FROM sandbox_recipes WHERE origin_id = ?)').pluck();
   return {
     copyData(from, to, stamp) {
@@ -65,7 +67,11 @@ export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVers
       const moved = Object.fromEntries(Object.entries(offsets).map(([name, offset]) => [name, offset.get({ from })!])) as Offsets;
       for (const copy of copies) copy.run({ ...moved, from, to, stamp, at });
     },
-    dataVersion: (tenantId) => String(dataVersion.get(tenantId)),
+    dataVersion(tenantId) {
+      const version = dataVersion.get(tenantId);
+      return version === undefined ? undefined : String(version);
+    },
+    tenantsNamedBetween: (from, before) => namedBetween.all(from, before),
     originInUse: (originId) => originInUse.get(originId) === 1,
   };
 }

@@ -77,8 +77,9 @@ describe('PUT /v1/users/groups/bulk: the override rule', () => {
 });
 
 describe('PUT /v1/users/groups/bulk: items and echo', () => {
-  test('e-mails match without regard to case; the echo carries them as stored, in request order', async (t) => {
-    const { put } = await serverWithFixture(t);
+  const sharedServer = shared((scope) => startTestServer(scope));
+  test('e-mails match without regard to case; the echo carries them as stored, in request order', async () => {
+    const { put } = await tenantOnSharedServer(sharedServer);
     const sent = [
       { user: 'USER1@Acme.Example', manager: 'User2@ACME.example', start_date: '2026-02' },
       { user: 'User0@acme.EXAMPLE', group_dimension: 'segment', group: 'Enterprise', start_date: '2026-01' },
@@ -94,6 +95,7 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
     });
   });
 
+  // A database of its own: it looks at the groups table across tenants.
   test('a group name not known yet creates the group; the same name in two dimensions is two groups', async (t) => {
     const { server, fixture, put } = await serverWithFixture(t);
     const items = [
@@ -106,8 +108,8 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
     assert.deepEqual(await readAll(server, fixture.key, '/v1/users/groups?group_dimension=segment'), [items[0]]);
   });
 
-  test('manager items: optional dates, and the override rule per user', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t, { users: 5 });
+  test('manager items: optional dates, and the override rule per user', async () => {
+    const { server, fixture, put } = await tenantOnSharedServer(sharedServer, { users: 5 });
     const m = (manager: number, start_date: string | null, end_date: string | null) =>
       ({ user: U0, manager: `user${manager}@acme.example`, start_date, end_date });
     assert.deepEqual((await put([{ user: U0, manager: 'user1@acme.example' }])).body.data, [m(1, null, null)]);
@@ -119,8 +121,8 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
     assert.deepEqual(await readAll(server, fixture.key, '/v1/users/managers'), [m(4, null, null)]);
   });
 
-  test('a long random sequence of requests leaves what a month-by-month model says', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t, { users: 4 });
+  test('a long random sequence of requests leaves what a month-by-month model says', async () => {
+    const { server, fixture, put } = await tenantOnSharedServer(sharedServer, { users: 4 });
     const groups = new SlotModel();
     const managers = new SlotModel();
     groups.put(`${U0}/region`, 'EMEA', '2026-03', '2026-05');

@@ -85,7 +85,14 @@ help:
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --prefer-offline --no-audit --no-fund
 
-setup: node_modules/.package-lock.json
+# The Node releases test/cli/nodeVersions.test.ts runs the service on, fetched into .node/ by
+# scripts/node.sh once, with the packages: a test pass on a fresh clone then unpacks none.
+NODE_RELEASES := $(shell cat test/cli/nodeReleases.txt)
+.node/.releases: test/cli/nodeReleases.txt
+	@for version in $(NODE_RELEASES); do scripts/node.sh --version $$version >/dev/null; done
+	@touch $@
+
+setup: node_modules/.package-lock.json .node/.releases
 
 ## Types from the contract (committed in generated/).
 generate: setup

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -11,9 +12,10 @@ import { temporaryDirectory } from './cliProcess.js';
  * The service on each Node line users run (22, 24, 26), whatever Node runs the suite: each
  * release comes from the npm registry (scripts/node.sh, cached in .node/), and runs the built
  * CLI (bin/compdata.js over dist/, as `make test` builds it) through seed, keys, serve, a page,
- * a bulk PUT and a clean SIGTERM. better-sqlite3 is one Node-API binary for all of them.
+ * a bulk PUT and a clean SIGTERM. better-sqlite3 is one Node-API binary for all of them. The
+ * releases are listed in nodeReleases.txt; `make setup` fetches them beforehand.
  */
-const RELEASES = ['22.23.3', '24.21.0', '26.10.0'];
+const RELEASES = readFileSync(new URL('nodeReleases.txt', import.meta.url), 'utf8').split('\n').filter(Boolean);
 const run = promisify(execFile);
 
 async function nodeOf(version: string): Promise<string> {

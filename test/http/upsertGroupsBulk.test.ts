@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, type Fixture, type FixtureSpec } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
 import { groupSlot, managerSlot, readAll, SlotModel, stateOfRows } from '../support/attributions.js';
 
 /**
@@ -18,11 +18,27 @@ async function serverWithFixture(t: TestContext, spec: Partial<FixtureSpec> = {}
   return { server, fixture, put };
 }
 
+/**
+ * The fixture in a tenant of its own on a server that the tests of a `describe` share (one
+ * database and server, not one each): every tenant has the same users and e-mails
+ * (`@acme.example`), and a test reads back only through its own tenant's key, so what it finds
+ * is exactly what it wrote there; another tenant's writes seen would fail its comparison.
+ */
+async function tenantOnSharedServer(sharedServer: () => Promise<TestServer>, spec: Partial<FixtureSpec> = {}) {
+  const server = await sharedServer();
+  tenants += 1;
+  const fixture = await buildFixture(server.store, { tenant: `acme${tenants}`, emailDomain: 'acme.example', ...spec });
+  const put = (data: unknown[]) => server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
+  return { server, fixture, put };
+}
+let tenants = 0;
+
 const U0 = 'user0@acme.example';
 const region = (group: string, start_date: string, end_date: string | null) =>
   ({ user: U0, group_dimension: 'region', group, start_date, end_date });
 
 describe('PUT /v1/users/groups/bulk: the override rule', () => {
+  const sharedServer = shared((scope) => startTestServer(scope));
   const EMEA = region('EMEA', '2026-03', '2026-05');
   const APAC = region('APAC', '2026-09', null);
   const cases: [string, { put: ReturnType<typeof region>; want: ReturnType<typeof region>[] }][] = [
@@ -39,8 +55,8 @@ describe('PUT /v1/users/groups/bulk: the override rule', () => {
     ['one period over both', { put: region('NA', '2026-05', '2026-09'), want: [region('EMEA', '2026-03', '2026-04'), region('NA', '2026-05', '2026-09'), region('APAC', '2026-10', null)] }],
   ];
   for (const [name, { put: item, want }] of cases) {
-    test(name, async (t) => {
-      const { server, fixture, put } = await serverWithFixture(t);
+    test(name, async () => {
+      const { server, fixture, put } = await tenantOnSharedServer(sharedServer);
       const response = await put([item]);
       assert.equal(response.status, 200, response.text);
       assert.deepEqual(response.body, { count: 1, data: [item] });
@@ -50,8 +66,8 @@ describe('PUT /v1/users/groups/bulk: the override rule', () => {
     });
   }
 
-  test('other dimensions and other users keep their attributions', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t);
+  test('other dimensions and other users keep their attributions', async () => {
+    const { server, fixture, put } = await tenantOnSharedServer(sharedServer);
     const segment = { user: U0, group_dimension: 'segment', group: 'SMB', start_date: '2026-01', end_date: null };
     const other = { user: 'user1@acme.example', group_dimension: 'region', group: 'NA', start_date: '2026-01', end_date: null };
     assert.equal((await put([segment, other])).status, 200);
@@ -61,8 +77,9 @@ describe('PUT /v1/users/groups/bulk: the override rule', () => {
 });
 
 describe('PUT /v1/users/groups/bulk: items and echo', () => {
-  test('e-mails match without regard to case; the echo carries them as stored, in request order', async (t) => {
-    const { put } = await serverWithFixture(t);
+  const sharedServer = shared((scope) => startTestServer(scope));
+  test('e-mails match without regard to case; the echo carries them as stored, in request order', async () => {
+    const { put } = await tenantOnSharedServer(sharedServer);
     const sent = [
       { user: 'USER1@Acme.Example', manager: 'User2@ACME.example', start_date: '2026-02' },
       { user: 'User0@acme.EXAMPLE', group_dimension: 'segment', group: 'Enterprise', start_date: '2026-01' },
@@ -78,6 +95,7 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
     });
   });
 
+  // A database of its own: it looks at the groups table across tenants.
   test('a group name not known yet creates the group; the same name in two dimensions is two groups', async (t) => {
     const { server, fixture, put } = await serverWithFixture(t);
     const items = [
@@ -90,8 +108,8 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
     assert.deepEqual(await readAll(server, fixture.key, '/v1/users/groups?group_dimension=segment'), [items[0]]);
   });
 
-  test('manager items: optional dates, and the override rule per user', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t, { users: 5 });
+  test('manager items: optional dates, and the override rule per user', async () => {
+    const { server, fixture, put } = await tenantOnSharedServer(sharedServer, { users: 5 });
     const m = (manager: number, start_date: string | null, end_date: string | null) =>
       ({ user: U0, manager: `user${manager}@acme.example`, start_date, end_date });
     assert.deepEqual((await put([{ user: U0, manager: 'user1@acme.example' }])).body.data, [m(1, null, null)]);
@@ -103,8 +121,8 @@ describe('PUT /v1/users/groups/bulk: items and echo', () => {
     assert.deepEqual(await readAll(server, fixture.key, '/v1/users/managers'), [m(4, null, null)]);
   });
 
-  test('a long random sequence of requests leaves what a month-by-month model says', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t, { users: 4 });
+  test('a long random sequence of requests leaves what a month-by-month model says', async () => {
+    const { server, fixture, put } = await tenantOnSharedServer(sharedServer, { users: 4 });
     const groups = new SlotModel();
     const managers = new SlotModel();
     groups.put(`${U0}/region`, 'EMEA', '2026-03', '2026-05');

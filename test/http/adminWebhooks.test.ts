@@ -8,7 +8,7 @@ const wanted = { url: 'https://payroll.example.com/compdata', events: ['statemen
 type Json = Record<string, any>;
 
 describe('webhook endpoints of a tenant', () => {
-  test('made with secrets shown once; listed, changed and deleted without them', async (t) => {
+  test('made with secrets shown once; listed, changed and deleted without them [conf:webhook-setup]', async (t) => {
     const server = await startTestServer(t, { adminToken: TOKEN });
     assert.equal((await server.call('POST', '/admin/v1/sandboxes', { bearer: TOKEN, json: { name: 'sb', users: 3, records: 10 } })).status, 201);
     const made = await server.call('POST', hooks, { bearer: TOKEN, json: wanted });

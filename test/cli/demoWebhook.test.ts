@@ -24,11 +24,13 @@ test('the webhook steps make demo prints bring a call of the demo tenant, signed
   const server = await startServe(t, db, ['--admin-token-file', tokenFile, '--webhook-allow-private']);
   const { stdout: hint } = await promisify(execFile)(process.execPath, [HINT, new URL(server.url).port, tokenFile, db]);
   const lines = hint.split('\n').map((line) => line.trim());
+  // The CLI's lines start with the Node to run it with (`node`, or the one the make targets brought).
+  const cli = lines.filter((line) => / bin\/compdata\.js /.test(line)).map((line) => line.slice(line.indexOf(' bin/compdata.js ') + ' bin/compdata.js '.length));
   const commandOf = (prefix: string) => lines.filter((line) => line.startsWith(prefix));
 
   // 1. The listener, as printed, but on a free port.
-  const [listen] = commandOf('node bin/compdata.js webhooks listen');
-  assert.equal(listen, `node bin/compdata.js webhooks listen --port ${PRINTED_PORT}`);
+  const listen = cli.find((line) => line.startsWith('webhooks listen'));
+  assert.equal(listen, `webhooks listen --port ${PRINTED_PORT}`);
   const first = await startListener(t, ['webhooks', 'listen', '--port', '0']);
   const port = new URL(first.url).port;
 
@@ -49,7 +51,7 @@ test('the webhook steps make demo prints bring a call of the demo tenant, signed
   const listener = await startListener(t, ['webhooks', 'listen', '--port', port, '--signing-secret', signingSecret]);
 
   // 3. The statement validated, then sent, with the commands printed.
-  const statements = commandOf('node bin/compdata.js statements').map((line) => line.split(' ').slice(2));
+  const statements = cli.filter((line) => line.startsWith('statements ')).map((line) => line.split(' '));
   assert.deepEqual(statements.map((args) => args.slice(0, 2)), [['statements', 'validate'], ['statements', 'send']]);
   for (const args of statements) {
     const run = await runCli(args);

@@ -15,7 +15,7 @@ import { webhookBody } from './webhookBody.js';
 import { webhookHeaders } from './webhookHeaders.js';
 
 /** Attempts a server has in flight at most: a slow endpoint holds one of them, not the others' calls. */
-const AT_ONCE = 8;
+const AT_ONCE = 32;
 /**
  * How long a claim outlasts its attempt's timeout: time to render the body and record the
  * attempt, and the longest an endpoint's faults hold or delay it.

@@ -172,4 +172,21 @@ describe('the delivery of webhook calls', () => {
     await until('a call of the new tenant is delivered', async () => [...(await callStates(server)).values()].join() === 'delivered 1', 30_000);
     assert.equal(Number(await server.sql.value('SELECT count(*) FROM webhook_attempts')), 1, 'only the new tenant\'s attempt: none of the deleted one');
   });
+
+  test('calls to an endpoint that does not answer hold a slot each, not the others\' calls: a later change\'s calls to another endpoint are delivered meanwhile', async (t) => {
+    // The receiver first: its end (which cuts the held calls) comes before the server's, which waits for them.
+    const receiver = await startReceiver(t, (call) => (call.path.endsWith('?silent') ? 'hold' : 204));
+    const server = await deliveringServer(t, { timeoutMs: 60_000 });
+    const changes = await validatedSandbox(server);
+    const [first, later] = [changes.slice(0, 1), changes.slice(1)];
+    const silent = await endpointOf(server, `${receiver.url}?silent`);
+    await sendToPayroll(server, first);
+    await until('the silent endpoint\'s calls are in flight', () => receiver.calls.length === first.length);
+    await endpointOf(server, receiver.url);
+    await sendToPayroll(server, later);
+    const states = async () => (await server.sql.rows('SELECT endpoint_id, state, attempts FROM webhook_calls')).map(([endpoint, state, attempts]) => `${endpoint === silent.id ? 'silent' : 'answering'} ${String(state)} ${Number(attempts)}`);
+    await until('the answering endpoint\'s calls are delivered', async () => (await states()).filter((state) => state === 'answering delivered 1').length === later.length);
+    assert.equal(receiver.calls.filter((call) => call.path.endsWith('?silent')).length, changes.length, 'every call of the silent endpoint is in flight at once');
+    assert.deepEqual((await states()).filter((state) => state.startsWith('silent')), changes.map(() => 'silent pending 0'), 'none answered yet');
+  });
 });

@@ -27,7 +27,8 @@ export function webhookOutbox({ engine, inTurn }: StoreContext): Pick<ServerStor
       const due = await inTurn(() => engine.reads.dueWebhookCalls(nowText, limit));
       const claimed: ClaimedCall[] = [];
       for (const [tenantId, ids] of byTenant(due)) {
-        const calls = await engine.inWriteTransaction(async ({ deliverySteps: steps }): Promise<ClaimedCall[]> => {
+        const calls = await engine.inWriteTransaction(async (writeSteps): Promise<ClaimedCall[]> => {
+          const steps = writeSteps.deliverySteps();
           const statements = new Map<string, CallStatement | undefined>();
           const taken: ClaimedCall[] = [];
           for (const id of ids) {
@@ -45,6 +46,6 @@ export function webhookOutbox({ engine, inTurn }: StoreContext): Pick<ServerStor
       return claimed;
     },
     webhookQueue: () => inTurn(() => engine.reads.webhookQueue()),
-    recordWebhookAttempt: (attempt) => engine.inWriteTransaction(async (steps) => steps.deliverySteps.recordAttempt(attempt)),
+    recordWebhookAttempt: (attempt) => engine.inWriteTransaction(async (steps) => steps.deliverySteps().recordAttempt(attempt)),
   };
 }

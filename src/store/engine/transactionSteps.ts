@@ -80,5 +80,5 @@ export interface WriteSteps {
   /** The tenant's webhook endpoints. */
   webhookSteps(tenantId: number): WebhookSteps;
   /** The outbox's calls as the delivery worker claims and settles them. */
-  readonly deliverySteps: DeliverySteps;
+  deliverySteps(): DeliverySteps;
 }

@@ -74,7 +74,7 @@ export function writeSteps(db: Queryable): WriteSteps {
     ...leaseSteps(db),
     statusChangeSteps: (tenantId) => statusChangeSteps(db, tenantId),
     webhookSteps: (tenantId) => webhookSteps(db, tenantId),
-    deliverySteps: deliverySteps(db),
+    deliverySteps: () => deliverySteps(db),
     ...sandboxRequestSteps(db),
   };
 }

@@ -46,7 +46,7 @@ export function callQueueRead(db: Db): () => CallQueue {
  * The outbox's steps for the delivery worker on SQLite (migrations 21 and 23), inside the
  * caller's write transaction. A claim is a compare-and-set on the call's lease.
  */
-export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
+export function deliveryStepsOn(db: Db): { deliverySteps(): DeliverySteps } {
   const claim = db.prepare<{ tenant: number; id: string; owner: string; now: string; until: string }>(
     `UPDATE webhook_calls SET lease_owner = @owner, lease_until = @until
      WHERE tenant_id = @tenant AND id = @id AND state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)`,
@@ -77,23 +77,22 @@ export function deliveryStepsOn(db: Db): { deliverySteps: DeliverySteps } {
   const countDuplicate = db.prepare<CallAttempt>(
     `UPDATE webhook_calls SET attempts = @attempt WHERE tenant_id = @tenantId AND id = @callId AND state = 'delivered' AND attempts = @attempt - 1`,
   );
-  return {
-    deliverySteps: {
-      claimCall(tenant, id, owner, now, until): StoredCall | undefined {
-        if (claim.run({ tenant, id, owner, now, until }).changes === 0) return undefined;
-        const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = call.get({ tenant, id, now })!;
-        return { ...stored, endpoint: { id: endpointId, url, secretHeader: secretHeader === 1, secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
-      },
-      callStatement(tenant, userId, month) {
-        const found = statement.get(tenant, userId, month);
-        if (!found) return undefined;
-        const { count, json } = records(tenant, found.userPk, month);
-        return { userId, email: found.email, month, fieldsV2: found.fieldsV2, records: json, recordCount: count };
-      },
-      recordAttempt(attempt) {
-        insertAttempt.run(attempt);
-        (attempt.fault === 'duplicate' ? countDuplicate : settle).run(attempt);
-      },
+  const steps: DeliverySteps = {
+    claimCall(tenant, id, owner, now, until): StoredCall | undefined {
+      if (claim.run({ tenant, id, owner, now, until }).changes === 0) return undefined;
+      const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = call.get({ tenant, id, now })!;
+      return { ...stored, endpoint: { id: endpointId, url, secretHeader: secretHeader === 1, secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
+    },
+    callStatement(tenant, userId, month) {
+      const found = statement.get(tenant, userId, month);
+      if (!found) return undefined;
+      const { count, json } = records(tenant, found.userPk, month);
+      return { userId, email: found.email, month, fieldsV2: found.fieldsV2, records: json, recordCount: count };
+    },
+    recordAttempt(attempt) {
+      insertAttempt.run(attempt);
+      (attempt.fault === 'duplicate' ? countDuplicate : settle).run(attempt);
     },
   };
+  return { deliverySteps: () => steps };
 }

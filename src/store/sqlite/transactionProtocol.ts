@@ -8,7 +8,7 @@ export interface TransactionThreadData {
   exitAtFirstCommit?: boolean;
 }
 
-/** Steps reached through a step that returns steps (`loadSteps(tenantId)`), with its arguments, or held by the steps (`deliverySteps`, no arguments). */
+/** Steps reached through a step that returns steps (`loadSteps(tenantId)`): each such step, with its arguments. */
 export type StepPath = readonly (readonly [name: string, args: readonly unknown[]])[];
 
 /** A message of a transaction to the thread: its start, one of its steps, its end. */

@@ -80,12 +80,7 @@ function stepsAt(path: StepPath): Steps {
   for (let i = 0; i < path.length; i += 1) {
     const key = JSON.stringify(path.slice(0, i + 1));
     let next = reached.get(key);
-    if (!next) {
-      const [name, args] = path[i]!;
-      const step: unknown = at[name];
-      // A property of the steps (`deliverySteps`) is reached as it is; a step that returns steps is called.
-      reached.set(key, (next = (typeof step === 'function' ? (step as (...stepArgs: unknown[]) => unknown)(...args) : step) as Steps));
-    }
+    if (!next) reached.set(key, (next = at[path[i]![0]]!(...path[i]![1]) as Steps));
     at = next;
   }
   return at;

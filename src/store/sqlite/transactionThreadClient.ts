@@ -17,9 +17,7 @@ export interface TransactionThread {
 }
 
 /** The steps that return steps (reached in the thread, not called there one by one). */
-const STEPS_OF_STEPS: ReadonlySet<string> = new Set<keyof WriteSteps>(['loadSteps', 'statusChangeSteps', 'webhookSteps']);
-/** The steps held as properties of the steps (reached in the thread too). */
-const STEPS_HELD: ReadonlySet<string> = new Set<keyof WriteSteps>(['deliverySteps']);
+const STEPS_OF_STEPS: ReadonlySet<string> = new Set<keyof WriteSteps>(['loadSteps', 'statusChangeSteps', 'webhookSteps', 'deliverySteps']);
 
 /**
  * The main-thread side of transactionThread.ts, started with the first transaction and again
@@ -115,7 +113,6 @@ function remoteSteps(call: (path: StepPath, name: string, args: unknown[]) => Pr
       // Not a promise: `await steps` gives the steps.
       if (typeof name !== 'string' || name === 'then') return undefined;
       if (STEPS_OF_STEPS.has(name)) return (...args: unknown[]) => remoteSteps(call, [...path, [name, args]]);
-      if (STEPS_HELD.has(name)) return remoteSteps(call, [...path, [name, []]]);
       return (...args: unknown[]) => call(path, name, args);
     },
   };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { openDatabase, type Db } from '../../../src/store/sqlite/db.js';
 import { invariantReads } from '../../../src/store/sqlite/invariantReads.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
@@ -55,4 +56,19 @@ test('the key refuses a second period of one user and dimension with the same st
     () => db.prepare('INSERT INTO group_attributions (user_pk, dimension_pk, start_month, group_pk, end_month) VALUES (?, ?, ?, ?, NULL)').run(userPk, dimensionPk, start, groupPk),
     { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' },
   );
+});
+
+test('a database holding two periods of one user and dimension with one start is not upgraded: the open fails and changes nothing', async (t) => {
+  const { dbPath, db, store } = await tempSqliteDatabase(t);
+  await buildFixture(store, { tenant: 'acme', users: 2 });
+  db.exec(BEFORE_GROUP_KEY.sqlite);
+  // What `compdata check` reports as an overlap, and no write makes.
+  db.exec('INSERT INTO group_attributions (user_pk, dimension_pk, group_pk, start_month, end_month) SELECT user_pk, dimension_pk, group_pk, start_month, start_month FROM group_attributions LIMIT 1');
+  const before = groupRows(db);
+  db.close();
+  assert.throws(() => openDatabase(dbPath), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+  const after = new Database(dbPath, { readonly: true }) as Db;
+  t.after(() => after.close());
+  assert.equal(after.pragma('user_version', { simple: true }), MIGRATIONS.length - 1);
+  assert.deepEqual(groupRows(after), before);
 });

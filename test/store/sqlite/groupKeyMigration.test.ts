@@ -67,7 +67,7 @@ test('a database holding two periods of one user and dimension with one start is
   const before = groupRows(db);
   db.close();
   assert.throws(() => openDatabase(dbPath), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
-  const after = new Database(dbPath, { readonly: true }) as Db;
+  const after = new Database(dbPath, { readonly: true });
   t.after(() => after.close());
   assert.equal(after.pragma('user_version', { simple: true }), MIGRATIONS.length - 1);
   assert.deepEqual(groupRows(after), before);

@@ -8,8 +8,8 @@
  * Four layouts, built side by side in the copy from `group_attributions` before timing, and
  * timed in alternating rounds over the same bodies:
  *
- * - A: `group_attributions` as it is (one row per period; rowid table, indexes by user and by
- *   group), with the store's own statements (sqlite/bulkSteps.ts);
+ * - A: `group_attributions` as the store has it (since SQLite migration 27, B2's layout), with
+ *   the store's own statements (sqlite/bulkSteps.ts);
  * - B1: the same rows in a WITHOUT ROWID table keyed (user, dimension, start month), with the
  *   index by group that the cascade from `groups` needs; B2: the same without that index;
  * - C: one row per user and dimension (WITHOUT ROWID) holding its periods as JSON text

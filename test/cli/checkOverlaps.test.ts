@@ -38,7 +38,8 @@ test('check reports overlapping periods of a slot exactly when two share a month
 
   const property = fc.asyncProperty(
     fc.array(periodArb, { maxLength: 4 }),
-    fc.array(fc.tuple(periodArb, fc.boolean()), { maxLength: 4 }),
+    // Two periods of one user and dimension never share a start: SQLite's key refuses them (migration 27).
+    fc.uniqueArray(fc.tuple(periodArb, fc.boolean()), { maxLength: 4, selector: ([p]) => p.start ?? FIRST }),
     async (managers, groups) => {
       const groupPeriods = groups.map(([p]) => ({ start: p.start ?? FIRST, end: p.end }));
       await db.sql.exec('DELETE FROM manager_attributions; DELETE FROM group_attributions');

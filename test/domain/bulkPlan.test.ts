@@ -75,6 +75,32 @@ for (const { name: universe, periodArb, monthsFor } of UNIVERSES) {
     );
   });
 
+  // SQLite keys group attributions by user, dimension and start month (migration 27) and carries
+  // out the writes in this order (bulkSteps.ts): no step may meet a start its slot still holds.
+  test(`slotWrites (${universe}): deletes, then updates, then inserts never meet a start their slot still holds`, () => {
+    fc.assert(
+      fc.property(requestArb, ({ stored, items }) => {
+        const writes = slotWrites(stored, items);
+        const rowOf = new Map(stored.map((row) => [row.key, row]));
+        const startOf = (slot: string, start: number | null) => `${slot}@${start}`;
+        const held = new Set(stored.map((row) => startOf(row.slot, row.start)));
+        assert.equal(held.size, stored.length, 'stored rows of a slot share no start');
+        for (const key of writes.deletes) held.delete(startOf(rowOf.get(key)!.slot, rowOf.get(key)!.start));
+        for (const { key, period } of writes.updates) {
+          const row = rowOf.get(key)!;
+          held.delete(startOf(row.slot, row.start));
+          assert.ok(!held.has(startOf(row.slot, period.start)), `row ${key} moved onto ${startOf(row.slot, period.start)}, still held`);
+          held.add(startOf(row.slot, period.start));
+        }
+        for (const row of writes.inserts) {
+          assert.ok(!held.has(startOf(row.slot, row.start)), `an insert at ${startOf(row.slot, row.start)}, still held`);
+          held.add(startOf(row.slot, row.start));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   test(`slotWrites (${universe}): only rows sharing a month with an item of their slot are written, each once`, () => {
     fc.assert(
       fc.property(requestArb, ({ stored, items }) => {

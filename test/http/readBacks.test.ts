@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, fixtureUser } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { startTestServer, TEST_ENGINE } from '../support/harness.js';
 import { readAll } from '../support/attributions.js';
 
 /**
@@ -137,6 +137,23 @@ describe('paging of the read-backs', () => {
       assert.equal(response.status, 400, forged);
       assert.deepEqual(response.body.errors.map((e: { pointer: string }) => e.pointer), ['/query/cursor']);
     }
+  });
+
+  test('a cursor whose key carries a pk after the start (as SQLite issued before migration 27) leads to the same page', async (t) => {
+    const { server, key, put } = await tenantServer(t);
+    await put(groupItems());
+    const next = new URL((await server.call('GET', '/v1/users/groups?limit=4', { key })).body.next);
+    const [offset, scope, rowKey] = JSON.parse(Buffer.from(next.searchParams.get('cursor')!, 'base64url').toString('utf8')) as string[];
+    const issued = JSON.parse(rowKey!) as unknown[];
+    // SQLite keys a group row by user, dimension and start month; PostgreSQL by its pk after them.
+    assert.equal(issued.length, TEST_ENGINE === 'sqlite' ? 3 : 4);
+    const withPk = issued.length === 3 ? [...issued, 987_654_321] : issued;
+    const old = Buffer.from(JSON.stringify([offset, scope, JSON.stringify(withPk)]), 'utf8').toString('base64url');
+    const byOld = await server.call('GET', `/v1/users/groups?limit=4&offset=4&cursor=${old}`, { key });
+    const byOffset = await server.call('GET', '/v1/users/groups?limit=4&offset=4', { key });
+    assert.equal(byOld.status, 200, byOld.text);
+    assert.equal(byOld.body.count, 4);
+    assert.deepEqual(byOld.body.data, byOffset.body.data);
   });
 
   test('offsets at or past the end give an empty page without next; limit=0 gives the total', async (t) => {

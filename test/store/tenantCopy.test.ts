@@ -20,7 +20,8 @@ const TABLES: Record<'sqlite' | 'postgres', Record<string, string>> = {
     dimensions: 'SELECT key, position FROM dimensions WHERE tenant_id = $1 ORDER BY pk',
     groups: 'SELECT g.name FROM groups g JOIN dimensions d ON d.pk = g.dimension_pk WHERE d.tenant_id = $1 ORDER BY g.pk',
     users: 'SELECT id, email, json, attributes, archived_after FROM users WHERE tenant_id = $1 ORDER BY pk',
-    group_attributions: 'SELECT a.start_month, a.end_month FROM group_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = $1 ORDER BY a.pk',
+    group_attributions:
+      'SELECT a.start_month, a.end_month, g.name FROM group_attributions a JOIN users u ON u.pk = a.user_pk JOIN groups g ON g.pk = a.group_pk WHERE u.tenant_id = $1 ORDER BY a.user_pk, a.dimension_pk, a.start_month',
     manager_attributions: 'SELECT a.start_month, a.end_month FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = $1 ORDER BY a.pk',
     reporting_records: 'SELECT pos, id, month, body FROM reporting_records WHERE tenant_id = $1 ORDER BY pos',
     reporting_records_v2: 'SELECT pos, month, body FROM reporting_records_v2 WHERE tenant_id = $1 ORDER BY pos',

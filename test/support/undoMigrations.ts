@@ -2,16 +2,42 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before group attributions were keyed by user,
+ * dimension and start month (SQLite migration 27; PostgreSQL has no such step): a rowid table
+ * with a `pk` (given in key order) and its index by user.
+ */
+export const BEFORE_GROUP_KEY: Record<TestEngine, string> = {
+  sqlite: `
+    CREATE TABLE group_attributions_24 (
+      pk INTEGER PRIMARY KEY,
+      user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+      dimension_pk INTEGER NOT NULL REFERENCES dimensions(pk) ON DELETE CASCADE,
+      group_pk INTEGER NOT NULL,
+      start_month INTEGER NOT NULL,
+      end_month INTEGER,
+      CHECK (end_month IS NULL OR end_month >= start_month)
+    );
+    INSERT INTO group_attributions_24 (user_pk, dimension_pk, group_pk, start_month, end_month)
+      SELECT user_pk, dimension_pk, group_pk, start_month, end_month FROM group_attributions ORDER BY user_pk, dimension_pk, start_month;
+    DROP TABLE group_attributions;
+    ALTER TABLE group_attributions_24 RENAME TO group_attributions;
+    CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
+    PRAGMA user_version = 26;
+  `,
+  postgres: '',
+};
+
+/**
  * SQL that takes a database of this build back to before faults for receivers' tests (SQLite
  * migration 26, PostgreSQL migrations 33 and 34): no `webhook_endpoints.faults`, no `webhook_attempts.fault`.
  */
 const BEFORE_WEBHOOK_FAULTS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_GROUP_KEY.sqlite}
     ALTER TABLE webhook_attempts DROP COLUMN fault;
     ALTER TABLE webhook_endpoints DROP COLUMN faults;
     PRAGMA user_version = 25;
   `,
-  postgres: `
+  postgres: `${BEFORE_GROUP_KEY.postgres}
     ALTER TABLE webhook_attempts DROP COLUMN fault;
     ALTER TABLE webhook_endpoints DROP COLUMN faults;
     UPDATE schema_version SET version = 32;

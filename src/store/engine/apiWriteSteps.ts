@@ -13,7 +13,7 @@ import type { WriteSteps } from './transactionSteps.js';
  * step reads or writes what the whole request needs (an engine with round trips makes each
  * one statement; SQLite, in process, may run a statement per row).
  */
-export interface BulkSteps<K> extends AttributionSteps<K> {
+export interface BulkSteps<G, M = G> extends AttributionSteps<G, M> {
   /** The tenant's users named by `sent` (e-mails compared without regard to ASCII case), by the name as sent. */
   users(sent: readonly string[]): Answer<ReadonlyMap<string, UserRef>>;
   /** The tenant's dimensions, key to primary key. */

@@ -8,8 +8,9 @@ import type { Answer } from '../vocabulary/answer.js';
  * What loading data into one tenant asks of an engine, inside the load's write transaction
  * (see ../loading/tenantLoader.ts): set-wise reads and writes, each taking every row of a batch. An engine
  * with round trips makes each one statement; SQLite, in process, may run a statement per row.
+ * A stored attribution's key is the engine's own: the loader only hands it back to the writes.
  */
-export interface LoadSteps extends AttributionSteps<number>, FieldSteps, StatementSteps {
+export interface LoadSteps extends AttributionSteps<unknown>, FieldSteps, StatementSteps {
   /** The tenant's metric keys, in field order. */
   metricKeys(): Answer<string[]>;
   /** The tenant's dimensions in field order, as [key, primary key]. */

@@ -59,9 +59,17 @@ function parseKey(text: string, isKey: (key: unknown) => key is unknown[]): unkn
 
 const isMonthOrPk = (value: unknown) => Number.isSafeInteger(value);
 
-/** A key of the group listing: `[email, dimension key, start month, pk]`. */
+/** A key of the group listing where rows carry a `pk`: `[email, dimension key, start month, pk]`. */
 export const isGroupKey = (key: unknown): key is [string, string, number, number] =>
   Array.isArray(key) && key.length === 4 && typeof key[0] === 'string' && typeof key[1] === 'string' && key.slice(2).every(isMonthOrPk);
+
+/**
+ * A key of the group listing where a row's key is its user, dimension and start month:
+ * `[email, dimension key, start month]`; or a key issued while rows carried a `pk` (one more
+ * element), which names the same place, since no two rows share user, dimension and start.
+ */
+export const isGroupStartKey = (key: unknown): key is [string, string, number] | [string, string, number, number] =>
+  Array.isArray(key) && (key.length === 3 || isGroupKey(key)) && typeof key[0] === 'string' && typeof key[1] === 'string' && isMonthOrPk(key[2]);
 
 /** A key of the manager listing: `[email, start month or the earliest safe integer, pk]`. */
 export const isManagerKey = (key: unknown): key is [string, number, number] =>

@@ -1,11 +1,13 @@
-import { EMPTY_LISTING, isGroupKey, isManagerKey, listingSource, SINCE_ALWAYS } from '../paging/attributionListing.js';
+import { EMPTY_LISTING, isGroupStartKey, isManagerKey, listingSource, SINCE_ALWAYS } from '../paging/attributionListing.js';
 import type { GroupFilter, ManagerFilter } from '../engine/readSteps.js';
 import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
 
 /**
  * The read-back extensions (`GET /v1/users/groups`, `GET /v1/users/managers`) as paged sources
- * (paged as paging/attributionListing.ts says). Rows are rendered as JSON in SQL, in the item
+ * (paged as paging/attributionListing.ts says). A group attribution's key is its user, dimension
+ * and start month (migration 27), a manager attribution's its `pk`; a key read from a cursor is
+ * bound as far as the listing's key goes. Rows are rendered as JSON in SQL, in the item
  * shape of the bulk response. The e-mail order is SQLite's NOCASE, the collation of the unique
  * index on e-mails, so no two users tie.
  */
@@ -20,7 +22,7 @@ const GROUPS = {
          JOIN dimensions d ON d.pk = a.dimension_pk JOIN groups g ON g.pk = a.group_pk`,
   row: `json_object('user', u.email, 'group_dimension', d.key, 'group', g.name,
         'start_date', ${monthJson('a.start_month')}, 'end_date', ${monthJson('a.end_month')})`,
-  key: ['u.email COLLATE NOCASE', 'd.key', 'a.start_month', 'a.pk'],
+  key: ['u.email COLLATE NOCASE', 'd.key', 'a.start_month'],
 };
 
 const MANAGERS = {
@@ -47,7 +49,7 @@ export function attributionReads(db: Db) {
       if ((filter.user !== undefined && user === undefined) || (filter.dimension !== undefined && dimension === undefined)) {
         return EMPTY_LISTING;
       }
-      return groups({ tenant: tenantId, user, dimension }, isGroupKey);
+      return groups({ tenant: tenantId, user, dimension }, isGroupStartKey);
     },
     managers(tenantId: number, filter: ManagerFilter): PagedSource {
       const user = filter.user === undefined ? undefined : userPk.get(tenantId, filter.user);
@@ -87,7 +89,7 @@ function listingStatements(db: Db, listing: Listing, filters: Record<string, Fil
         at: (from, n) => at.all({ ...bound, from, n }),
         fromUser: (email, skip, n) => fromUser.all({ ...bound, k0: email, skip, n }),
         perUser: () => perUser.iterate(bound),
-        after: (key, n) => after.all({ ...bound, ...Object.fromEntries(key.map((value, i) => [`k${i}`, value])), n }),
+        after: (key, n) => after.all({ ...bound, ...Object.fromEntries(listing.key.map((_, i) => [`k${i}`, key[i]])), n }),
         total: () => total.get(bound)!,
       },
       isKey,

@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type SlotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
@@ -9,13 +9,17 @@ import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 import type { Lookups, WriterCache } from './writerCache.js';
 
+/** A stored group attribution's key (migration 27): its user, dimension and start month. */
+type GroupKey = readonly [userPk: number, dimensionPk: number, start: number];
+
 /**
  * The steps of the bulk upsert (../writes/attributionBulk.ts) on SQLite: each takes every row the request
  * needs and runs a prepared statement per row. SQLite is in this process, so a statement costs
- * its B-tree seeks and no round trip. A stored attribution's key is its primary key. Users,
- * groups and manager attributions are read through the writer's cache (writerCache.ts).
+ * its B-tree seeks and no round trip. A stored group attribution's key is its user, dimension
+ * and start month, a manager attribution's its primary key. Users, groups and manager
+ * attributions are read through the writer's cache (writerCache.ts).
  */
-export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => BulkSteps<number> {
+export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => BulkSteps<GroupKey, number> {
   const dimensions = db.prepare<[number], [string, number]>('SELECT key, pk FROM dimensions WHERE tenant_id = ?').raw();
   const bumpDataVersion = db.prepare<[number]>('UPDATE tenants SET data_version = random() WHERE id = ?');
   const fragments = fragmentStatements(db);
@@ -60,46 +64,44 @@ export function bulkSteps(db: Db, cache: WriterCache): (tenantId: number) => Bul
 }
 
 /** The attribution steps of the bulk upsert and of a load, finding users, groups and managers through `lookups`. */
-export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) => AttributionSteps<number> {
+export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) => AttributionSteps<GroupKey, number> {
   const emailOfUser = db.prepare<[number], string>('SELECT email FROM users WHERE pk = ?').pluck();
   const groupByName = db.prepare<[number, string], number>('SELECT pk FROM groups WHERE dimension_pk = ? AND name = ?').pluck();
   const insertGroup = db.prepare<[number, string], number>('INSERT INTO groups (dimension_pk, name) VALUES (?, ?) RETURNING pk').pluck();
-  const groupsOverlapping = db.prepare<[number, number, number, number], { pk: number; start: number; end: number | null; groupPk: number }>(
-    `SELECT pk, start_month AS start, end_month AS "end", group_pk AS groupPk FROM group_attributions
-     WHERE user_pk = ? AND dimension_pk = ? AND start_month <= ? AND (end_month IS NULL OR end_month >= ?)`,
-  );
+  const groupsOverlapping = db
+    .prepare<[number, number, number, number], [start: number, end: number | null, groupPk: number]>(
+      `SELECT start_month, end_month, group_pk FROM group_attributions
+       WHERE user_pk = ? AND dimension_pk = ? AND start_month <= ? AND (end_month IS NULL OR end_month >= ?)`,
+    )
+    .raw();
   const fragments = fragmentStatements(db);
-  const groupWrites = tableWriter(db, 'group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
-  const managerWrites = tableWriter(db, 'manager_attributions', ['user_pk', 'manager_pk']);
+  const groupWrites = tableWriter<GroupKey>(db, 'group_attributions', 'user_pk = ? AND dimension_pk = ? AND start_month = ?', ['user_pk', 'dimension_pk', 'group_pk']);
+  const managerWrites = tableWriter<number>(db, 'manager_attributions', 'pk = ?', ['user_pk', 'manager_pk']);
   const groupPk = (dimensionPk: number, name: string) => groupByName.get(dimensionPk, name) ?? insertGroup.get(dimensionPk, name)!;
 
   return (tenantId) => ({
     emails: (userPks) => new Map(userPks.map((pk) => [pk, emailOfUser.get(pk)!])),
     groupPks: (wanted) => wanted.map(([dimensionPk, name]) => lookups.group(dimensionPk, name, () => groupPk(dimensionPk, name))),
-    storedGroups: (wanted) =>
-      distinctRows(
-        wanted.flatMap(({ userPk, dimensionPk, period }) =>
-          groupsOverlapping.all(userPk, dimensionPk, period.end ?? Number.MAX_SAFE_INTEGER, period.start ?? Number.MIN_SAFE_INTEGER).map((row) => ({
-            key: row.pk,
-            slot: groupSlot(userPk, dimensionPk),
-            payload: [userPk, dimensionPk, row.groupPk],
-            start: row.start,
-            end: row.end,
-          })),
-        ),
-      ),
-    storedManagers: (wanted) =>
-      distinctRows(
-        wanted.flatMap(({ userPk, period }) =>
-          lookups.managersOverlapping(userPk, period).map((row) => ({
-            key: row.pk,
-            slot: managerSlot(userPk),
-            payload: [userPk, row.manager],
-            start: row.start,
-            end: row.end,
-          })),
-        ),
-      ),
+    storedGroups(wanted) {
+      // A stored row shares months with two items of its slot: found twice, kept once (by slot and start).
+      const found = new Map<string, SlotRow<Columns, GroupKey>>();
+      for (const { userPk, dimensionPk, period } of wanted) {
+        const slot = groupSlot(userPk, dimensionPk);
+        for (const [start, end, groupPk] of groupsOverlapping.all(userPk, dimensionPk, period.end ?? Number.MAX_SAFE_INTEGER, period.start ?? Number.MIN_SAFE_INTEGER)) {
+          found.set(`${slot}:${start}`, { key: [userPk, dimensionPk, start], slot, payload: [userPk, dimensionPk, groupPk], start, end });
+        }
+      }
+      return [...found.values()];
+    },
+    storedManagers(wanted) {
+      const found = new Map<number, SlotRow<Columns, number>>();
+      for (const { userPk, period } of wanted) {
+        for (const row of lookups.managersOverlapping(userPk, period)) {
+          found.set(row.pk, { key: row.pk, slot: managerSlot(userPk), payload: [userPk, row.manager], start: row.start, end: row.end });
+        }
+      }
+      return [...found.values()];
+    },
     writeGroups: groupWrites,
     writeManagers(writes) {
       managerWrites(writes);
@@ -109,19 +111,19 @@ export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) =
   });
 }
 
-/** `rows` without repeats of a stored row (a row sharing months with two items of its slot). */
-function distinctRows<T extends { key: number }>(rows: readonly T[]): T[] {
-  return [...new Map(rows.map((row) => [row.key, row])).values()];
-}
-
-/** Carries out {@link SlotWrites} on one attribution table: rows are found by primary key. */
-function tableWriter(db: Db, table: string, payloadColumns: readonly string[]) {
+/**
+ * Carries out {@link SlotWrites} on one attribution table, finding a row by its key (`K`, bound
+ * to the `?` of `keyWhere`). Deletes run first, then updates, then inserts: an update only
+ * narrows its row (so its new start is in no other row), and what is inserted overlaps no row
+ * left, so no step meets a key still in use.
+ */
+function tableWriter<K extends number | readonly number[]>(db: Db, table: string, keyWhere: string, payloadColumns: readonly string[]) {
   const columns = [...payloadColumns, 'start_month', 'end_month'];
-  const remove = db.prepare<[number]>(`DELETE FROM ${table} WHERE pk = ?`);
-  const update = db.prepare<[number | null, number | null, number]>(`UPDATE ${table} SET start_month = ?, end_month = ? WHERE pk = ?`);
+  const remove = db.prepare<[K]>(`DELETE FROM ${table} WHERE ${keyWhere}`);
+  const update = db.prepare<[number | null, number | null, K]>(`UPDATE ${table} SET start_month = ?, end_month = ? WHERE ${keyWhere}`);
   const insert = db.prepare<(number | null)[]>(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-  return (writes: SlotWrites<Columns, number>): void => {
-    for (const pk of writes.deletes) remove.run(pk);
+  return (writes: SlotWrites<Columns, K>): void => {
+    for (const key of writes.deletes) remove.run(key);
     for (const { key, period } of writes.updates) update.run(period.start, period.end, key);
     for (const row of writes.inserts) insert.run(...row.payload, row.start, row.end);
   };

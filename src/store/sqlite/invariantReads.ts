@@ -6,8 +6,8 @@ import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 import { LINE_CURRENCY, LINE_MICROS } from './statementSteps.js';
 
-/** The first group attribution whose group is not a group of its dimension (migration 24). */
-const UNHELD_GROUP = `SELECT a.pk FROM group_attributions a
+/** The first group attribution whose group is not a group of its dimension (migration 24), named by its key (migration 27). */
+const UNHELD_GROUP = `SELECT 'user ' || a.user_pk || ', dimension ' || a.dimension_pk || ', start ' || a.start_month FROM group_attributions a
   WHERE NOT EXISTS (SELECT 1 FROM groups g WHERE g.pk = a.group_pk AND g.dimension_pk = a.dimension_pk) LIMIT 1`;
 
 /** Users whose dimension fields are compared per chunk. */
@@ -31,7 +31,7 @@ export function invariantReads(db: Db): InvariantReads {
        SELECT a.user_pk, a.dimension_pk, a.group_pk, a.start_month,
          lag(a.group_pk) OVER w AS earlier_group, lag(coalesce(a.end_month, ${NO_END})) OVER w AS earlier_end
        FROM group_attributions a JOIN users t ON t.pk = a.user_pk AND t.tenant_id = ?
-       WINDOW w AS (PARTITION BY a.user_pk, a.dimension_pk ORDER BY a.start_month, a.pk)
+       WINDOW w AS (PARTITION BY a.user_pk, a.dimension_pk ORDER BY a.start_month)
      ) o
      JOIN users u ON u.pk = o.user_pk JOIN dimensions d ON d.pk = o.dimension_pk
      JOIN groups g ON g.pk = o.group_pk JOIN groups e ON e.pk = o.earlier_group
@@ -169,9 +169,9 @@ function storageProblems(db: Db): Violation[] {
     const row = broken.rowid === null ? 'a row' : `row ${broken.rowid}`;
     found.push({ kind: 'foreign-keys', example: `${row} of ${broken.table} refers to a missing row of ${broken.parent}` });
   }
-  const groupless = db.prepare<[], number>(UNHELD_GROUP).pluck().get();
+  const groupless = db.prepare<[], string>(UNHELD_GROUP).pluck().get();
   if (!broken && groupless !== undefined) {
-    found.push({ kind: 'foreign-keys', example: `row ${groupless} of group_attributions refers to a missing row of groups (none of its dimension)` });
+    found.push({ kind: 'foreign-keys', example: `the row (${groupless}) of group_attributions refers to a missing row of groups (none of its dimension)` });
   }
   return found;
 }

@@ -558,6 +558,26 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE webhook_endpoints ADD COLUMN faults TEXT;
   ALTER TABLE webhook_attempts ADD COLUMN fault TEXT;
   `,
+  // 27: fewer pages per bulk upsert (docs/rules.md#bulk-attributions): group attributions are
+  // one tree keyed by user, dimension and start month (no rowid, no index beside it). Two
+  // periods of one user and dimension never share a month, so no two share a start. The rows
+  // lose their `pk`: the writes find a row by its key, and the read-back's cursor carries the
+  // key (paging/attributionListing.ts).
+  `
+  CREATE TABLE group_attributions_27 (
+    user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
+    dimension_pk INTEGER NOT NULL REFERENCES dimensions(pk) ON DELETE CASCADE,
+    start_month INTEGER NOT NULL,
+    group_pk INTEGER NOT NULL,
+    end_month INTEGER,
+    PRIMARY KEY (user_pk, dimension_pk, start_month),
+    CHECK (end_month IS NULL OR end_month >= start_month)
+  ) WITHOUT ROWID;
+  INSERT INTO group_attributions_27 (user_pk, dimension_pk, start_month, group_pk, end_month)
+    SELECT user_pk, dimension_pk, start_month, group_pk, end_month FROM group_attributions ORDER BY user_pk, dimension_pk, start_month;
+  DROP TABLE group_attributions;
+  ALTER TABLE group_attributions_27 RENAME TO group_attributions;
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see migration 8). */

@@ -20,9 +20,6 @@ export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVers
     users: db.prepare<{ from: number }, number>(OFFSET('users', 'tenant_id = @from')).pluck(),
     dimensions: db.prepare<{ from: number }, number>(OFFSET('dimensions', 'tenant_id = @from')).pluck(),
     groups: db.prepare<{ from: number }, number>(OFFSET('groups', 'dimension_pk IN (SELECT pk FROM dimensions WHERE tenant_id = @from)')).pluck(),
-    groupAttributions: db
-      .prepare<{ from: number }, number>(OFFSET('group_attributions', 'user_pk IN (SELECT pk FROM users WHERE tenant_id = @from)'))
-      .pluck(),
     managerAttributions: db
       .prepare<{ from: number }, number>(OFFSET('manager_attributions', 'user_pk IN (SELECT pk FROM users WHERE tenant_id = @from)'))
       .pluck(),
@@ -37,9 +34,10 @@ export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVers
      SELECT g.pk + @groups, g.dimension_pk + @dimensions, g.name FROM groups g JOIN dimensions d ON d.pk = g.dimension_pk WHERE d.tenant_id = @from ORDER BY g.pk`,
     `INSERT INTO users (pk, tenant_id, id, email, json, attributes, archived_after)
      SELECT pk + @users, @to, id, email, json, attributes, archived_after FROM users WHERE tenant_id = @from ORDER BY pk`,
-    `INSERT INTO group_attributions (pk, user_pk, dimension_pk, group_pk, start_month, end_month)
-     SELECT a.pk + @groupAttributions, a.user_pk + @users, a.dimension_pk + @dimensions, a.group_pk + @groups, a.start_month, a.end_month
-     FROM group_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = @from ORDER BY a.pk`,
+    // Group attributions are keyed by user, dimension and start month (migration 27): no key of their own to move.
+    `INSERT INTO group_attributions (user_pk, dimension_pk, start_month, group_pk, end_month)
+     SELECT a.user_pk + @users, a.dimension_pk + @dimensions, a.start_month, a.group_pk + @groups, a.end_month
+     FROM users u JOIN group_attributions a ON a.user_pk = u.pk WHERE u.tenant_id = @from ORDER BY a.user_pk, a.dimension_pk, a.start_month`,
     `INSERT INTO manager_attributions (pk, user_pk, manager_pk, start_month, end_month)
      SELECT a.pk + @managerAttributions, a.user_pk + @users, a.manager_pk + @users, a.start_month, a.end_month
      FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = @from ORDER BY a.pk`,

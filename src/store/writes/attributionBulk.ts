@@ -12,7 +12,7 @@ import type { BulkOutcome, WrittenItem } from '../vocabulary/writeShapes.js';
  * pure code (domain/bulkPlan.ts). A broken rule is found before the first write, so the
  * engine rolls back or commits nothing; a thrown error must roll the transaction back.
  */
-export async function bulkUpsertWith<K>(steps: BulkSteps<K>, items: readonly Upsert[]): Promise<BulkOutcome> {
+export async function bulkUpsertWith<G, M>(steps: BulkSteps<G, M>, items: readonly Upsert[]): Promise<BulkOutcome> {
   const { emails, dimensionKeys } = namesOf(items);
   const dimensions = dimensionKeys.length > 0 ? await steps.dimensions() : new Map<string, number>();
   const resolved = resolveItems(items, await steps.users(emails), dimensions);
@@ -28,7 +28,7 @@ export async function bulkUpsertWith<K>(steps: BulkSteps<K>, items: readonly Ups
   return { written: resolved.map(writtenItem) };
 }
 
-async function managerCycleOf<K>(steps: BulkSteps<K>, items: readonly ResolvedManager[]): Promise<RulesBroken | undefined> {
+async function managerCycleOf<G, M>(steps: BulkSteps<G, M>, items: readonly ResolvedManager[]): Promise<RulesBroken | undefined> {
   if (items.length === 0) return undefined;
   const cycle = managerCycleAfter(items, await steps.reachableManagers(newManagerEdges(items)));
   if (!cycle) return undefined;
@@ -36,7 +36,7 @@ async function managerCycleOf<K>(steps: BulkSteps<K>, items: readonly ResolvedMa
   return managerCycle(cycle.users.map((pk) => emails.get(pk)!), cycle.month, cycle.closingIndex);
 }
 
-async function writeGroups<K>(steps: BulkSteps<K>, items: readonly ResolvedGroup[]): Promise<void> {
+async function writeGroups<G, M>(steps: BulkSteps<G, M>, items: readonly ResolvedGroup[]): Promise<void> {
   const groupPks = await steps.groupPks(items.map((item) => [item.dimensionPk, item.group] as const));
   const stored = await steps.storedGroups(items.map((item) => ({ userPk: item.userRow.pk, dimensionPk: item.dimensionPk, period: item })));
   const incoming = items.map((item, i) => ({
@@ -48,7 +48,7 @@ async function writeGroups<K>(steps: BulkSteps<K>, items: readonly ResolvedGroup
   await steps.writeGroups(slotWrites(stored, incoming));
 }
 
-async function writeManagers<K>(steps: BulkSteps<K>, items: readonly ResolvedManager[]): Promise<void> {
+async function writeManagers<G, M>(steps: BulkSteps<G, M>, items: readonly ResolvedManager[]): Promise<void> {
   const stored = await steps.storedManagers(items.map((item) => ({ userPk: item.userRow.pk, period: item })));
   const incoming = items.map((item) => ({
     slot: managerSlot(item.userRow.pk),
@@ -60,7 +60,7 @@ async function writeManagers<K>(steps: BulkSteps<K>, items: readonly ResolvedMan
 }
 
 /** Re-renders the dimension fields of the users and months the group items touched (docs/rules.md#metrics-and-dimensions). */
-async function refreshFragments<K>(steps: BulkSteps<K>, items: readonly ResolvedGroup[]): Promise<void> {
+async function refreshFragments<G, M>(steps: BulkSteps<G, M>, items: readonly ResolvedGroup[]): Promise<void> {
   const months = touchedMonths(items);
   if (months.size === 0) return;
   const stored = await steps.fragments(months);

@@ -7,11 +7,13 @@ import { buildFixture } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
 import { BEFORE_GROUP_REFERENCE } from '../../support/undoMigrations.js';
 
-const groupRows = (db: Db) => db.prepare('SELECT * FROM group_attributions ORDER BY pk').raw().all();
+/** Every group attribution as `[user_pk, dimension_pk, group_pk, start_month, end_month]`, in key order (migration 27 drops `pk`). */
+const groupRows = (db: Db) =>
+  db.prepare('SELECT user_pk, dimension_pk, group_pk, start_month, end_month FROM group_attributions ORDER BY user_pk, dimension_pk, start_month').raw().all();
 const indexes = (db: Db) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'group_attributions' ORDER BY name").pluck().all();
 const parents = (db: Db) => db.prepare("SELECT DISTINCT \"table\" FROM pragma_foreign_key_list('group_attributions') ORDER BY 1").pluck().all();
 
-test('migration 25 keeps every group attribution, with its pk, and drops the index by group and the foreign key to groups', async (t) => {
+test('migration 24 keeps every group attribution and drops the index by group and the foreign key to groups', async (t) => {
   const { dbPath, db, store } = await tempSqliteDatabase(t);
   await buildFixture(store, { tenant: 'acme', users: 4 });
   db.exec(BEFORE_GROUP_REFERENCE.sqlite);
@@ -25,7 +27,7 @@ test('migration 25 keeps every group attribution, with its pk, and drops the ind
   t.after(() => migrated.close());
   assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   assert.deepEqual(groupRows(migrated), before);
-  assert.deepEqual(indexes(migrated), ['group_attributions_by_user']);
+  assert.deepEqual(indexes(migrated), [], 'and migration 27 keys the table by user, dimension and start: no index beside it');
   assert.deepEqual(parents(migrated), ['dimensions', 'users']);
   assert.deepEqual(await invariantReads(migrated).storage(), []);
 });
@@ -34,16 +36,23 @@ test('check reports a group attribution whose group is not a group of its dimens
   const { db, store } = await tempSqliteDatabase(t);
   await buildFixture(store, { tenant: 'acme', users: 2 });
   assert.deepEqual(await invariantReads(db).storage(), []);
-  const [pk, dimensionPk] = db.prepare('SELECT pk, dimension_pk FROM group_attributions ORDER BY pk LIMIT 1').raw().get() as [number, number];
+  const [userPk, dimensionPk, start] = db
+    .prepare('SELECT user_pk, dimension_pk, start_month FROM group_attributions ORDER BY user_pk, dimension_pk, start_month LIMIT 1')
+    .raw()
+    .get() as [number, number, number];
+  const setGroup = db.prepare('UPDATE group_attributions SET group_pk = ? WHERE user_pk = ? AND dimension_pk = ? AND start_month = ?');
   const otherGroup = db
     .prepare("INSERT INTO groups (dimension_pk, name) SELECT pk, 'Elsewhere' FROM dimensions WHERE pk <> ? LIMIT 1 RETURNING pk")
     .pluck()
     .get(dimensionPk) as number;
-  db.prepare('UPDATE group_attributions SET group_pk = ? WHERE pk = ?').run(otherGroup, pk);
+  setGroup.run(otherGroup, userPk, dimensionPk, start);
   assert.deepEqual(await invariantReads(db).storage(), [
-    { kind: 'foreign-keys', example: `row ${pk} of group_attributions refers to a missing row of groups (none of its dimension)` },
+    {
+      kind: 'foreign-keys',
+      example: `the row (user ${userPk}, dimension ${dimensionPk}, start ${start}) of group_attributions refers to a missing row of groups (none of its dimension)`,
+    },
   ]);
-  db.prepare('UPDATE group_attributions SET group_pk = ? WHERE pk = ?').run(1_000_000, pk);
+  setGroup.run(1_000_000, userPk, dimensionPk, start);
   assert.equal((await invariantReads(db).storage()).length, 1, 'a group that is not there at all');
 });
 

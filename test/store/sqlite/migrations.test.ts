@@ -9,7 +9,7 @@ import { BEFORE_FILTERS, BEFORE_KEY_SCOPES, BEFORE_LAST_DELETED_TENANT, BEFORE_S
 /** Every attribution row as `[user_pk, start_month, end_month]`: managers, then groups. */
 const rowsOf = (db: Db) => [
   ...db.prepare('SELECT user_pk, start_month, end_month FROM manager_attributions ORDER BY pk').raw().all(),
-  ...db.prepare('SELECT user_pk, start_month, end_month FROM group_attributions ORDER BY pk').raw().all(),
+  ...db.prepare('SELECT user_pk, start_month, end_month FROM group_attributions ORDER BY user_pk, dimension_pk, start_month').raw().all(),
 ] as [number, number | null, number | null][];
 
 test('migration 3 deletes the attributions that hold no month of 0000-01..9999-12, and only those', async (t) => {

@@ -46,7 +46,11 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
             renameSync(partial, file);
           }
         } catch (error) {
-          if (toFile) rmSync(partial, { force: true });
+          if (toFile) {
+            // The file may still be opening: it is closed (and so there) before it is removed.
+            await finished(out.destroy()).catch(() => {});
+            rmSync(partial, { force: true });
+          }
           throw error;
         } finally {
           bar?.stop();

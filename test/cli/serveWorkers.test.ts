@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { temporaryDirectory } from './cliProcess.js';
+import { runInProcess, temporaryDirectory } from './cliProcess.js';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange, type Exchange } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
@@ -83,9 +83,9 @@ describe('serve --workers', () => {
   test('--workers takes a count or auto; anything else is a usage error', async (t) => {
     const dbPath = await databaseFor(t);
     await fixtureFile(dbPath, { tenant: 'acme', records: 1 });
-    const { runCli } = await import('./cliProcess.js');
+    // Refused while the command line is read, before anything serves: run in this process.
     for (const bad of ['0', 'two', '-1', '1.5']) {
-      const result = await runCli(['serve', '--db', dbPath, '--port', '0', '--workers', bad]);
+      const result = await runInProcess(['serve', '--db', dbPath, '--port', '0', '--workers', bad]);
       assert.equal(result.code, 2, `--workers ${bad}`);
       assert.match(result.stderr, /--workers/);
     }

@@ -21,7 +21,7 @@ async function served(server: ServeProcess, method: string, path: string, option
 
 const ITEM = { user: 'user2@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-06', end_date: null };
 
-describe('serve --workers', () => {
+describe('serve --workers', { concurrency: true }, () => {
   test('two workers on one port: a write through one is read through the other; a dead worker is replaced; SIGTERM stops all', { timeout: 90_000 }, async (t) => {
     const dbPath = await databaseFor(t);
     const { key } = await fixtureFile(dbPath, { tenant: 'acme', records: 24 });

@@ -41,7 +41,7 @@ async function sentStatements(server: ServeProcess, urls: readonly string[], use
   return (sent.body as Json).calls as number;
 }
 
-describe('webhook calls delivered by serve processes over one database', () => {
+describe('webhook calls delivered by serve processes over one database', { concurrency: true }, () => {
   test('SIGKILL of the server mid-call: once its claim has ended, the restarted server sends the call again with the same webhook-id', { timeout: 120_000 }, async (t) => {
     const { database, sql } = await tempDatabase(t);
     const args = serveArgs(tokenFile(t));

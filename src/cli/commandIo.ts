@@ -6,9 +6,9 @@ export type OutputStream = Writable & { readonly isTTY?: boolean; readonly colum
 /**
  * Where a command reads its input and writes its output: the process's own streams when the
  * command runs as `compdata`, others when a caller runs a command line in its own process
- * (`runCli`). A command reaches these three and nothing else of the process: it neither exits nor
- * sets `process.exitCode`, and installs no signal handler (but `serve` and `webhooks listen`,
- * which own their process: see `runCli`).
+ * (`runCli`). Of the rest of the process a command only reads its environment and working
+ * directory: it neither exits nor sets `process.exitCode`, and installs no signal handler (but
+ * `serve` and `webhooks listen`, which own their process: see `runCli`).
  */
 export interface CommandIo {
   readonly stdin: Readable;

@@ -26,7 +26,7 @@ export NODE_COMPILE_CACHE ?= $(CURDIR)/node_modules/.cache/node-compile
 ENGINE_FREE = test/domain test/delivery test/docs test/contract test/client test/store/sqlite test/store/threads test/support \
   test/store/requests/fairQueue.test.ts test/store/vocabulary test/store/sync/mergeInChangeOrder.test.ts \
   $(addprefix test/dataset/,datasetReader.test.ts datasetSchema.test.ts generateSeed.test.ts random.test.ts strictUtf8.test.ts) \
-  $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
+  $(addprefix test/cli/,adminTokenOption.test.ts arguments.test.ts inProcess.test.ts usage.test.ts nodeVersions.test.ts serve.test.ts serveMetrics.test.ts \
     serveRateLimit.test.ts serveWorkersFaults.test.ts webhookListen.test.ts demoWebhook.test.ts) \
   $(addprefix test/http/,apiSetup.test.ts badRequests.test.ts compression.test.ts contractRouter.test.ts cors.test.ts docsBrowser.test.ts \
     adminFuzz.test.ts builtValidators.test.ts docsPage.test.ts earlyAnswers.test.ts faultSpec.test.ts faults.test.ts fuzz.test.ts limits.test.ts lingeringClose.test.ts logging.test.ts \

@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { BackupUnsupported } from '../store/vocabulary/storeErrors.js';
 import { parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { UsageFailure } from './errors.js';
 
-export function backupCommand(): Command {
+export function backupCommand(io: CommandIo): Command {
   return new Command('backup')
     .description('copy a database into a new file, consistent while servers read and write')
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
@@ -29,6 +30,6 @@ A PostgreSQL database is copied with pg_dump instead (exit 2, saying how).`,
           throw error;
         }
       });
-      process.stdout.write(`backed up ${options.db} to ${out} in ${((performance.now() - started) / 1000).toFixed(1)}s\n`);
+      io.stdout.write(`backed up ${options.db} to ${out} in ${((performance.now() - started) / 1000).toFixed(1)}s\n`);
     });
 }

@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 
-export function checkCommand(): Command {
+export function checkCommand(io: CommandIo): Command {
   return new Command('check')
     .description("check a database's integrity and the data model's invariants")
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
@@ -20,9 +21,9 @@ its first example (and a count on stderr), e.g.
     )
     .action(async (options: { db: string }) => {
       const [violations, distribution] = await withStore(options.db, 'mustExist', async (store) => [await store.check(), await store.distribution()] as const);
-      if (distribution) process.stdout.write(`distribution: ${distribution}\n`);
-      for (const { kind, example } of violations) process.stdout.write(`${kind}: ${example}\n`);
+      if (distribution) io.stdout.write(`distribution: ${distribution}\n`);
+      for (const { kind, example } of violations) io.stdout.write(`${kind}: ${example}\n`);
       if (violations.length > 0) throw new CommandFailure(`${options.db}: ${violations.length} kind(s) of violation found`);
-      process.stdout.write(`ok: ${options.db} holds every invariant\n`);
+      io.stdout.write(`ok: ${options.db} holds every invariant\n`);
     });
 }

@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { CompactUnsupported } from '../store/vocabulary/storeErrors.js';
 import { parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { UsageFailure } from './errors.js';
 
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
-export function compactCommand(): Command {
+export function compactCommand(io: CommandIo): Command {
   return new Command('compact')
     .description('give the space that deleted and rewritten data left in a SQLite file back to the file system')
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
@@ -31,6 +32,6 @@ A PostgreSQL database reuses its free space by itself (exit 2, saying what to ru
         }
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`compacted ${options.db} from ${megabytes(sizes.bytesBefore)} to ${megabytes(sizes.bytesAfter)} in ${seconds}s\n`);
+      io.stdout.write(`compacted ${options.db} from ${megabytes(sizes.bytesBefore)} to ${megabytes(sizes.bytesAfter)} in ${seconds}s\n`);
     });
 }

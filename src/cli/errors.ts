@@ -29,7 +29,9 @@ export function oneLine(message: string): string {
  * has already written its own messages (see `program.ts`); anything else is written here.
  */
 export function exitCodeOf(error: unknown, writeError: (line: string) => void): number {
-  if (error instanceof CommanderError) return error.exitCode === EXIT_OK ? EXIT_OK : EXIT_USAGE;
+  // `compdata help` is commander's help(), whose exit code is `process.exitCode` as it stands:
+  // the help shown is exit 0 whatever else runs in the process (no command asks for an error help).
+  if (error instanceof CommanderError) return error.exitCode === EXIT_OK || error.code === 'commander.help' ? EXIT_OK : EXIT_USAGE;
   const message = error instanceof Error ? error.message : String(error);
   writeError(`error: ${oneLine(message)}`);
   return error instanceof UsageFailure ? EXIT_USAGE : EXIT_FAILURE;

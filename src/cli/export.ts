@@ -2,6 +2,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { Command } from 'commander';
 import { parseTenantName, parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar, ratePerSecond } from './progress.js';
@@ -11,7 +12,7 @@ interface ExportOptions {
   tenant: string;
 }
 
-export function exportCommand(): Command {
+export function exportCommand(io: CommandIo): Command {
   return new Command('export')
     .description("write a tenant's data as a dataset file")
     .requiredOption('--db <path>', DB_HELP, parseText)
@@ -32,8 +33,8 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
       let count = 0;
       await withStore(options.db, 'mustExist', async (store) => {
         const partial = `${file}.partial`;
-        const out = toFile ? createWriteStream(partial) : process.stdout;
-        const bar = progressBar(process.stderr, 'exporting {value} elements | {rate} elements/s | {duration}s', 0);
+        const out = toFile ? createWriteStream(partial) : io.stdout;
+        const bar = progressBar(io.stderr, 'exporting {value} elements | {rate} elements/s | {duration}s', 0);
         try {
           const found = await exportTenant(store, options.tenant, out, (written) => {
             count += written;
@@ -45,7 +46,11 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
             renameSync(partial, file);
           }
         } catch (error) {
-          if (toFile) rmSync(partial, { force: true });
+          if (toFile) {
+            // The file may still be opening: it is closed (and so there) before it is removed.
+            await finished(out.destroy()).catch(() => {});
+            rmSync(partial, { force: true });
+          }
           throw error;
         } finally {
           bar?.stop();
@@ -53,7 +58,7 @@ A progress bar is shown on stderr when it is a terminal; with a FILE, a one-line
       });
       if (toFile) {
         const seconds = (performance.now() - started) / 1000;
-        process.stdout.write(
+        io.stdout.write(
           `exported tenant ${options.tenant} of ${options.db} to ${file}: ${count} elements ` +
             `in ${seconds.toFixed(1)}s (${ratePerSecond(count, started)} elements/s)\n`,
         );

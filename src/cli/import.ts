@@ -2,6 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { parseTenantName, parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar, ratePerSecond } from './progress.js';
@@ -12,7 +13,7 @@ interface ImportCommandOptions {
   replace?: boolean;
 }
 
-export function importCommand(): Command {
+export function importCommand(io: CommandIo): Command {
   return new Command('import')
     .description("load a dataset file into a tenant, all or nothing")
     .requiredOption('--db <path>', `${DB_HELP} (created when missing)`, parseText)
@@ -35,11 +36,11 @@ A progress bar is shown on stderr when it is a terminal; a one-line summary is p
     .action(async (file: string, options: ImportCommandOptions) => {
       // Loaded by the command that needs it: every other command starts without the dataset code.
       const { elementTotal, importDataset } = await import('../dataset/datasetImport.js');
-      const input = openInput(file);
+      const input = openInput(file, io.stdin);
       const started = performance.now();
       const format = input.size === undefined ? '' : '[{bar}] {percentage}% | ';
       const { counts, reporting } = await withStore(options.db, 'create', async (store) => {
-        const bar = progressBar(process.stderr, `importing ${format}{elements} elements | {rate} elements/s | {duration}s`, input.size ?? 0);
+        const bar = progressBar(io.stderr, `importing ${format}{elements} elements | {rate} elements/s | {duration}s`, input.size ?? 0);
         try {
           return await importDataset(store, options.tenant, input.stream, {
             replace: options.replace,
@@ -50,7 +51,7 @@ A progress bar is shown on stderr when it is a terminal; a one-line summary is p
         }
       });
       const seconds = (performance.now() - started) / 1000;
-      process.stdout.write(
+      io.stdout.write(
         `imported ${file === '-' ? 'standard input' : file} into tenant ${options.tenant} of ${options.db}: ` +
           `${counts.metrics} metrics, ${counts.dimensions} dimensions, ${counts.users} users, ` +
           `${counts.group_attributions} group and ${counts.manager_attributions} manager attributions, ` +
@@ -62,9 +63,9 @@ A progress bar is shown on stderr when it is a terminal; a one-line summary is p
     });
 }
 
-/** The input stream, and its size when it is a file. */
-function openInput(file: string): { stream: Readable; size: number | undefined } {
-  if (file === '-') return { stream: process.stdin, size: undefined };
+/** The input stream (`-`: standard input), and its size when it is a file. */
+function openInput(file: string, stdin: Readable): { stream: Readable; size: number | undefined } {
+  if (file === '-') return { stream: stdin, size: undefined };
   let size: number;
   try {
     const stat = statSync(file);

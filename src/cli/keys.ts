@@ -1,20 +1,21 @@
 import { Command, Option } from 'commander';
 import type { KeyInfo, KeyScope } from '../store/vocabulary/tenancy.js';
 import { parseTenantName, parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 
 const SCOPES: readonly KeyScope[] = ['read', 'write'];
 
-export function keysCommand(): Command {
+export function keysCommand(io: CommandIo): Command {
   return new Command('keys')
     .description('create, revoke and list API keys')
-    .addCommand(createCommand())
-    .addCommand(revokeCommand())
-    .addCommand(listCommand());
+    .addCommand(createCommand(io))
+    .addCommand(revokeCommand(io))
+    .addCommand(listCommand(io));
 }
 
-function createCommand(): Command {
+function createCommand(io: CommandIo): Command {
   return new Command('create')
     .description('create an API key for a tenant (the tenant is created when missing)')
     .requiredOption('--db <path>', `${DB_HELP} (must exist: seed or import create one)`, parseText)
@@ -27,11 +28,11 @@ function createCommand(): Command {
     )
     .action(async (options: { db: string; tenant: string; scope: KeyScope }) => {
       const { id, key } = await withStore(options.db, 'mustExist', (store) => store.createKey(options.tenant, options.scope));
-      process.stdout.write(`created ${options.scope} key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
+      io.stdout.write(`created ${options.scope} key ${id} for tenant ${options.tenant}; it is shown only now:\n${key}\n`);
     });
 }
 
-function revokeCommand(): Command {
+function revokeCommand(io: CommandIo): Command {
   return new Command('revoke')
     .description('revoke an API key; it is refused from the next request on')
     .argument('<key>', 'the full key, or its id as shown by "keys list"', parseText)
@@ -41,11 +42,11 @@ function revokeCommand(): Command {
       const revoked = await withStore(options.db, 'mustExist', (store) => store.revokeKey(keyOrId));
       // The argument may be a secret: it is never echoed.
       if (!revoked) throw new CommandFailure('no active key matches (unknown, or already revoked)');
-      process.stdout.write('key revoked\n');
+      io.stdout.write('key revoked\n');
     });
 }
 
-function listCommand(): Command {
+function listCommand(io: CommandIo): Command {
   return new Command('list')
     .description('list API keys (id, tenant, creation time, state, scope); keys themselves are never shown')
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
@@ -58,7 +59,7 @@ function listCommand(): Command {
         }
         return store.listKeys(options.tenant);
       });
-      process.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : keyTable(keys));
+      io.stdout.write(options.json ? `${JSON.stringify(keys, null, 2)}\n` : keyTable(keys));
     });
 }
 

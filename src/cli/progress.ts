@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { SingleBar } from 'cli-progress';
+import type { OutputStream } from './commandIo.js';
 
 // cli-progress is loaded when a bar is shown (a terminal), not by every start of the command.
 const load = createRequire(import.meta.url);
@@ -8,7 +9,7 @@ const load = createRequire(import.meta.url);
  * A progress bar on `stream` when it is a terminal, else none. `format` may use cli-progress's
  * tokens ({bar}, {percentage}, {value}, {total}, {duration}) and the payload's ({rate}, ...).
  */
-export function progressBar(stream: NodeJS.WriteStream, format: string, total: number): SingleBar | undefined {
+export function progressBar(stream: OutputStream, format: string, total: number): SingleBar | undefined {
   if (!stream.isTTY) return undefined;
   const { SingleBar: Bar } = load('cli-progress') as typeof import('cli-progress');
   const bar = new Bar({

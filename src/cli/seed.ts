@@ -3,6 +3,7 @@ import type { SeedOptions } from '../dataset/generateSeed.js';
 import type { SeedProgress } from '../dataset/seedTenant.js';
 import { TenantNotEmpty } from '../store/vocabulary/storeErrors.js';
 import { integerIn, parseTenantName, parseText } from './arguments.js';
+import type { CommandIo, OutputStream } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure } from './errors.js';
 import { progressBar } from './progress.js';
@@ -12,7 +13,7 @@ interface SeedCommandOptions extends SeedOptions {
   tenant: string;
 }
 
-export function seedCommand(): Command {
+export function seedCommand(io: CommandIo): Command {
   return new Command('seed')
     .description('fill a tenant with generated, realistic demo data')
     .requiredOption('--db <path>', `${DB_HELP} (created when missing)`, parseText)
@@ -41,14 +42,14 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
       const started = performance.now();
       await withStore(options.db, 'create', async (store) => {
         try {
-          await seedTenant(store, options.tenant, dataset, terminalProgress());
+          await seedTenant(store, options.tenant, dataset, terminalProgress(io.stdout));
         } catch (error) {
           if (error instanceof TenantNotEmpty) throw new CommandFailure(error.message);
           throw error;
         }
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(
+      io.stdout.write(
         `seeded tenant ${options.tenant} in ${options.db}: ${dataset.users.length} users, ` +
           `${dataset.reportingLineCount} reporting records, ` +
           `${dataset.tableRecordCount} ${dataset.table.key} records, ` +
@@ -58,11 +59,11 @@ A progress bar is shown when stdout is a terminal; a one-line summary is always 
     });
 }
 
-/** A progress bar on stdout when it is a terminal. */
-function terminalProgress(): SeedProgress {
+/** A progress bar on `stdout` when it is a terminal. */
+function terminalProgress(stdout: OutputStream): SeedProgress {
   let bar: ReturnType<typeof progressBar>;
   return {
-    start: (total) => void (bar = progressBar(process.stdout, 'seeding [{bar}] {percentage}% | {value}/{total} elements | {duration}s', total)),
+    start: (total) => void (bar = progressBar(stdout, 'seeding [{bar}] {percentage}% | {value}/{total} elements | {duration}s', total)),
     update: (written) => bar?.update(written),
     stop: () => bar?.stop(),
   };

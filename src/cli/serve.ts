@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_SANDBOX_LIMITS } from '../http/handlers/admin/adminDeps.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { SANDBOX_DEFAULTS } from '../http/sandboxOptions.js';
-import { DELIVERY_DEFAULTS } from '../delivery/deliveryOptions.js';
+import { DEFAULT_LEASE_MARGIN_MS, DELIVERY_DEFAULTS } from '../delivery/deliveryOptions.js';
 import { MAX_TTL_SECONDS } from '../domain/sandboxExpiry.js';
 import { LOG_LEVELS, type LogLevel } from '../http/logLevels.js';
 import { parseRatePolicy, type RatePolicy } from '../http/rateLimit.js';
@@ -96,6 +96,12 @@ export function serveCommand(): Command {
     .option('--webhook-attempts <n>', 'attempts of a webhook call in all before it has failed for good', integerIn(1, 100), DELIVERY_DEFAULTS.retries.attempts)
     .option('--webhook-retry-scale <factor>', 'multiplies every wait of the retry schedule (for tests: 0.001 makes seconds milliseconds)', parseScale, DELIVERY_DEFAULTS.retries.scale)
     .option('--webhook-poll <ms>', 'how often the outbox of webhook calls is looked at when nothing is due sooner', milliseconds, DELIVERY_DEFAULTS.pollMs)
+    .option(
+      '--webhook-lease-margin <ms>',
+      "how long a server's claim of a webhook call outlasts the attempt's timeout: a call of a server that died is sent again once both have passed (for tests: shorter than the endpoints' fault waits, two servers may attempt one call at once)",
+      milliseconds,
+      DEFAULT_LEASE_MARGIN_MS,
+    )
     .option('--webhook-allow-private', 'webhook endpoints may be on loopback, private and link-local addresses (localhost, 10.x, 169.254.x, fc00::/7...), and are called there: for tests and demos on one machine; default: refused')
     .option('--metrics', 'serve GET /metrics (Prometheus text format, no key); default: off (404)')
     .option('--log-level <level>', `least level logged (${LOG_LEVELS.join(', ')})`, parseLogLevel, 'info' as LogLevel)

@@ -92,6 +92,7 @@ export interface CliServeOptions {
   webhookAttempts: number;
   webhookRetryScale: number;
   webhookPoll: number;
+  webhookLeaseMargin: number;
   webhookAllowPrivate?: boolean;
 }
 
@@ -124,6 +125,7 @@ function toServerOptions(options: CliServeOptions): ServeOptions {
       allowPrivate: options.webhookAllowPrivate === true,
       retries: { ...DELIVERY_DEFAULTS.retries, attempts: options.webhookAttempts, scale: options.webhookRetryScale },
       pollMs: options.webhookPoll,
+      leaseMarginMs: options.webhookLeaseMargin,
     },
     logger: createLogger(options.logLevel),
   };

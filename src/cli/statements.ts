@@ -3,6 +3,7 @@ import { formatMonth, parseMonth } from '../domain/months.js';
 import { refusalReason, type TargetStatus } from '../domain/statementLifecycle.js';
 import type { StatementRef, StatementSelection } from '../store/vocabulary/webhookShapes.js';
 import { parseTenantName, parseText } from './arguments.js';
+import type { CommandIo } from './commandIo.js';
 import { DB_HELP, withStore } from './database.js';
 import { CommandFailure, UsageFailure } from './errors.js';
 
@@ -40,7 +41,7 @@ function selectionOf({ statement, user, from, to }: ChangeOptions): StatementSel
 }
 
 /** One subcommand: statements to `status`, through the store's `changeStatementStatus` as the administration API does. */
-function changeCommand(name: string, status: TargetStatus, description: string): Command {
+function changeCommand(io: CommandIo, name: string, status: TargetStatus, description: string): Command {
   return new Command(name)
     .description(description)
     .requiredOption('--db <path>', `${DB_HELP} (must exist)`, parseText)
@@ -64,17 +65,17 @@ function changeCommand(name: string, status: TargetStatus, description: string):
             `nothing changed: ${outcome.changes.map((change) => `the statement of ${change.user} in ${formatMonth(change.month)} ${refusalReason(change.from, status)}`).join('; ')}`,
           );
         case 'changed':
-          for (const change of outcome.changes) process.stdout.write(`${change.id} ${change.user} ${formatMonth(change.month)} ${change.from} -> ${change.to}\n`);
-          process.stdout.write(`${outcome.changes.length} statement(s) now ${status}; ${outcome.calls} webhook call(s) queued\n`);
+          for (const change of outcome.changes) io.stdout.write(`${change.id} ${change.user} ${formatMonth(change.month)} ${change.from} -> ${change.to}\n`);
+          io.stdout.write(`${outcome.changes.length} statement(s) now ${status}; ${outcome.calls} webhook call(s) queued\n`);
       }
     });
 }
 
-export function statementsCommand(): Command {
+export function statementsCommand(io: CommandIo): Command {
   return new Command('statements')
     .description("move statements along their lifecycle (draft -> validated -> sent_to_payroll -> paid)")
-    .addCommand(changeCommand('validate', 'validated', 'validate draft statements'))
-    .addCommand(changeCommand('send', 'sent_to_payroll', 'send validated statements to payroll (queues their webhook calls)'))
-    .addCommand(changeCommand('paid', 'paid', 'mark statements sent to payroll as paid'))
+    .addCommand(changeCommand(io, 'validate', 'validated', 'validate draft statements'))
+    .addCommand(changeCommand(io, 'send', 'sent_to_payroll', 'send validated statements to payroll (queues their webhook calls)'))
+    .addCommand(changeCommand(io, 'paid', 'paid', 'mark statements sent to payroll as paid'))
     .addHelpText('after', '\nExits 1, nothing changed, when a statement listed does not exist or may not make the change.');
 }

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRandom } from '../dataset/random.js';
-import { drawFaults, faultMark, MAX_FAULT_WAIT_MS, type FaultDraw } from '../domain/webhookFaults.js';
+import { drawFaults, faultMark, type FaultDraw } from '../domain/webhookFaults.js';
 import { afterFailure } from '../domain/webhookRetries.js';
 import type { ServerStore } from '../store/store.js';
 import type { CallAttempt, ClaimedCall } from '../store/vocabulary/deliveryShapes.js';
 import { giveWayToRequests } from '../store/vocabulary/requestsInProgress.js';
 import type { StoreLog } from '../store/vocabulary/storeLog.js';
-import type { DeliveryOptions } from './deliveryOptions.js';
+import { DEFAULT_LEASE_MARGIN_MS, type DeliveryOptions } from './deliveryOptions.js';
 import { heldCalls } from './heldCalls.js';
 import { sendCall, type CallResult } from './outboundCall.js';
 import { webhookBody } from './webhookBody.js';
@@ -16,11 +16,6 @@ import { webhookHeaders } from './webhookHeaders.js';
 
 /** Attempts a server has in flight at most: a slow endpoint holds one of them, not the others' calls. */
 const AT_ONCE = 32;
-/**
- * How long a claim outlasts its attempt's timeout: time to render the body and record the
- * attempt, and the longest an endpoint's faults hold or delay it.
- */
-const LEASE_MARGIN_MS = 5_000 + MAX_FAULT_WAIT_MS;
 /** The head of a receiver's answer kept with the attempt. */
 const ANSWER_HEAD_BYTES = 1024;
 
@@ -48,7 +43,7 @@ export interface DeliveryWorker {
  * Between batches it gives way to the server's requests.
  */
 export function startDeliveryWorker(store: DeliveryStore, log: DeliveryLog, options: DeliveryOptions, owner = newOwner()): DeliveryWorker {
-  const leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
+  const leaseMs = options.timeoutMs + (options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
   // The draws of endpoints' faults (domain/webhookFaults.ts), as `serve --faults` draws its own.
   const random = createRandom(randomBytes(8).toString('hex'));
   const held = heldCalls();

@@ -10,7 +10,7 @@ import { exchange, serveDatabase, withOtherStore } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { mountSmallDisk, smallDiskUnavailable } from '../support/smallDisk.js';
 import { databaseFor, onlyOn } from '../support/testDatabases.js';
-import { runCli, temporaryDirectory } from './cliProcess.js';
+import { runCli, runInProcess, temporaryDirectory } from './cliProcess.js';
 
 const WRITERS = 8;
 
@@ -108,12 +108,13 @@ describe('compdata backup', { concurrency: true }, () => {
     await fixtureFile(database, { tenant: 'acme' });
     const taken = join(directory, 'taken.db');
     writeFileSync(taken, 'mine');
-    const refused = await runCli(['backup', '--db', database, taken]);
+    // The refusals run in this process; the copy that succeeds runs as the `compdata` binary.
+    const refused = await runInProcess(['backup', '--db', database, taken]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.equal(refused.stderr, `error: ${taken} already exists: the backup never replaces a file\n`);
     assert.equal(readFileSync(taken, 'utf8'), 'mine');
 
-    const failed = await runCli(['backup', '--db', database, join(directory, 'no-such-directory', 'copy.db')]);
+    const failed = await runInProcess(['backup', '--db', database, join(directory, 'no-such-directory', 'copy.db')]);
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, /^error: [^\n]+\n$/);
     const files = readdirSync(directory).filter((name) => !name.startsWith('live.db'));
@@ -134,12 +135,12 @@ describe('compdata backup', { concurrency: true }, () => {
     t.after(() => disk.unmount());
     disk.fill();
     const copy = join(disk.directory, 'copy.db');
-    const failed = await runCli(['backup', '--db', database, copy]);
+    const failed = await runInProcess(['backup', '--db', database, copy]);
     assert.equal(failed.code, 1, failed.stderr);
     assert.equal(failed.stderr, `error: no room for the copy at ${copy}: its disk is full; nothing was left there\n`);
     assert.deepEqual(readdirSync(disk.directory), ['ballast'], 'no partial copy');
     disk.free();
-    const copied = await runCli(['backup', '--db', database, copy]);
+    const copied = await runInProcess(['backup', '--db', database, copy]);
     assert.equal(copied.code, 0, copied.stderr);
     await assertChecked(copy);
   });

@@ -6,7 +6,7 @@ import { buildFixture } from '../support/fixture.js';
 import { generateSeed } from '../../src/dataset/generateSeed.js';
 import { seedTenant } from '../../src/dataset/seedTenant.js';
 import { onlyOn } from '../support/testDatabases.js';
-import { runCli } from './cliProcess.js';
+import { runCli, runInProcess } from './cliProcess.js';
 
 /**
  * `compdata check`: a database broken on purpose, one way at a time, by SQL written straight
@@ -42,9 +42,12 @@ async function insertManager(db: TempDatabase, user: string, manager: string, st
   }
 }
 
-/** Runs `check`: its exit code, and its stdout lines by kind. */
-async function check(database: string) {
-  const result = await runCli(['check', '--db', database]);
+/**
+ * Runs `check` (in this process; the first test runs the `compdata` binary): its exit code, and
+ * its stdout lines by kind.
+ */
+async function check(database: string, run = runInProcess) {
+  const result = await run(['check', '--db', database]);
   const lines = new Map(result.stdout.split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf(':')), line] as const));
   return { ...result, lines };
 }
@@ -64,7 +67,7 @@ describe('compdata check', { concurrency: true }, () => {
     await seedTenant(seeded.store, 'acme', generateSeed({ seed: 'check', users: 60, records: 2000 }));
     const fixture = await fixtureDatabase(t);
     for (const db of [seeded.database, fixture.database]) {
-      const result = await check(db);
+      const result = await check(db, runCli);
       assert.equal(result.code, 0, result.stdout + result.stderr);
       assert.equal(result.stdout, `ok: ${db} holds every invariant\n`);
     }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { createRandom, type Random } from '../../src/dataset/random.js';
 import { WINDOW, groupSlot, monthText, stateOfRows } from '../support/attributions.js';
 import { buildFixture, fixtureFile } from '../support/fixture.js';
@@ -40,7 +40,7 @@ const putBody = (put: number) => ({
   })),
 });
 
-test(`${ROUNDS} rounds of SIGKILL during concurrent bulk PUTs lose nothing acknowledged and leave nothing half-written (seed ${SEED})`, { timeout: 300_000 }, async (t) => {
+async function roundsOfKills(t: TestContext): Promise<void> {
   const dbPath = await databaseFor(t);
   const { key } = await fixtureFile(dbPath, { tenant: 'acme', users: USERS_PER_PUT + 1, records: 10 });
   const random = createRandom(SEED);
@@ -58,7 +58,7 @@ test(`${ROUNDS} rounds of SIGKILL during concurrent bulk PUTs lose nothing ackno
   const restarted = await startServe(t, dbPath);
   const present = await assertStored(restarted.url, key, issued, acknowledged);
   t.diagnostic(`after ${ROUNDS} kills: ${acknowledged.size} acknowledged PUTs all present; ${present.size - acknowledged.size} unacknowledged ones committed whole`);
-});
+}
 
 /**
  * Fires PUTs from several clients at once and kills the server at a random moment while PUTs
@@ -132,7 +132,7 @@ async function readAllGroups(url: string, key: string): Promise<any[]> {
  * kill each is there whole or not at all, and the import, unfinished, is finished by the next
  * server (its records imported once).
  */
-test(`SIGKILL during a users bulk, an archive and an import leaves each whole or absent (seed ${SEED})`, { timeout: 120_000 }, async (t) => {
+async function killDuringWrites(t: TestContext): Promise<void> {
   const USERS = 200;
   const ROWS = 20_000;
   const { database, store, sql } = await tempDatabase(t);
@@ -171,4 +171,10 @@ test(`SIGKILL during a users bulk, an archive and an import leaves each whole or
   assert.deepEqual(done.data_tables_details.map((table: { number_of_records: number; error: unknown }) => [table.number_of_records, table.error]), [[ROWS, null]]);
   assert.equal(await count(`SELECT count(*) FROM table_records WHERE id LIKE 'crash-%'`), ROWS, 'imported once');
   assert.deepEqual(await store.check(), []);
+}
+
+// The two tests side by side (their databases and servers their own): one's server starting while the other's works.
+describe('SIGKILL of compdata serve', { concurrency: true }, () => {
+  test(`${ROUNDS} rounds of SIGKILL during concurrent bulk PUTs lose nothing acknowledged and leave nothing half-written (seed ${SEED})`, { timeout: 300_000 }, roundsOfKills);
+  test(`SIGKILL during a users bulk, an archive and an import leaves each whole or absent (seed ${SEED})`, { timeout: 120_000 }, killDuringWrites);
 });

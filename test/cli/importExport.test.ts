@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -7,19 +7,24 @@ import addFormats from 'ajv-formats';
 import { DATASET_SCHEMA } from '../../src/dataset/datasetSchema.js';
 import { generateSeed } from '../../src/dataset/generateSeed.js';
 import { EXAMPLE_BYTES } from '../support/datasets.js';
-import { runCli, temporaryDirectory } from './cliProcess.js';
+import { runCli, runInProcess, temporaryDirectory, type CliResult } from './cliProcess.js';
 import { databaseFor, onlyOn } from '../support/testDatabases.js';
 
 const EXAMPLE_PATH = new URL('../fixtures/dataset.example.json', import.meta.url).pathname;
 
-async function compdata(args: string[], input?: string | Buffer) {
-  const result = await runCli(args, input);
+/**
+ * Runs a command that must succeed, in this process (what the commands do is the subject here);
+ * `run`: runCli for the binary, where reading standard input and writing standard output as
+ * pipes is.
+ */
+async function compdata(args: string[], input?: string | Buffer, run: typeof runInProcess = runInProcess) {
+  const result = await run(args, input);
   assert.equal(result.code, 0, result.stderr);
   return result;
 }
 
 /** One line on stderr naming `path`, nothing on stdout, exit code 1. */
-function assertRefused(result: { code: number | null; stdout: string; stderr: string }, path: string): void {
+function assertRefused(result: CliResult, path: string): void {
   assert.equal(result.code, 1, result.stderr);
   assert.equal(result.stdout, '');
   assert.match(result.stderr, /^error: [^\n]+\n$/);
@@ -61,11 +66,11 @@ describe('compdata import and export', { concurrency: true }, () => {
 
   test('import reads standard input; export writes standard output', async (t) => {
     const path = await databaseFor(t);
-    const imported = await compdata(['import', '--db', path, '--tenant', 'acme', '-'], EXAMPLE_BYTES);
+    const imported = await compdata(['import', '--db', path, '--tenant', 'acme', '-'], EXAMPLE_BYTES, runCli);
     assert.match(imported.stdout, /^imported standard input into tenant acme of .*: 2 metrics, 2 dimensions, 3 users, 4 group and 2 manager attributions, 5 reporting records \(5 new, 0 updated\), 0 statement statuses, 2 tables with 3 records, in [\d.]+s \(\d+ elements\/s\)\n$/);
-    const exported = await compdata(['export', '--db', path, '--tenant', 'acme']);
+    const exported = await compdata(['export', '--db', path, '--tenant', 'acme'], undefined, runCli);
     assert.equal(exported.stderr, '');
-    const again = await compdata(['export', '--db', path, '--tenant', 'acme', '-']);
+    const again = await compdata(['export', '--db', path, '--tenant', 'acme', '-'], undefined, runCli);
     assert.equal(again.stdout, exported.stdout);
     const expected = JSON.parse(EXAMPLE_BYTES.toString('utf8'));
     const dataset = JSON.parse(exported.stdout);
@@ -86,8 +91,8 @@ describe('compdata import and export', { concurrency: true }, () => {
     for (const [name, { edit, path }] of bad) {
       const file = join(directory, `${name}.json`);
       writeFileSync(file, edit(EXAMPLE_BYTES));
-      assertRefused(await runCli(['import', '--db', db, '--tenant', 'acme', '--replace', file]), path);
-      assertRefused(await runCli(['import', '--db', db, '--tenant', 'acme', '-'], edit(EXAMPLE_BYTES)), path);
+      assertRefused(await runInProcess(['import', '--db', db, '--tenant', 'acme', '--replace', file]), path);
+      assertRefused(await runInProcess(['import', '--db', db, '--tenant', 'acme', '-'], edit(EXAMPLE_BYTES)), path);
     }
     assert.equal((await compdata(['export', '--db', db, '--tenant', 'acme'])).stdout, before);
   });
@@ -95,18 +100,19 @@ describe('compdata import and export', { concurrency: true }, () => {
   test('a missing file or tenant is one line and exit 1, a missing database exit 2', { skip: onlyOn('sqlite') }, async (t) => {
     const directory = temporaryDirectory(t);
     const db = join(directory, 'x.db');
-    const missingFile = await runCli(['import', '--db', db, '--tenant', 'acme', join(directory, 'nope.json')]);
+    const missingFile = await runInProcess(['import', '--db', db, '--tenant', 'acme', join(directory, 'nope.json')]);
     assert.equal(missingFile.code, 1);
     assert.match(missingFile.stderr, /^error: cannot read .*nope\.json: no such file\n$/);
-    const aDirectory = await runCli(['import', '--db', db, '--tenant', 'acme', directory]);
+    const aDirectory = await runInProcess(['import', '--db', db, '--tenant', 'acme', directory]);
     assert.equal(aDirectory.code, 1);
     assert.equal(aDirectory.stderr, `error: cannot read ${directory}: not a file\n`);
-    const missingDb = await runCli(['export', '--db', db, '--tenant', 'acme']);
+    const missingDb = await runInProcess(['export', '--db', db, '--tenant', 'acme']);
     assert.equal(missingDb.code, 2);
     assert.match(missingDb.stderr, /^error: no database at [^\n]+; create one with 'compdata seed' or 'compdata import'\n$/);
     await compdata(['import', '--db', db, '--tenant', 'acme', EXAMPLE_PATH]);
-    const missingTenant = await runCli(['export', '--db', db, '--tenant', 'globex', join(directory, 'out.json')]);
+    const missingTenant = await runInProcess(['export', '--db', db, '--tenant', 'globex', join(directory, 'out.json')]);
     assert.equal(missingTenant.code, 1);
     assert.match(missingTenant.stderr, /^error: no tenant "globex" in [^\n]+\n$/);
+    assert.deepEqual(readdirSync(directory).filter((name) => name.startsWith('out.json')), [], 'the export refused left no file');
   });
 });

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { exportOf } from '../support/datasets.js';
 import { withOtherStore } from '../support/harness.js';
 import { databaseFor } from '../support/testDatabases.js';
-import { runCli } from './cliProcess.js';
+import { runCli, runInProcess } from './cliProcess.js';
 
 /**
  * Everything a tenant's seed wrote, as `export` writes it: every section in the API's order,
@@ -14,8 +14,13 @@ async function tenantContents(database: string, tenant: string): Promise<{ text:
   return { text, dataset: JSON.parse(text) };
 }
 
+/** Seeds in this process (what the command writes is the subject); one test runs the `compdata` binary. */
 async function seed(path: string, tenant: string, ...more: string[]) {
-  const result = await runCli(['seed', '--db', path, '--tenant', tenant, ...more]);
+  return seedBy(runInProcess, path, tenant, ...more);
+}
+
+async function seedBy(run: typeof runInProcess, path: string, tenant: string, ...more: string[]) {
+  const result = await run(['seed', '--db', path, '--tenant', tenant, ...more]);
   assert.equal(result.code, 0, result.stderr);
   return result;
 }
@@ -58,7 +63,8 @@ describe('compdata seed', { concurrency: true }, () => {
 
   test('the seeded bodies are the JSON the interface describes', async (t) => {
     const path = await databaseFor(t);
-    await seed(path, 'acme', '--records', '500');
+    const result = await seedBy(runCli, path, 'acme', '--records', '500');
+    assert.match(result.stdout, /^seeded tenant acme in .*: 200 users, 500 reporting records, 100 deals records, [^\n]* in [\d.]+s\n$/);
     const { dataset } = await tenantContents(path, 'acme');
     const record = dataset.reporting[0];
     for (const field of ['id', 'date', 'plan', 'user', 'payment', 'payment_currency', 'new_arr', 'services_revenue']) {
@@ -74,7 +80,7 @@ describe('compdata seed', { concurrency: true }, () => {
     const path = await databaseFor(t);
     await seed(path, 'acme', '--records', '300');
     const before = (await tenantContents(path, 'acme')).text;
-    const again = await runCli(['seed', '--db', path, '--tenant', 'acme', '--records', '300', '--seed', 'other']);
+    const again = await runInProcess(['seed', '--db', path, '--tenant', 'acme', '--records', '300', '--seed', 'other']);
     assert.equal(again.code, 1);
     assert.equal(again.stdout, '');
     assert.match(again.stderr, /^error: tenant "acme" already has data[^\n]*\n$/);
@@ -84,7 +90,7 @@ describe('compdata seed', { concurrency: true }, () => {
 
   test('a tenant that only has a key is seeded', async (t) => {
     const path = await databaseFor(t);
-    const created = await runCli(['keys', 'create', '--db', path, '--tenant', 'acme']);
+    const created = await runInProcess(['keys', 'create', '--db', path, '--tenant', 'acme']);
     assert.equal(created.code, 0, created.stderr);
     await seed(path, 'acme', '--records', '300');
     assert.equal((await tenantContents(path, 'acme')).dataset.reporting.length, 300);

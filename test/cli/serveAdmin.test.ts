@@ -23,7 +23,7 @@ function tokenFile(t: TestContext): string {
  * `--admin-token-file`, a sandbox made over HTTP and read through the public API with its key,
  * and `--rate-limit` giving the admin token a bucket of its own.
  */
-describe('serve --admin-token-file', () => {
+describe('serve --admin-token-file', { concurrency: true }, () => {
   test('a sandbox made over HTTP is read through the public API with its key; the admin token is limited apart from tenant keys', { timeout: 90_000 }, async (t) => {
     const dbPath = await databaseFor(t);
     const acme = await fixtureFile(dbPath, { tenant: 'acme', records: 3 });

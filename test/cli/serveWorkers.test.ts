@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { temporaryDirectory } from './cliProcess.js';
+import { runInProcess, temporaryDirectory } from './cliProcess.js';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange, type Exchange } from '../support/harness.js';
 import { startServe, type ServeProcess } from '../support/serveProcess.js';
@@ -21,7 +21,7 @@ async function served(server: ServeProcess, method: string, path: string, option
 
 const ITEM = { user: 'user2@acme.example', group_dimension: 'region', group: 'LATAM', start_date: '2026-06', end_date: null };
 
-describe('serve --workers', () => {
+describe('serve --workers', { concurrency: true }, () => {
   test('two workers on one port: a write through one is read through the other; a dead worker is replaced; SIGTERM stops all', { timeout: 90_000 }, async (t) => {
     const dbPath = await databaseFor(t);
     const { key } = await fixtureFile(dbPath, { tenant: 'acme', records: 24 });
@@ -83,9 +83,9 @@ describe('serve --workers', () => {
   test('--workers takes a count or auto; anything else is a usage error', async (t) => {
     const dbPath = await databaseFor(t);
     await fixtureFile(dbPath, { tenant: 'acme', records: 1 });
-    const { runCli } = await import('./cliProcess.js');
+    // Refused while the command line is read, before anything serves: run in this process.
     for (const bad of ['0', 'two', '-1', '1.5']) {
-      const result = await runCli(['serve', '--db', dbPath, '--port', '0', '--workers', bad]);
+      const result = await runInProcess(['serve', '--db', dbPath, '--port', '0', '--workers', bad]);
       assert.equal(result.code, 2, `--workers ${bad}`);
       assert.match(result.stderr, /--workers/);
     }

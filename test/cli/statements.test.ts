@@ -4,7 +4,7 @@ import { statementId } from '../../src/domain/statements.js';
 import { fixtureFile } from '../support/fixture.js';
 import { withOtherStore } from '../support/harness.js';
 import { databaseFor } from '../support/testDatabases.js';
-import { runCli } from './cliProcess.js';
+import { runCli, runInProcess } from './cliProcess.js';
 
 /**
  * The fixture's 3 users have a statement each in 4 months (user0 in 2026-01, -04, -07, -10; user1
@@ -44,6 +44,7 @@ describe('compdata statements', { concurrency: true }, () => {
     assert.match(byPeriod.stdout, /^6 statement\(s\) now sent_to_payroll/m);
   });
 
+  // The command lines refused run in this process: what is refused is the subject, not the process.
   test('the command line: exactly one selection, months as YYYY-MM (exit 2); an unknown tenant or statement exits 1', async (t) => {
     const path = await validated(t);
     const base = ['--db', path, '--tenant', 'acme'];
@@ -53,9 +54,9 @@ describe('compdata statements', { concurrency: true }, () => {
       ['a bad month', ['statements', 'send', ...base, '--statement', 'user0@acme.example:2026-13']],
       ['--from alone', ['statements', 'send', ...base, '--from', '2026-01']],
     ];
-    for (const [name, argv] of usage) assert.equal((await runCli(argv)).code, 2, name);
-    assert.equal((await runCli(['statements', 'send', '--db', path, '--tenant', 'nobody', '--user', 'a@b.c'])).code, 1);
-    const missing = await runCli(['statements', 'send', ...base, '--statement', 'user0@acme.example:2026-02']);
+    for (const [name, argv] of usage) assert.equal((await runInProcess(argv)).code, 2, name);
+    assert.equal((await runInProcess(['statements', 'send', '--db', path, '--tenant', 'nobody', '--user', 'a@b.c'])).code, 1);
+    const missing = await runInProcess(['statements', 'send', ...base, '--statement', 'user0@acme.example:2026-02']);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /user0@acme\.example has no statement in 2026-02; nothing changed/);
   });

@@ -3,10 +3,10 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
+import { startChildTestServer } from '../support/childServer.js';
 import { assertConforms } from '../support/contract.js';
 import { buildFixture } from '../support/fixture.js';
-import { shared, tempDatabase } from '../support/harness.js';
-import { startServe } from '../support/serveProcess.js';
+import { shared } from '../support/harness.js';
 
 /**
  * Answers given before a body is read (`413` on a declared length past the limit, `401`, `403`)
@@ -124,10 +124,12 @@ describe('answers given before the body is read reach clients that write their w
    * collections this sets off walk a server's small heap, not the heap of a test run.
    */
   const served = shared(async (scope) => {
-    const { database, store } = await tempDatabase(scope);
-    const { key } = await buildFixture(store, { tenant: 'acme', users: 2, records: 1, deals: 1 });
-    const reader = (await store.createKey('acme', 'read')).key;
-    const { url } = await startServe(scope, database, ['--push-body-limit', String(LIMIT), '--log-level', 'warn']);
+    let key!: string;
+    let reader!: string;
+    const { url } = await startChildTestServer(scope, ['--push-body-limit', String(LIMIT)], async (store) => {
+      key = (await buildFixture(store, { tenant: 'acme', users: 2, records: 1, deals: 1 })).key;
+      reader = (await store.createKey('acme', 'read')).key;
+    });
     return { url, key, reader };
   });
 

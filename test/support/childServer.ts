@@ -12,7 +12,7 @@ export async function startChildServer(t: TestContext, dbPath: string): Promise<
   return (await startServe(t, dbPath, ['--log-level', 'warn'])).url;
 }
 
-export interface ChildTestServer {
+interface ChildTestServer {
   url: string;
   /** The store over the same database, in this process: for setting up data. */
   store: Store;

@@ -59,7 +59,7 @@ export function serveCommand(): Command {
     .option('--cors-origin <origin>', 'let browser applications of this origin call the API (repeatable; * for any); default: CORS off', parseCorsOrigin)
     .option('--max-concurrent <n>', 'requests served at once; more are answered 503', integerIn(1, 1_000_000), d.maxConcurrent)
     .option('--body-limit <bytes>', 'largest request body; larger are answered 413', bytes(1 << 30), d.bodyLimit)
-    .option('--push-body-limit <bytes>', 'largest body of a push of table records (read as a stream); larger are answered 413', bytes(1 << 32), d.pushBodyLimit)
+    .option('--push-body-limit <bytes>', 'largest body of a push of table records (read as a stream); larger are answered 413', bytes(2 ** 32), d.pushBodyLimit)
     .option('--max-url-length <bytes>', 'longest request target (path and query); longer are answered 414', bytes(1 << 20), d.maxUrlLength)
     .option('--max-header-size <bytes>', 'largest request line plus headers; larger are answered 431', bytes(1 << 20), d.maxHeaderSize)
     .option('--headers-timeout <ms>', 'time to receive the request headers; then 408', milliseconds, d.headersTimeoutMs)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidArgumentError } from 'commander';
 import { integerIn, parsePort, parsePublicUrl, parseTenantName, parseText } from '../../src/cli/arguments.js';
+import { serveCommand } from '../../src/cli/serve.js';
 
 function refuses(parse: (text: string) => unknown, text: string): void {
   assert.throws(() => parse(text), InvalidArgumentError, JSON.stringify(text));
@@ -43,5 +44,24 @@ describe('option values', () => {
     }
     refuses(parseTenantName, 'x'.repeat(101));
     assert.equal(parseTenantName('x'.repeat(100)).length, 100);
+  });
+
+  test("serve's byte limits: from 1 byte to their documented bounds (4 GiB for a push)", () => {
+    // A refused value throws here instead of ending the process.
+    const serveOptions = () => serveCommand().exitOverride().configureOutput({ writeErr: () => {} });
+    const accepted: [string, string, number][] = [
+      ['--push-body-limit', '4194304', 4194304],
+      ['--push-body-limit', String(2 ** 32), 2 ** 32],
+      ['--push-body-limit', '1', 1],
+      ['--body-limit', String(2 ** 30), 2 ** 30],
+    ];
+    for (const [option, text, want] of accepted) {
+      const serve = serveOptions();
+      serve.parseOptions([option, text]);
+      assert.equal(serve.opts()[option === '--body-limit' ? 'bodyLimit' : 'pushBodyLimit'], want, `${option} ${text}`);
+    }
+    for (const [option, text] of [['--push-body-limit', String(2 ** 32 + 1)], ['--push-body-limit', '0'], ['--body-limit', String(2 ** 30 + 1)]]) {
+      assert.throws(() => serveOptions().parseOptions([option!, text!]), /is invalid/, `${option} ${text}`);
+    }
   });
 });

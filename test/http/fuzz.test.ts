@@ -5,7 +5,8 @@ import { buildFixture, type Fixture } from '../support/fixture.js';
 import { contractOperations, fuzzRequest, type FuzzDictionary, type FuzzRequest } from '../support/fuzz/fuzzRequests.js';
 import { parsedJson } from '../support/fuzz/jsonText.js';
 import { accepts } from '../support/fuzz/schemaValues.js';
-import { exchange, startTestServer, type Exchange } from '../support/harness.js';
+import { startChildTestServer } from '../support/childServer.js';
+import { exchange, type Exchange } from '../support/harness.js';
 
 /**
  * Requests generated from the contract (see test/support/fuzz) against a real server: no
@@ -22,7 +23,7 @@ const TRACE = process.env.FUZZ_TRACE !== undefined;
 test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEED})`, { timeout: 600_000 }, async (t) => {
   let acme!: Fixture;
   let globex!: Fixture;
-  const server = await startTestServer(t, {}, async (store) => {
+  const server = await startChildTestServer(t, [], async (store) => {
     acme = await buildFixture(store, { tenant: 'acme', users: 12, records: 60, deals: 9 });
     globex = await buildFixture(store, { tenant: 'globex', users: 3, records: 5 });
     await store.loadTenant('globex', {}, (writer) => writer.defineDataTable('forecasts', 'F', []));

@@ -54,6 +54,29 @@ function contractChecker(definition: Json, DOC_ID: string): Check {
     return `#/paths/${escapeToken(template!)}/${verb}/responses/${status}`;
   }
 
+  /** What a declared response requires, read from the document once per response (headers, content types). */
+  interface DeclaredRules {
+    pointer: string;
+    headers: { name: string; required: boolean; integer: boolean; schemaPointer: string; ref: unknown }[];
+    content: Json | undefined;
+  }
+  const rules = new Map<string, DeclaredRules>();
+
+  function declaredRules(pointer: string): DeclaredRules {
+    let found = rules.get(pointer);
+    if (!found) {
+      const response = resolve(pointer);
+      const headers = Object.entries((response.value.headers as Json | undefined) ?? {}).map(([name, declared]) => {
+        const at = `${response.pointer}/headers/${escapeToken(name)}`;
+        const header = resolve(at).value;
+        return { name, required: header.required === true, integer: (header.schema as Json).type === 'integer', schemaPointer: `${at}/schema`, ref: (declared as Json).$ref };
+      });
+      found = { pointer: response.pointer, headers, content: response.value.content as Json | undefined };
+      rules.set(pointer, found);
+    }
+    return found;
+  }
+
   /** Fails the test when the response breaks the contract; returns the parsed body. */
   function assertConforms(
     method: string,
@@ -62,20 +85,18 @@ function contractChecker(definition: Json, DOC_ID: string): Check {
     headers: Headers,
     text: string,
   ): unknown {
-    const response = resolve(declaredResponse(method, path, status));
-    for (const [name, declared] of Object.entries((response.value.headers as Json | undefined) ?? {})) {
-      const header = resolve(`${response.pointer}/headers/${escapeToken(name)}`).value;
-      const value = headers.get(name);
+    const response = declaredRules(declaredResponse(method, path, status));
+    for (const header of response.headers) {
+      const value = headers.get(header.name);
       if (value === null) {
-        assert.ok(header.required !== true, `${status} response lacks the required ${name} header`);
+        assert.ok(!header.required, `${status} response lacks the required ${header.name} header`);
         continue;
       }
-      const schema = header.schema as Json;
-      const typed = schema.type === 'integer' ? Number(value) : value;
-      const validate = compiledSchema(`${response.pointer}/headers/${escapeToken(name)}/schema`, (declared as Json).$ref);
-      assert.ok(validate(typed), `${status} response: header ${name}: ${JSON.stringify(value)} breaks the contract: ${ajv.errorsText(validate.errors)}`);
+      const typed = header.integer ? Number(value) : value;
+      const validate = compiledSchema(header.schemaPointer, header.ref);
+      assert.ok(validate(typed), `${status} response: header ${header.name}: ${JSON.stringify(value)} breaks the contract: ${ajv.errorsText(validate.errors)}`);
     }
-    const content = response.value.content as Json | undefined;
+    const content = response.content;
     if (!content || method.toUpperCase() === 'HEAD') {
       assert.equal(text, '', `${status} response has a body the contract does not declare`);
       return undefined;

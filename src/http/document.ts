@@ -30,38 +30,45 @@ export interface LoadedDocument {
 /** What the served document says of its one server. */
 const SERVED_SERVER_DESCRIPTION = 'This server, as it was reached (its public URL when one is configured)';
 
-/** Where the build writes the contract as JSON (`npm run build`: {@link contractJsonText}). */
-const BUILT_CONTRACT = 'dist/openapi/openapi.json';
-
 /**
- * The contract's file: `openapi/openapi.yaml`, or when this code runs from the build, the JSON
- * the build wrote of it (parsing the YAML took a third of a second of each server's start).
+ * A document of `openapi/` (`name`: `openapi` or `admin`): the YAML, or when this code runs from
+ * the build, the JSON the build wrote of it in dist/openapi/ (scripts/contractJson.mjs; parsing
+ * the YAML took a third of a second of each server's start).
  */
-function contractPath(): string {
-  const built = repositoryPath(BUILT_CONTRACT);
-  return import.meta.url.includes('/dist/') && existsSync(built) ? built : repositoryPath('openapi/openapi.yaml');
+function documentPath(name: 'openapi' | 'admin'): string {
+  const built = repositoryPath(`dist/openapi/${name}.json`);
+  return import.meta.url.includes('/dist/') && existsSync(built) ? built : repositoryPath(`openapi/${name}.yaml`);
 }
 
 /**
- * The contract as JSON text, integers exact: what the build writes to {@link BUILT_CONTRACT}
+ * The contract as JSON text, integers exact: what the build writes to dist/openapi/
  * (scripts/contractJson.mjs).
  */
 export const contractJsonText = (yamlText: string): string => exactJson(parse(yamlText, { intAsBigInt: true }));
 
 /**
- * Loads the contract (YAML, or the JSON the build made of it) once. Integers beyond JavaScript's
- * safe range are read as bigints so that the served JSON keeps the offset bound exact;
- * openapi-backend gets ordinary numbers.
+ * Loads a document (YAML, or the JSON the build made of it). openapi-backend gets ordinary
+ * numbers; the served text keeps every integer exact (integers beyond JavaScript's safe range
+ * read as bigints), so that it keeps the offset bound exact. That text is made when it is first
+ * served, not at start-up.
  */
-export function loadDocument(path = contractPath()): LoadedDocument {
+export function loadDocument(path = documentPath('openapi')): LoadedDocument {
   const text = readFileSync(path, 'utf8');
-  const exact = (path.endsWith('.json') ? JSON.parse(text, exactIntegers) : parse(text, { intAsBigInt: true })) as Record<string, unknown>;
+  let exact: Record<string, unknown> | undefined = path.endsWith('.json') ? undefined : (parse(text, { intAsBigInt: true }) as Record<string, unknown>);
+  const exactDocument = () => (exact ??= JSON.parse(text, exactIntegers) as Record<string, unknown>);
+  // openapi-backend's copy: every integer a JS number. JSON.parse rounds a long integer of the
+  // text to the number Number() makes of its bigint.
+  const definition = (exact ? JSON.parse(JSON.stringify(exact, (_key, item: unknown) => (typeof item === 'bigint' ? Number(item) : item))) : JSON.parse(text)) as Record<
+    string,
+    unknown
+  >;
   // The served text is the same but for `servers`, spliced in per request around a marker.
-  const marker = '\u0000servers\u0000';
-  const [before, after] = exactJson({ ...exact, servers: marker }).split(JSON.stringify(marker)) as [string, string];
-  const servedJson = (base: string) => `${before}${JSON.stringify([{ url: base, description: SERVED_SERVER_DESCRIPTION }])}${after}`;
-  // openapi-backend's copy: the same document with every integer a JS number.
-  const definition = JSON.parse(JSON.stringify(exact, (_key, item: unknown) => (typeof item === 'bigint' ? Number(item) : item))) as Record<string, unknown>;
+  let served: [string, string] | undefined;
+  const servedJson = (base: string) => {
+    const marker = '\u0000servers\u0000';
+    const [before, after] = (served ??= exactJson({ ...exactDocument(), servers: marker }).split(JSON.stringify(marker)) as [string, string]);
+    return `${before}${JSON.stringify([{ url: base, description: SERVED_SERVER_DESCRIPTION }])}${after}`;
+  };
   return { definition, servedJson };
 }
 
@@ -84,4 +91,4 @@ export const contractDocument = (): LoadedDocument => (contract ??= loadDocument
 let admin: LoadedDocument | undefined;
 
 /** The administration API's document (openapi/admin.yaml), loaded once per process on first use. */
-export const adminDocument = (): LoadedDocument => (admin ??= loadDocument(repositoryPath('openapi/admin.yaml')));
+export const adminDocument = (): LoadedDocument => (admin ??= loadDocument(documentPath('admin')));

@@ -117,6 +117,13 @@ export interface InvariantReads {
   emptyFragment(tenantId: number): Promise<string>;
   /** Every user of the tenant that has stored dimension fields, a chunk of users at a time. */
   userFragments(tenantId: number): AsyncIterable<UserFragments[]>;
+  /**
+   * A user-month row holding other user texts than its user's, or a reporting record whose
+   * stored texts do not join around them into its JSON, as what is wrong; for an engine that
+   * keeps the user object once per user and month (SQLite, migration 27). Checked with the
+   * dimension fields.
+   */
+  userTextMismatch?(tenantId: number): Promise<string | undefined>;
   /** A reporting record whose user and month have no stored dimension fields. */
   recordWithoutFragment(tenantId: number): Promise<{ id: string; email: string; month: MonthIndex } | undefined>;
   positionGap(tenantId: number): Promise<PositionGap | undefined>;

@@ -5,6 +5,7 @@ import type { Violation } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 import { LINE_CURRENCY, LINE_MICROS } from './statementSteps.js';
+import { userTextReads } from './userTextChecks.js';
 
 /** The first group attribution whose group is not a group of its dimension (migration 24). */
 const UNHELD_GROUP = `SELECT a.pk FROM group_attributions a
@@ -86,7 +87,7 @@ export function invariantReads(db: Db): InvariantReads {
          (SELECT 'reporting record ' || r.id FROM reporting_records r
           LEFT JOIN reporting_records_v2 v ON v.tenant_id = r.tenant_id AND v.pos = r.pos
           LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-          WHERE r.tenant_id = @tenant AND (v.body IS NULL OR (v.user_pk, v.month) IS NOT (r.user_pk, r.month)
+          WHERE r.tenant_id = @tenant AND (v.head IS NULL OR (v.user_pk, v.month) IS NOT (r.user_pk, r.month)
             OR v.changed_at IS NOT (${TIME_OF('r.stamp')}) OR (d.stamp > 0 AND d.changed_at IS NOT (${TIME_OF('d.stamp')})))
           ORDER BY r.pos LIMIT 1),
          (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.table_pk = t.pk
@@ -124,6 +125,7 @@ export function invariantReads(db: Db): InvariantReads {
   );
   const fragments = fragmentStatements(db);
   const ALL = { start: null, end: null };
+  const userTexts = userTextReads(db);
 
   return {
     storage: async () => storageProblems(db),
@@ -146,6 +148,7 @@ export function invariantReads(db: Db): InvariantReads {
       }
     },
     recordWithoutFragment: async (tenantId) => recordWithoutFragment.get(tenantId),
+    userTextMismatch: async (tenantId) => userTexts(tenantId),
     positionGap: async (tenantId) => reportingPositions.get(tenantId) ?? tablePositions.get(tenantId),
     v2Mismatch: async (tenantId) => v2Records.get({ tenant: tenantId }) ?? undefined,
     async statementMismatch(tenantId) {

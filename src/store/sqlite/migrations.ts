@@ -6,9 +6,11 @@
  * - `reporting_records.pos` and `table_records.pos` are dense per tenant / table (0..n-1):
  *   records are only appended at the end, updated in place, or deleted all together. So the
  *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
- * - `reporting_records.body` is the record's JSON without its dimension fields and closing
- *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
- *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
+ * - `reporting_records.head` and `tail` are the record's JSON before and after its user object,
+ *   without its dimension fields and closing brace; `dimension_values` holds, for one user and
+ *   month, the user object (`user_json`) and those fields (`fragment`, ",\"region\":[..]}").
+ *   Every (user_pk, month) of a reporting record has a `dimension_values` row, holding the
+ *   user's current texts (migration 27).
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
  *   writeSteps.ts, ../storeOver.ts); a read of it that precedes a read of the data is a version the data has
  *   or had since.
@@ -557,6 +559,33 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE webhook_endpoints ADD COLUMN faults TEXT;
   ALTER TABLE webhook_attempts ADD COLUMN fault TEXT;
+  `,
+  // 27: the user object once per user and month (docs/rules.md#users): a rename writes its
+  // user's rows of `dimension_values`, not each of its records.
+  // - `dimension_values.user_json`: the user object as its records show it (`users.json`);
+  //   `user_v2`: its v2 reference `{"id":…,"email":…}` (the first two fields of that object,
+  //   their JSON values copied as they are written there). Every row holds its user's current
+  //   texts (recordTexts.ts).
+  // - `reporting_records.body` becomes `head`, the record's text up to and including `"user":`,
+  //   and `tail`, its text from `,"payment":` on (no user object, no dimensions, no closing
+  //   brace); `reporting_records_v2` likewise around `"standard.user":`, from
+  //   `,"standard.payment":` on. A JSON string holds neither text unescaped, so the first of
+  //   each is the field. A read joins `head || user || tail || fields` through the user-month
+  //   row it already joins for the fields.
+  // - The plan index reads the plan from the head (`head || 'null}'` is a JSON object).
+  // Rows are updated in place: their keys and order stay.
+  `
+  DROP INDEX reporting_records_by_plan;
+  ALTER TABLE dimension_values ADD COLUMN user_json TEXT;
+  ALTER TABLE dimension_values ADD COLUMN user_v2 TEXT;
+  UPDATE dimension_values SET (user_json, user_v2) = (SELECT json, substr(json, 1, instr(json, ',"name":') - 1) || '}' FROM users WHERE users.pk = dimension_values.user_pk);
+  ALTER TABLE reporting_records RENAME COLUMN body TO head;
+  ALTER TABLE reporting_records ADD COLUMN tail TEXT NOT NULL DEFAULT '';
+  UPDATE reporting_records SET head = substr(head, 1, instr(head, '"user":') + 6), tail = substr(head, instr(head, ',"payment":'));
+  ALTER TABLE reporting_records_v2 RENAME COLUMN body TO head;
+  ALTER TABLE reporting_records_v2 ADD COLUMN tail TEXT NOT NULL DEFAULT '';
+  UPDATE reporting_records_v2 SET head = substr(head, 1, instr(head, '"standard.user":') + 15), tail = substr(head, instr(head, ',"standard.payment":'));
+  CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(head || 'null}', '$.plan'));
   `,
 ];
 

@@ -107,7 +107,7 @@ export function cutAroundUser(body: string): { head: string; tail: string } | un
 }
 
 /** `text` cut after the first `open` and from the first `close` after it. */
-export function cutBetween(text: string, open: string, close: string): { head: string; tail: string } | undefined {
+function cutBetween(text: string, open: string, close: string): { head: string; tail: string } | undefined {
   const at = text.indexOf(open);
   if (at < 0) return undefined;
   const end = text.indexOf(close, at + open.length);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cutBetween, num, type StatementLine } from './reportingJson.js';
+import { num, type StatementLine } from './reportingJson.js';
 import type { TableField } from './tableJson.js';
 
 /**
@@ -40,14 +40,6 @@ export function renderStatementV2(line: StatementLine, user: UserReference, metr
   }
   return body;
 }
-
-/**
- * A stored v2 statement text (as {@link renderStatementV2} wrote it) cut around its user
- * reference: the text up to and including `"standard.user":`, and the text from
- * `,"standard.payment":` on. `undefined` when the text has no such fields.
- */
-export const cutAroundUserReference = (body: string): { head: string; tail: string } | undefined =>
-  cutBetween(body, '"standard.user":', ',"standard.payment":');
 
 /** What a new metric adds to every stored v2 body: its key and an amount of no value, to be followed by the currency and `}`. */
 export const newMetricV2Prefix = (key: string): string => `,${str(`custom.${key}`)}:{"value":null,"currency":`;

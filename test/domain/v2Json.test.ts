@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { StatementLine } from '../../src/domain/reportingJson.js';
-import { cutAroundUserReference, renderStatementV2, renderUserReference, storedTimeOf, structureId } from '../../src/domain/v2Json.js';
+import { storedTimeOf, structureId } from '../../src/domain/v2Json.js';
 
 describe('storedTimeOf: a filter time as the stored times are written', () => {
   const cases: [string, { given: string; direction: 'down' | 'up'; want: string | undefined }][] = [
@@ -45,28 +44,4 @@ describe('structureId', () => {
     const ids = new Set([statements, ...keys.map((key) => structureId({ kind: 'table', key }))]);
     assert.equal(ids.size, keys.length + 1);
   });
-});
-
-describe('cutAroundUserReference: a stored v2 text cut around its user', () => {
-  const text = fc.string({ unit: 'binary' });
-  const line: StatementLine = {
-    id: 'r1', date: '2026-02-28', plan: 'P', payment: 1, payment_currency: 'EUR', target: null, target_currency: 'EUR',
-    target_achievement: null, on_target_earning: null, on_target_earning_currency: 'EUR', achievement: null, achievement_currency: 'EUR', metrics: {},
-  };
-
-  test('head, the reference and tail are the text again, whatever the strings', () => {
-    fc.assert(
-      fc.property(text, text, text, text, text, (id, date, plan, userId, email) => {
-        const reference = renderUserReference({ id: userId, email });
-        const body = renderStatementV2({ ...line, id, date, plan }, { id: userId, email }, ['standard.payment']);
-        const parts = cutAroundUserReference(body);
-        assert.ok(parts);
-        assert.equal(parts.head + reference + parts.tail, body);
-        assert.ok(parts.head.endsWith('"standard.user":'));
-        assert.ok(parts.tail.startsWith(',"standard.payment":'));
-      }),
-    );
-  });
-
-  test('a text without a user reference has no cut', () => assert.equal(cutAroundUserReference('{"standard.id":"r1"'), undefined));
 });

@@ -3,8 +3,8 @@ import type { TestEngine } from './testDatabases.js';
 
 /**
  * SQL that takes a database of this build back to before the user object was kept once per user
- * and month (SQLite migration 27; PostgreSQL: none on this branch): each record's texts whole
- * again in `body`, no user texts in `dimension_values`, the plan index on the whole body.
+ * and month (SQLite migration 27; PostgreSQL: none on this branch): each record's v1 text whole
+ * again in `body`, no user object in `dimension_values`, the plan index on the whole body.
  */
 export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
   sqlite: `
@@ -13,11 +13,6 @@ export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
       || (SELECT d.user_json FROM dimension_values d WHERE d.user_pk = reporting_records.user_pk AND d.month = reporting_records.month) || tail;
     ALTER TABLE reporting_records DROP COLUMN tail;
     ALTER TABLE reporting_records RENAME COLUMN head TO body;
-    UPDATE reporting_records_v2 SET head = head
-      || (SELECT d.user_v2 FROM dimension_values d WHERE d.user_pk = reporting_records_v2.user_pk AND d.month = reporting_records_v2.month) || tail;
-    ALTER TABLE reporting_records_v2 DROP COLUMN tail;
-    ALTER TABLE reporting_records_v2 RENAME COLUMN head TO body;
-    ALTER TABLE dimension_values DROP COLUMN user_v2;
     ALTER TABLE dimension_values DROP COLUMN user_json;
     CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
     PRAGMA user_version = 26;

@@ -3,7 +3,7 @@ import { EMPTY_LISTING } from '../paging/attributionListing.js';
 import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
 import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
-import { headField, RECORD_V1 } from './recordTexts.js';
+import { headField, recordV1 } from './recordTexts.js';
 
 /**
  * Filtered statement reporting records (paged as paging/filteredRecords.ts says). Each set of
@@ -87,7 +87,7 @@ function prepareShape(db: Db, shape: Shape) {
     where.push(`(r.month > @firstMonth AND r.month < @lastMonth OR ${headField('r.head', 'date')} BETWEEN @from AND @to)`);
   }
   const conditions = where.join(' AND ');
-  const rowsSql = `SELECT ${RECORD_V1} || ifnull(d.fragment, @empty), CAST(r.pos AS TEXT)
+  const rowsSql = `SELECT ${recordV1('ifnull(d.fragment, @empty)')}, CAST(r.pos AS TEXT)
      FROM reporting_records r ${index}
      LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
      WHERE ${conditions} AND r.pos > @after ORDER BY r.pos LIMIT @n OFFSET @skip`;

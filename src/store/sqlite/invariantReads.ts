@@ -87,7 +87,7 @@ export function invariantReads(db: Db): InvariantReads {
          (SELECT 'reporting record ' || r.id FROM reporting_records r
           LEFT JOIN reporting_records_v2 v ON v.tenant_id = r.tenant_id AND v.pos = r.pos
           LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-          WHERE r.tenant_id = @tenant AND (v.head IS NULL OR (v.user_pk, v.month) IS NOT (r.user_pk, r.month)
+          WHERE r.tenant_id = @tenant AND (v.body IS NULL OR (v.user_pk, v.month) IS NOT (r.user_pk, r.month)
             OR v.changed_at IS NOT (${TIME_OF('r.stamp')}) OR (d.stamp > 0 AND d.changed_at IS NOT (${TIME_OF('d.stamp')})))
           ORDER BY r.pos LIMIT 1),
          (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.table_pk = t.pk

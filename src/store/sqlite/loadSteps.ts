@@ -6,8 +6,7 @@ import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
 import { stampTime } from './changeStamps.js';
 import { cutAroundUser } from '../../domain/reportingJson.js';
-import { cutAroundUserReference } from '../../domain/v2Json.js';
-import { bothTexts, TAIL_OBJECT, userRerender, userTexts } from './recordTexts.js';
+import { bothTexts, TAIL_OBJECT, userRerender } from './recordTexts.js';
 import { statementSteps } from './statementSteps.js';
 import { directLookups } from './writerCache.js';
 
@@ -75,15 +74,14 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
 
 type UserColumns = { pk: number; id: string; email: string; json: string };
 
-/** A record row as stored: each text cut around its user (migration 27). */
-type CutRecord = { pos: number; userPk: number; month: number; head: string; tail: string; headV2: string; tailV2: string };
+/** A record row as stored: its v1 text cut around its user object (migration 27), its v2 text. */
+type CutRecord = { pos: number; userPk: number; month: number; head: string; tail: string; bodyV2: string };
 
-/** A record row of a load with its texts cut around its user; a text without a user is a bug of the renderer. */
-function cutTexts<T extends { pos: number; userPk: number; month: number; body: string; bodyV2: string }>({ body, bodyV2, ...row }: T): Omit<T, 'body' | 'bodyV2'> & CutRecord {
+/** A record row of a load with its v1 text cut around its user; a text without a user is a bug of the renderer. */
+function cutTexts<T extends { pos: number; userPk: number; month: number; body: string; bodyV2: string }>({ body, ...row }: T): Omit<T, 'body'> & CutRecord {
   const v1 = cutAroundUser(body);
-  const v2 = cutAroundUserReference(bodyV2);
-  if (!v1 || !v2) throw new Error('a record text without its user');
-  return { ...row, head: v1.head, tail: v1.tail, headV2: v2.head, tailV2: v2.tail };
+  if (!v1) throw new Error('a record text without its user');
+  return { ...row, head: v1.head, tail: v1.tail };
 }
 
 /**
@@ -118,7 +116,7 @@ function statements(db: Db) {
     addMetricToBodies: bothTexts<{ fragment: string; fragmentV2: string; stamp: number; tenantId: number }>(
       db,
       `UPDATE reporting_records SET tail = tail || @fragment || (${TAIL_OBJECT} -> '$.payment_currency'), stamp = @stamp WHERE tenant_id = @tenantId`,
-      `UPDATE reporting_records_v2 SET tail = tail || @fragmentV2 || (${TAIL_OBJECT} -> '$."standard.payment".currency') || '}',
+      `UPDATE reporting_records_v2 SET body = body || @fragmentV2 || ((body || '}') -> '$."standard.payment".currency') || '}',
          changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId`,
     ),
@@ -144,21 +142,21 @@ function statements(db: Db) {
     insertRecord: bothTexts<CutRecord & { tenantId: number; id: string; stamp: number }>(
       db,
       `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, head, tail, stamp) VALUES (@tenantId, @pos, @id, @userPk, @month, @head, @tail, @stamp)`,
-      `INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, head, tail, changed_at)
-       VALUES (@tenantId, @pos, @userPk, @month, @headV2, @tailV2, ${stampTime('@tenantId', '@stamp')})`,
+      `INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, body, changed_at)
+       VALUES (@tenantId, @pos, @userPk, @month, @bodyV2, ${stampTime('@tenantId', '@stamp')})`,
     ),
     /** Updates a record whose content changed (an unchanged one keeps its stamp). */
     updateRecord: bothTexts<CutRecord & { stamp: number; tenantId: number }>(
       db,
       `UPDATE reporting_records SET user_pk = @userPk, month = @month, head = @head, tail = @tail, stamp = @stamp
        WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, head, tail) IS NOT (@userPk, @month, @head, @tail)`,
-      `UPDATE reporting_records_v2 SET user_pk = @userPk, month = @month, head = @headV2, tail = @tailV2, changed_at = ${stampTime('@tenantId', '@stamp')}
+      `UPDATE reporting_records_v2 SET user_pk = @userPk, month = @month, body = @bodyV2, changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId AND pos = @pos`,
     ),
-    /** A new dimension fields row holds minus the stamp of the load that made it (migration 5), and its user's texts (migration 27). */
+    /** A new dimension fields row holds minus the stamp of the load that made it (migration 5), and its user's object (migration 27). */
     ensureFieldRow: db.prepare<{ tenantId: number; userPk: number; month: number; stamp: number }>(
-      `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp, user_json, user_v2)
-       SELECT @tenantId, pk, @month, '}', -@stamp, ${userTexts('json').v1}, ${userTexts('json').v2} FROM users WHERE pk = @userPk
+      `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp, user_json)
+       SELECT @tenantId, pk, @month, '}', -@stamp, json FROM users WHERE pk = @userPk
        ON CONFLICT DO NOTHING`,
     ),
     table: db.prepare<[number, string], { pk: number; name: string; fields: string }>('SELECT pk, name, fields FROM data_tables WHERE tenant_id = ? AND key = ?'),

@@ -562,29 +562,25 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 27: the user object once per user and month (docs/rules.md#users): a rename writes its
   // user's rows of `dimension_values`, not each of its records.
-  // - `dimension_values.user_json`: the user object as its records show it (`users.json`);
-  //   `user_v2`: its v2 reference `{"id":…,"email":…}` (the first two fields of that object,
-  //   their JSON values copied as they are written there). Every row holds its user's current
-  //   texts (recordTexts.ts).
+  // - `dimension_values.user_json`: the user object as its records show it (`users.json`).
+  //   Every row holds its user's current object (recordTexts.ts).
   // - `reporting_records.body` becomes `head`, the record's text up to and including `"user":`,
   //   and `tail`, its text from `,"payment":` on (no user object, no dimensions, no closing
-  //   brace); `reporting_records_v2` likewise around `"standard.user":`, from
-  //   `,"standard.payment":` on. A JSON string holds neither text unescaped, so the first of
-  //   each is the field. A read joins `head || user || tail || fields` through the user-month
-  //   row it already joins for the fields.
+  //   brace). A JSON string holds neither text unescaped, so the first of each is the field. A
+  //   read joins head, user object, tail and fields through the user-month row it already
+  //   joins for the fields.
+  // - The v2 texts keep the user's reference (`{"id":…,"email":…}`): cut there too, a v2 page
+  //   cost a sixth more (bench/results/rename-sqlite-2026-11-28.md), and neither field changes
+  //   by `PUT /v1/users/bulk`. A load that changes a user's e-mail rewrites them.
   // - The plan index reads the plan from the head (`head || 'null}'` is a JSON object).
   // Rows are updated in place: their keys and order stay.
   `
   DROP INDEX reporting_records_by_plan;
   ALTER TABLE dimension_values ADD COLUMN user_json TEXT;
-  ALTER TABLE dimension_values ADD COLUMN user_v2 TEXT;
-  UPDATE dimension_values SET (user_json, user_v2) = (SELECT json, substr(json, 1, instr(json, ',"name":') - 1) || '}' FROM users WHERE users.pk = dimension_values.user_pk);
+  UPDATE dimension_values SET user_json = (SELECT json FROM users WHERE users.pk = dimension_values.user_pk);
   ALTER TABLE reporting_records RENAME COLUMN body TO head;
   ALTER TABLE reporting_records ADD COLUMN tail TEXT NOT NULL DEFAULT '';
   UPDATE reporting_records SET head = substr(head, 1, instr(head, '"user":') + 6), tail = substr(head, instr(head, ',"payment":'));
-  ALTER TABLE reporting_records_v2 RENAME COLUMN body TO head;
-  ALTER TABLE reporting_records_v2 ADD COLUMN tail TEXT NOT NULL DEFAULT '';
-  UPDATE reporting_records_v2 SET head = substr(head, 1, instr(head, '"standard.user":') + 15), tail = substr(head, instr(head, ',"standard.payment":'));
   CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(head || 'null}', '$.plan'));
   `,
 ];

@@ -1,6 +1,6 @@
 import type { JoinedRows, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
-import { RECORD_V1 } from './recordTexts.js';
+import { recordV1 } from './recordTexts.js';
 
 /** A paged source of this engine: every answer is there when the call returns. */
 export interface SqlitePagedSource extends PagedSource {
@@ -14,7 +14,7 @@ type PageParams = { owner: number; from: number; n: number; empty?: string; tena
 
 /** Prepares the reads of the paged operations once per database connection. */
 export function pagedReads(db: Db) {
-  const reportingRecord = `${RECORD_V1} || ifnull(d.fragment, @empty)`;
+  const reportingRecord = recordV1('ifnull(d.fragment, @empty)');
   const reportingFrom = `reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
        WHERE r.tenant_id = @owner AND r.pos >= @from`;

@@ -1,6 +1,5 @@
 import type { V2Reads } from '../engine/readSteps.js';
 import type { Db } from './db.js';
-import { RECORD_V2 } from './recordTexts.js';
 import { prepareJoinedPage } from './pagedReads.js';
 
 /** The parameters of a v2 read: the tenant, the table (the tenant for the statements), positions, the statements' empty fields, time bounds, rows wanted. */
@@ -18,7 +17,7 @@ const statementTime = `CASE WHEN s.changed_at > ${recordTime} THEN s.changed_at 
 // The tenant's empty fields (`@empty`) are read apart and passed in, as v1's are: a subquery
 // for them in the page's statement cost about a tenth of it, though SQLite reads it once.
 // The statement's fields (migration 16) are joined by the line's user and month, as its dimension fields are.
-const statement = `${RECORD_V2} || (ifnull(s.fields_v2, '') || ifnull(d.fragment_v2, @empty)
+const statement = `r.body || (ifnull(s.fields_v2, '') || ifnull(d.fragment_v2, @empty)
     || CASE WHEN s.changed_at > ${recordTime} THEN ${timeField('s.changed_at')}
             WHEN d.changed_at > r.changed_at THEN ${timeField('d.changed_at')} ELSE r.time_field END)`;
 const statementJoins = `LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month

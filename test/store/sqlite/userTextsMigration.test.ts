@@ -13,8 +13,8 @@ import { BEFORE_USER_TEXTS } from '../../support/undoMigrations.js';
 /**
  * Migration 27 (the user object once per user and month) on a database of before: every record
  * reads as it did, byte for byte, the rows keep their keys, and `compdata check` finds nothing;
- * then a check that finds a user-month row holding another user's texts and a record that does
- * not join back.
+ * then a check that finds a user-month row holding another user object than its user's, a
+ * record that does not join back, and a v2 text without its user's reference.
  */
 const tenantOf = (db: Db, name: string) => db.prepare<[string], number>('SELECT id FROM tenants WHERE name = ?').pluck().get(name)!;
 
@@ -23,7 +23,7 @@ function readAll(db: Db, tenant: number) {
   const empty = db.prepare<[number], string>('SELECT empty_fragment FROM tenants WHERE id = ?').pluck().get(tenant)!;
   return {
     v1: pagedReads(db).reporting(tenant, empty).rows(0, 10_000),
-    v2: v2Reads(db).statements(tenant).joined(0, 10_000).json.toString('utf8'),
+    v2: (v2Reads(db).statements(tenant).joined(0, 10_000) as { json: Buffer }).json.toString('utf8'),
     keys: db.prepare('SELECT tenant_id, pos, id, user_pk, month, stamp FROM reporting_records ORDER BY tenant_id, pos').raw().all(),
   };
 }
@@ -62,7 +62,7 @@ test('migration 27 cuts every stored record around its user and keeps what every
   assert.match(JSON.stringify(plans.all()), /reporting_records_by_plan \(tenant_id=\? AND <expr>=\?\)/, 'the plan index reads the head');
 });
 
-test('check reports a user-month row that does not hold its user, and a record whose texts do not join back', async (t) => {
+test('check reports a user-month row that does not hold its user, a record whose texts do not join back, a v2 text of another user', async (t) => {
   const { db, store } = await tempSqliteDatabase(t);
   await buildFixture(store, { tenant: 'acme', users: 3, records: 9 });
   assert.deepEqual(await checkInvariants(invariantReads(db)), []);
@@ -74,7 +74,16 @@ test('check reports a user-month row that does not hold its user, and a record w
 
   db.prepare('UPDATE dimension_values SET user_json = ? WHERE user_pk = ? AND month = ?').run(restore.user_json, restore.user_pk, restore.month);
   db.prepare(`UPDATE reporting_records SET head = replace(head, '"user":', '"user":null,"x":') WHERE id = 'acme-r4'`).run();
-  assert.deepEqual(await checkInvariants(invariantReads(db)), [
-    { kind: 'dimension-fields', example: 'tenant "acme": reporting record "acme-r4": its stored texts do not join around its user into one JSON object' },
-  ]);
+  const broken = (id: string) => [
+    {
+      kind: 'dimension-fields',
+      example: `tenant "acme": reporting record "${id}": its stored texts do not join around its user into one JSON object, or its v2 text does not hold its user's reference`,
+    },
+  ];
+  assert.deepEqual(await checkInvariants(invariantReads(db)), broken('acme-r4'));
+
+  db.prepare(`UPDATE reporting_records SET head = replace(head, '"user":null,"x":', '"user":') WHERE id = 'acme-r4'`).run();
+  assert.deepEqual(await checkInvariants(invariantReads(db)), []);
+  db.prepare(`UPDATE reporting_records_v2 SET body = replace(body, 'user1@', 'someone@') WHERE pos = 7`).run();
+  assert.deepEqual(await checkInvariants(invariantReads(db)), broken('acme-r7'));
 });

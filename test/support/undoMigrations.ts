@@ -2,18 +2,16 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
- * SQL that takes a database of this build back to before the user object was kept once per user
- * and month (SQLite migration 27; PostgreSQL: none on this branch): each record's v1 text whole
- * again in `body`, no user object in `dimension_values`, the plan index on the whole body.
+ * SQL that takes a database of this build back to before the user object was read from the user
+ * (SQLite migration 27; PostgreSQL: none on this branch): each record's v1 text whole again in
+ * `body`, the plan index on the whole body.
  */
 export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
   sqlite: `
     DROP INDEX reporting_records_by_plan;
-    UPDATE reporting_records SET head = head
-      || (SELECT d.user_json FROM dimension_values d WHERE d.user_pk = reporting_records.user_pk AND d.month = reporting_records.month) || tail;
+    UPDATE reporting_records SET head = head || (SELECT json FROM users WHERE pk = reporting_records.user_pk) || tail;
     ALTER TABLE reporting_records DROP COLUMN tail;
     ALTER TABLE reporting_records RENAME COLUMN head TO body;
-    ALTER TABLE dimension_values DROP COLUMN user_json;
     CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
     PRAGMA user_version = 26;
   `,

@@ -118,9 +118,9 @@ export interface InvariantReads {
   /** Every user of the tenant that has stored dimension fields, a chunk of users at a time. */
   userFragments(tenantId: number): AsyncIterable<UserFragments[]>;
   /**
-   * A user-month row holding other user texts than its user's, or a reporting record whose
-   * stored texts do not join around them into its JSON, as what is wrong; for an engine that
-   * keeps the user object once per user and month (SQLite, migration 27). Checked with the
+   * A reporting record whose stored texts do not join around its user's object into its JSON,
+   * or whose v2 text does not hold its user's reference, as what is wrong; for an engine that
+   * stores records without their user object (SQLite, migration 27). Checked with the
    * dimension fields.
    */
   userTextMismatch?(tenantId: number): Promise<string | undefined>;

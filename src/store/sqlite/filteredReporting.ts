@@ -3,7 +3,7 @@ import { EMPTY_LISTING } from '../paging/attributionListing.js';
 import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
 import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
-import { headField, recordV1 } from './recordTexts.js';
+import { headField, recordV1, USER_JOIN } from './recordTexts.js';
 
 /**
  * Filtered statement reporting records (paged as paging/filteredRecords.ts says). Each set of
@@ -90,6 +90,7 @@ function prepareShape(db: Db, shape: Shape) {
   const rowsSql = `SELECT ${recordV1('ifnull(d.fragment, @empty)')}, CAST(r.pos AS TEXT)
      FROM reporting_records r ${index}
      LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+     ${USER_JOIN}
      WHERE ${conditions} AND r.pos > @after ORDER BY r.pos LIMIT @n OFFSET @skip`;
   const totalSql = `SELECT count(*) FROM reporting_records r ${index} WHERE ${conditions} AND r.pos >= @first`;
   assertPositionOrder(db, rowsSql);

@@ -153,11 +153,9 @@ function statements(db: Db) {
       `UPDATE reporting_records_v2 SET user_pk = @userPk, month = @month, body = @bodyV2, changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId AND pos = @pos`,
     ),
-    /** A new dimension fields row holds minus the stamp of the load that made it (migration 5), and its user's object (migration 27). */
+    /** A new dimension fields row holds minus the stamp of the load that made it (migration 5). */
     ensureFieldRow: db.prepare<{ tenantId: number; userPk: number; month: number; stamp: number }>(
-      `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp, user_json)
-       SELECT @tenantId, pk, @month, '}', -@stamp, json FROM users WHERE pk = @userPk
-       ON CONFLICT DO NOTHING`,
+      `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp) VALUES (@tenantId, @userPk, @month, '}', -@stamp) ON CONFLICT DO NOTHING`,
     ),
     table: db.prepare<[number, string], { pk: number; name: string; fields: string }>('SELECT pk, name, fields FROM data_tables WHERE tenant_id = ? AND key = ?'),
     insertTable: db.prepare<[number, string, string, string], number>('INSERT INTO data_tables (tenant_id, key, name, fields) VALUES (?, ?, ?, ?) RETURNING pk').pluck(),

@@ -6,11 +6,10 @@
  * - `reporting_records.pos` and `table_records.pos` are dense per tenant / table (0..n-1):
  *   records are only appended at the end, updated in place, or deleted all together. So the
  *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
- * - `reporting_records.head` and `tail` are the record's JSON before and after its user object,
- *   without its dimension fields and closing brace; `dimension_values` holds, for one user and
- *   month, the user object (`user_json`) and those fields (`fragment`, ",\"region\":[..]}").
- *   Every (user_pk, month) of a reporting record has a `dimension_values` row, holding the
- *   user's current texts (migration 27).
+ * - `reporting_records.head` and `tail` are the record's JSON before and after its user object
+ *   (`users.json`, migration 27), without its dimension fields and closing brace;
+ *   `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
+ *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
  *   writeSteps.ts, ../storeOver.ts); a read of it that precedes a read of the data is a version the data has
  *   or had since.
@@ -560,24 +559,21 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE webhook_endpoints ADD COLUMN faults TEXT;
   ALTER TABLE webhook_attempts ADD COLUMN fault TEXT;
   `,
-  // 27: the user object once per user and month (docs/rules.md#users): a rename writes its
-  // user's rows of `dimension_values`, not each of its records.
-  // - `dimension_values.user_json`: the user object as its records show it (`users.json`).
-  //   Every row holds its user's current object (recordTexts.ts).
+  // 27: the user object once per user (docs/rules.md#users): a rename writes its user and
+  // stamps the user's rows of `dimension_values`, not each of its records.
   // - `reporting_records.body` becomes `head`, the record's text up to and including `"user":`,
   //   and `tail`, its text from `,"payment":` on (no user object, no dimensions, no closing
   //   brace). A JSON string holds neither text unescaped, so the first of each is the field. A
-  //   read joins head, user object, tail and fields through the user-month row it already
-  //   joins for the fields.
+  //   read joins head, the user's object (`users.json`), tail and dimension fields. The user
+  //   object in each user-month row instead made that table twice as large and a page slower
+  //   than the join of the users (bench/results/rename-sqlite-2026-11-28.md).
   // - The v2 texts keep the user's reference (`{"id":…,"email":…}`): cut there too, a v2 page
-  //   cost a sixth more (bench/results/rename-sqlite-2026-11-28.md), and neither field changes
-  //   by `PUT /v1/users/bulk`. A load that changes a user's e-mail rewrites them.
+  //   cost a sixth more, and neither field changes by `PUT /v1/users/bulk`. A load that
+  //   changes a user's e-mail rewrites them.
   // - The plan index reads the plan from the head (`head || 'null}'` is a JSON object).
   // Rows are updated in place: their keys and order stay.
   `
   DROP INDEX reporting_records_by_plan;
-  ALTER TABLE dimension_values ADD COLUMN user_json TEXT;
-  UPDATE dimension_values SET user_json = (SELECT json FROM users WHERE users.pk = dimension_values.user_pk);
   ALTER TABLE reporting_records RENAME COLUMN body TO head;
   ALTER TABLE reporting_records ADD COLUMN tail TEXT NOT NULL DEFAULT '';
   UPDATE reporting_records SET head = substr(head, 1, instr(head, '"user":') + 6), tail = substr(head, instr(head, ',"payment":'));

@@ -10,8 +10,8 @@ import type { Db } from './db.js';
  * writes neither).
  *
  * The v1 text is stored cut around its user object (migration 27): `head` and `tail` in the
- * record's row, the object once per user and month in `dimension_values`, the row a read joins
- * for the dimension fields (`d`). The v2 text is stored whole.
+ * record's row; a read joins the user's object (`users.json`) between them. The v2 text is
+ * stored whole.
  */
 export function bothTexts<Params extends object>(db: Db, v1: string, v2: string): (params: Params) => void {
   const first = db.prepare<Params>(v1);
@@ -21,11 +21,14 @@ export function bothTexts<Params extends object>(db: Db, v1: string, v2: string)
   };
 }
 
+/** The join of a record's (`r`) user, `u`, which {@link recordV1} reads. */
+export const USER_JOIN = 'LEFT JOIN users u ON u.pk = r.user_pk';
+
 /**
- * A record's v1 text (`r`: its row, `d`: its user-month row) followed by `fields`, its dimension
- * fields: one `concat` copies the parts once, where each `||` would copy both its sides.
+ * A record's v1 text (`r`: its row, `u`: its user) followed by `fields`, its dimension fields:
+ * one `concat` copies the parts once, where each `||` would copy both its sides.
  */
-export const recordV1 = (fields: string) => `concat(r.head, d.user_json, r.tail, ${fields})`;
+export const recordV1 = (fields: string) => `concat(r.head, u.json, r.tail, ${fields})`;
 /** The fields after the user of a stored record (its `tail`) as a JSON object. */
 export const TAIL_OBJECT = `('{' || substr(tail, 2) || '}')`;
 /**
@@ -38,17 +41,16 @@ export const headField = (head: string, field: 'plan' | 'date') => `json_extract
 export type RerenderParams = UserRerender & { stamp: number };
 
 /**
- * Writes a changed user's object (as stored, just written) into every user-month row of the
- * user, stamped `@stamp` and dated, so that every record of the user counts as changed (a sync
- * reads it in the stream of changed dimension fields, a v2 read takes the row's time) without a
- * write of a v1 record. A row made by this same transaction keeps minus its stamp (migration
- * 5): its records carry the stamp themselves. A new reference (`{"id":…,"email":…}`, changed by
- * a load only) is replaced inside the user's v2 texts, whose time the user-month rows carry.
+ * Stamps and dates every user-month row of a changed user (its object is written with the user,
+ * and read with each record), so that every record of the user counts as changed: a sync reads
+ * it in the stream of changed dimension fields, a v2 read takes the row's time. No v1 record is
+ * written. A row made by this same transaction keeps minus its stamp (migration 5): its records
+ * carry the stamp themselves. A new reference (`{"id":…,"email":…}`, changed by a load only) is
+ * replaced inside the user's v2 texts, whose time the user-month rows carry.
  */
 export function userRerender(db: Db): (params: RerenderParams) => void {
   const rows = db.prepare<{ userPk: number; stamp: number }>(
-    `UPDATE dimension_values SET user_json = (SELECT json FROM users WHERE pk = @userPk),
-       changed_at = CASE stamp WHEN -@stamp THEN changed_at ELSE ${stampTime('tenant_id', '@stamp')} END,
+    `UPDATE dimension_values SET changed_at = CASE stamp WHEN -@stamp THEN changed_at ELSE ${stampTime('tenant_id', '@stamp')} END,
        stamp = CASE stamp WHEN -@stamp THEN stamp ELSE @stamp END
      WHERE user_pk = @userPk`,
   );

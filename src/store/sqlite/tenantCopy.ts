@@ -48,8 +48,8 @@ export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVers
     `INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, body, changed_at)
      SELECT @to, pos, user_pk + @users, month, body, @at FROM reporting_records_v2 WHERE tenant_id = @from ORDER BY pos`,
     // A dimension fields row made with its records holds minus their stamp (migration 5).
-    `INSERT INTO dimension_values (user_pk, month, fragment, tenant_id, stamp, changed_at, user_json)
-     SELECT user_pk + @users, month, fragment, @to, -@stamp, NULL, user_json FROM dimension_values WHERE tenant_id = @from ORDER BY user_pk, month`,
+    `INSERT INTO dimension_values (user_pk, month, fragment, tenant_id, stamp, changed_at)
+     SELECT user_pk + @users, month, fragment, @to, -@stamp, NULL FROM dimension_values WHERE tenant_id = @from ORDER BY user_pk, month`,
     `INSERT INTO statements (tenant_id, user_pk, month, status, total, currency_json, changed_at)
      SELECT @to, user_pk + @users, month, status, total, currency_json, @at FROM statements WHERE tenant_id = @from ORDER BY user_pk, month`,
     `INSERT INTO data_tables (pk, tenant_id, key, name, fields) SELECT pk + @tables, @to, key, name, fields FROM data_tables WHERE tenant_id = @from ORDER BY pk`,

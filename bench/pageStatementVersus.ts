@@ -32,12 +32,12 @@ if (specs.length !== 2) {
 
 async function side(spec: string): Promise<Side> {
   const [dir, path] = spec.split(':') as [string, string];
-  const { openDatabase } = (await import(`${dir}/dist/src/store/sqlite/db.js`)) as { openDatabase(path: string, options: object): Db };
+  const { openDatabase } = (await import(`${dir}/dist/src/store/sqlite/db.js`)) as { openDatabase: (path: string, options: object) => Db };
   const { pagedReads } = (await import(`${dir}/dist/src/store/sqlite/pagedReads.js`)) as {
-    pagedReads(db: Db): { reporting(tenant: number, empty: string): { joined(from: number, n: number): Page } };
+    pagedReads: (db: Db) => { reporting(tenant: number, empty: string): { joined(from: number, n: number): Page } };
   };
   const { v2Reads } = (await import(`${dir}/dist/src/store/sqlite/v2Reads.js`)) as {
-    v2Reads(db: Db): { statements(tenant: number): { joined(from: number, n: number): Page } };
+    v2Reads: (db: Db) => { statements(tenant: number): { joined(from: number, n: number): Page } };
   };
   const db = openDatabase(path, { role: 'server' });
   const tenant = db.prepare("SELECT id FROM tenants WHERE name = 'bench'").pluck().get() as number;

@@ -7,7 +7,7 @@
  *   records are only appended at the end, updated in place, or deleted all together. So the
  *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
  * - `reporting_records.head` and `tail` are the record's JSON before and after its user object
- *   (`users.json`, migration 27), without its dimension fields and closing brace;
+ *   (the `json` of its row of `users`, migration 27), without its dimension fields and closing brace;
  *   `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
@@ -564,12 +564,11 @@ export const MIGRATIONS: readonly string[] = [
   // - `reporting_records.body` becomes `head`, the record's text up to and including `"user":`,
   //   and `tail`, its text from `,"payment":` on (no user object, no dimensions, no closing
   //   brace). A JSON string holds neither text unescaped, so the first of each is the field. A
-  //   read joins head, the user's object (`users.json`), tail and dimension fields. The user
-  //   object in each user-month row instead made that table twice as large and a page slower
-  //   than the join of the users (bench/results/rename-sqlite-2026-11-28.md).
-  // - The v2 texts keep the user's reference (`{"id":…,"email":…}`): cut there too, a v2 page
-  //   cost a sixth more, and neither field changes by `PUT /v1/users/bulk`. A load that
-  //   changes a user's e-mail rewrites them.
+  //   read joins head, the user's object (`json` of `users`), tail and dimension fields (why from
+  //   `users` rather than a copy in each user-month row: bench/results/rename-sqlite-2026-11-28.md).
+  // - The v2 texts keep the user's reference (`{"id":…,"email":…}`), which `PUT /v1/users/bulk`
+  //   cannot change (the same file says what cutting them cost); a load that changes a user's
+  //   e-mail rewrites them.
   // - The plan index reads the plan from the head (`head || 'null}'` is a JSON object).
   // Rows are updated in place: their keys and order stay.
   `

@@ -10,7 +10,7 @@ import type { Db } from './db.js';
  * writes neither).
  *
  * The v1 text is stored cut around its user object (migration 27): `head` and `tail` in the
- * record's row; a read joins the user's object (`users.json`) between them. The v2 text is
+ * record's row; a read joins the user's object (`json` of `users`) between them. The v2 text is
  * stored whole.
  */
 export function bothTexts<Params extends object>(db: Db, v1: string, v2: string): (params: Params) => void {

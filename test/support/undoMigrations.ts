@@ -2,12 +2,29 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before the user object was read from the user
+ * (SQLite migration 28; PostgreSQL: none): each record's v1 text whole again in
+ * `body`, the plan index on the whole body.
+ */
+export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
+  sqlite: `
+    DROP INDEX reporting_records_by_plan;
+    UPDATE reporting_records SET head = head || (SELECT json FROM users WHERE pk = reporting_records.user_pk) || tail;
+    ALTER TABLE reporting_records DROP COLUMN tail;
+    ALTER TABLE reporting_records RENAME COLUMN head TO body;
+    CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
+    PRAGMA user_version = 27;
+  `,
+  postgres: '',
+};
+
+/**
  * SQL that takes a database of this build back to before group attributions were keyed by user,
  * dimension and start month (SQLite migration 27; PostgreSQL has no such step): a rowid table
  * with a `pk` (given in key order) and its index by user.
  */
 export const BEFORE_GROUP_KEY: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_USER_TEXTS.sqlite}
     CREATE TABLE group_attributions_24 (
       pk INTEGER PRIMARY KEY,
       user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,

@@ -99,7 +99,8 @@ async function dimensionFields(reads: InvariantReads, tenant: Tenant): Promise<s
     }
   }
   const orphan = await reads.recordWithoutFragment(tenant.id);
-  return orphan && `reporting record ${JSON.stringify(orphan.id)}: no dimension fields stored for user ${orphan.email} in ${monthText(orphan.month)}`;
+  if (orphan) return `reporting record ${JSON.stringify(orphan.id)}: no dimension fields stored for user ${orphan.email} in ${monthText(orphan.month)}`;
+  return reads.userTextMismatch?.(tenant.id);
 }
 
 async function positions(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {

@@ -117,6 +117,13 @@ export interface InvariantReads {
   emptyFragment(tenantId: number): Promise<string>;
   /** Every user of the tenant that has stored dimension fields, a chunk of users at a time. */
   userFragments(tenantId: number): AsyncIterable<UserFragments[]>;
+  /**
+   * A reporting record whose stored texts do not join around its user's object into its JSON,
+   * or whose v2 text does not hold its user's reference, as what is wrong; for an engine that
+   * stores records without their user object (SQLite, migration 28). Checked with the
+   * dimension fields.
+   */
+  userTextMismatch?(tenantId: number): Promise<string | undefined>;
   /** A reporting record whose user and month have no stored dimension fields. */
   recordWithoutFragment(tenantId: number): Promise<{ id: string; email: string; month: MonthIndex } | undefined>;
   positionGap(tenantId: number): Promise<PositionGap | undefined>;

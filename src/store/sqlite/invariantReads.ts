@@ -5,6 +5,7 @@ import type { Violation } from '../vocabulary/adminShapes.js';
 import type { Db } from './db.js';
 import { fragmentStatements } from './dimensionValues.js';
 import { LINE_CURRENCY, LINE_MICROS } from './statementSteps.js';
+import { userTextReads } from './userTextChecks.js';
 
 /** The first group attribution whose group is not a group of its dimension (migration 24), named by its key (migration 27). */
 const UNHELD_GROUP = `SELECT 'user ' || a.user_pk || ', dimension ' || a.dimension_pk || ', start ' || a.start_month FROM group_attributions a
@@ -124,6 +125,7 @@ export function invariantReads(db: Db): InvariantReads {
   );
   const fragments = fragmentStatements(db);
   const ALL = { start: null, end: null };
+  const userTexts = userTextReads(db);
 
   return {
     storage: async () => storageProblems(db),
@@ -146,6 +148,7 @@ export function invariantReads(db: Db): InvariantReads {
       }
     },
     recordWithoutFragment: async (tenantId) => recordWithoutFragment.get(tenantId),
+    userTextMismatch: async (tenantId) => userTexts(tenantId),
     positionGap: async (tenantId) => reportingPositions.get(tenantId) ?? tablePositions.get(tenantId),
     v2Mismatch: async (tenantId) => v2Records.get({ tenant: tenantId }) ?? undefined,
     async statementMismatch(tenantId) {

@@ -6,8 +6,9 @@
  * - `reporting_records.pos` and `table_records.pos` are dense per tenant / table (0..n-1):
  *   records are only appended at the end, updated in place, or deleted all together. So the
  *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
- * - `reporting_records.body` is the record's JSON without its dimension fields and closing
- *   brace; `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
+ * - `reporting_records.head` and `tail` are the record's JSON before and after its user object
+ *   (the `json` of its row of `users`, migration 28), without its dimension fields and closing brace;
+ *   `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
  *   writeSteps.ts, ../storeOver.ts); a read of it that precedes a read of the data is a version the data has
@@ -577,6 +578,25 @@ export const MIGRATIONS: readonly string[] = [
     SELECT user_pk, dimension_pk, start_month, group_pk, end_month FROM group_attributions ORDER BY user_pk, dimension_pk, start_month;
   DROP TABLE group_attributions;
   ALTER TABLE group_attributions_27 RENAME TO group_attributions;
+  `,
+  // 28: the user object once per user (docs/rules.md#users): a rename writes its user and
+  // stamps the user's rows of `dimension_values`, not each of its records.
+  // - `reporting_records.body` becomes `head`, the record's text up to and including `"user":`,
+  //   and `tail`, its text from `,"payment":` on (no user object, no dimensions, no closing
+  //   brace). A JSON string holds neither text unescaped, so the first of each is the field. A
+  //   read joins head, the user's object (`json` of `users`), tail and dimension fields (why from
+  //   `users` rather than a copy in each user-month row: bench/results/rename-sqlite-2026-11-28.md).
+  // - The v2 texts keep the user's reference (`{"id":…,"email":…}`), which `PUT /v1/users/bulk`
+  //   cannot change (the same file says what cutting them cost); a load that changes a user's
+  //   e-mail rewrites them.
+  // - The plan index reads the plan from the head (`head || 'null}'` is a JSON object).
+  // Rows are updated in place: their keys and order stay.
+  `
+  DROP INDEX reporting_records_by_plan;
+  ALTER TABLE reporting_records RENAME COLUMN body TO head;
+  ALTER TABLE reporting_records ADD COLUMN tail TEXT NOT NULL DEFAULT '';
+  UPDATE reporting_records SET head = substr(head, 1, instr(head, '"user":') + 6), tail = substr(head, instr(head, ',"payment":'));
+  CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(head || 'null}', '$.plan'));
   `,
 ];
 

@@ -1,0 +1,33 @@
+import type { ReportingUser } from '../../domain/reportingJson.js';
+import { renderUserReference } from '../../domain/v2Json.js';
+import type { Db } from './db.js';
+
+/**
+ * What `compdata check` verifies of the records stored without their user object (migration
+ * 27), on a connection inside the check's read transaction: every record's v1 texts are cut
+ * where the user stands and join around the user's object, with the dimension fields, into one
+ * JSON object; every v2 text holds its user's reference (rendered here from the user's object).
+ * The first record that does not, as what is wrong, or `undefined`.
+ */
+export function userTextReads(db: Db): (tenantId: number) => string | undefined {
+  const users = db.prepare<[number], { pk: number; json: string }>('SELECT pk, json FROM users WHERE tenant_id = ?');
+  const brokenRecord = db
+    .prepare<{ tenant: number; references: string }, string>(
+      `SELECT r.id FROM reporting_records r
+       JOIN reporting_records_v2 v ON v.tenant_id = r.tenant_id AND v.pos = r.pos
+       JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+       JOIN users u ON u.pk = r.user_pk
+       WHERE r.tenant_id = @tenant AND NOT (substr(r.head, -7) = '"user":' AND substr(r.tail, 1, 11) = ',"payment":'
+         AND json_valid(r.head || u.json || r.tail || d.fragment)
+         AND instr(v.body, '"standard.user":' || (@references ->> ('$."' || r.user_pk || '"')) || ',"standard.payment":') > 0)
+       ORDER BY r.pos LIMIT 1`,
+    )
+    .pluck();
+  return (tenantId) => {
+    const references = Object.fromEntries(users.all(tenantId).map((user) => [user.pk, renderUserReference(JSON.parse(user.json) as ReportingUser)]));
+    const id = brokenRecord.get({ tenant: tenantId, references: JSON.stringify(references) });
+    return id === undefined
+      ? undefined
+      : `reporting record ${JSON.stringify(id)}: its stored texts do not join around its user's object into one JSON object, or its v2 text does not hold its user's reference`;
+  };
+}

@@ -2,16 +2,36 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a database of this build back to before a user's object was kept once per user
+ * and month (PostgreSQL migrations 35 to 40; SQLite has no such step here): each record's whole
+ * bodies again, joined from its parts and its user-month row, the index by plan on the body.
+ */
+export const BEFORE_USER_OBJECTS: Record<TestEngine, string> = {
+  sqlite: '',
+  postgres: `
+    ALTER TABLE reporting_records ADD COLUMN body text, ADD COLUMN body_v2 text;
+    UPDATE reporting_records r SET body = r.head || d.user_json || r.tail, body_v2 = r.head_v2 || d.user_v2 || r.tail_v2
+      FROM dimension_values d WHERE d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month;
+    ALTER TABLE reporting_records ALTER COLUMN body SET NOT NULL,
+      DROP COLUMN head, DROP COLUMN tail, DROP COLUMN head_v2, DROP COLUMN tail_v2;
+    CREATE INDEX reporting_records_by_plan ON reporting_records
+      (tenant_id, (substr(body, strpos(body, ',"plan":') + 8, strpos(body, ',"user":') - strpos(body, ',"plan":') - 8)), pos);
+    ALTER TABLE dimension_values DROP COLUMN user_v2, DROP COLUMN user_json;
+    UPDATE schema_version SET version = 34;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before faults for receivers' tests (SQLite
  * migration 26, PostgreSQL migrations 33 and 34): no `webhook_endpoints.faults`, no `webhook_attempts.fault`.
  */
 const BEFORE_WEBHOOK_FAULTS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_USER_OBJECTS.sqlite}
     ALTER TABLE webhook_attempts DROP COLUMN fault;
     ALTER TABLE webhook_endpoints DROP COLUMN faults;
     PRAGMA user_version = 25;
   `,
-  postgres: `
+  postgres: `${BEFORE_USER_OBJECTS.postgres}
     ALTER TABLE webhook_attempts DROP COLUMN fault;
     ALTER TABLE webhook_endpoints DROP COLUMN faults;
     UPDATE schema_version SET version = 32;

@@ -127,4 +127,15 @@ export interface InvariantReads {
   v2Mismatch(tenantId: number): Promise<string | undefined>;
   /** The first statement (by e-mail address and month) that does not agree with its lines. */
   statementMismatch(tenantId: number): Promise<StatementMismatch | undefined>;
+  /**
+   * Where the user objects are kept apart from the records (docs/rules.md#users): the first
+   * copy of a user object kept for a user's records of a month that is not the user's, or else
+   * the first record whose stored parts are not its body cut around the user object. An engine
+   * that keeps each record whole has no such read.
+   */
+  userObjectMismatch?(tenantId: number): Promise<UserObjectMismatch | undefined>;
 }
+
+export type UserObjectMismatch =
+  | { readonly email: string; readonly month: MonthIndex; readonly kept: string; readonly user: string }
+  | { readonly recordId: string };

@@ -1,6 +1,7 @@
 import type { V2Reads } from '../engine/readSteps.js';
 import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
+import { bodyV2Of } from './recordParts.js';
 
 /**
  * The v2 reads on PostgreSQL (see ../sqlite/migrations.ts, 8, and ../sqlite/v2Reads.ts): the
@@ -17,7 +18,7 @@ const withTime = (body: string, time: string, tail?: string) =>
 const STATEMENT_TIME = 'greatest(r.changed_at, d.changed_at, s.changed_at)';
 /** The statement's fields (migrations 19 and 20), then the dimension fields. */
 const STATEMENT = withTime(
-  'r.body_v2',
+  bodyV2Of('r', 'd'),
   STATEMENT_TIME,
   `coalesce(s.fields_v2, '') || coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenant_state WHERE tenant_id = $1))`,
 );
@@ -41,7 +42,7 @@ const statementRows = statement<[number, number, number], { record: string }>(
   `SELECT ${STATEMENT} AS record
    FROM reporting_records r
    LEFT JOIN LATERAL (
-     SELECT d.fragment_v2, d.changed_at FROM dimension_values d
+     SELECT d.user_v2, d.fragment_v2, d.changed_at FROM dimension_values d
      WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
    LEFT JOIN LATERAL (
      SELECT s.fields_v2, s.changed_at FROM statements s

@@ -5,6 +5,7 @@ import type { TenantWriter } from '../../../src/store/vocabulary/tenantWriter.js
 import { EXAMPLE_BYTES,exportOf,importInto } from '../../support/datasets.js';
 import { buildFixture,fixtureLine,fixtureUser } from '../../support/fixture.js';
 import { tempDatabase,type TempDatabase } from '../../support/harness.js';
+import { RECORD_BODIES } from '../../support/recordBodies.js';
 
 /**
  * Loading data into a tenant (`Store.loadTenant` and its writer), on the engine of the run:
@@ -50,7 +51,7 @@ describe('loading a tenant', () => {
     const database = await tempDatabase(t);
     await buildFixture(database.store, { tenant: 'acme', records: 6 });
     await load(database, (writer) => writer.upsertUsers([{ ...fixtureUser('acme', 1), name: 'Renamed "One"' }]));
-    const bodies = await database.sql.rows('SELECT body FROM reporting_records WHERE id IN (?, ?)', 'acme-r1', 'acme-r4');
+    const bodies = await database.sql.rows(`SELECT body FROM (${RECORD_BODIES[database.engine]}) b WHERE id IN (?, ?)`, 'acme-r1', 'acme-r4');
     assert.equal(bodies.length, 2);
     for (const [body] of bodies) assert.equal(JSON.parse(`${body as string}}`).user.name, 'Renamed "One"');
   });
@@ -79,7 +80,7 @@ describe('loading a tenant', () => {
       return writer.reportingCounts;
     });
     assert.deepEqual(counts, { total: 6, added: 1, updated: 1 });
-    const rows = await database.sql.rows('SELECT pos, id, body FROM reporting_records WHERE tenant_id = ? ORDER BY pos', fixture.tenantId);
+    const rows = await database.sql.rows(`SELECT pos, id, body FROM (${RECORD_BODIES[database.engine]}) b WHERE tenant_id = ? ORDER BY pos`, fixture.tenantId);
     assert.deepEqual(rows.map(([pos, id]) => [Number(pos), id]), Array.from({ length: 6 }, (_, i) => [i, `acme-r${i}`]));
     assert.equal(JSON.parse(`${rows[2]![2] as string}}`).payment, 7.25);
     for (const twice of [

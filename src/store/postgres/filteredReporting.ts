@@ -4,7 +4,7 @@ import { EMPTY_LISTING } from '../paging/attributionListing.js';
 import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
 import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
-import { bodyOf, planOf } from './recordParts.js';
+import { planOf, recordOf } from './recordParts.js';
 
 /**
  * Filtered statement reporting records (paged as paging/filteredRecords.ts says): the statement
@@ -43,7 +43,7 @@ function shapeStatements(given: readonly FilterName[]) {
   const page = next;
   return {
     rows: statement<unknown[], { record: string; pos: number }>(
-      `SELECT ${bodyOf('r', 'd')} || coalesce(d.fragment, $${page + 1}) AS record, r.pos
+      `SELECT ${recordOf('r', 'd', `coalesce(d.fragment, $${page + 1})`)} AS record, r.pos
        FROM reporting_records r
        LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
        WHERE ${where} AND r.pos > $${page + 2} ORDER BY r.pos LIMIT $${page + 3} OFFSET $${page + 4}`,

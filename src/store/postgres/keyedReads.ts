@@ -2,7 +2,7 @@ import type { KeyedRead, KeyedReads } from '../engine/keyedReads.js';
 import type { StoredKey } from '../engine/readSteps.js';
 import { firstRow, statement, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
-import { bodyOf } from './recordParts.js';
+import { recordOf } from './recordParts.js';
 
 /**
  * The key `$2` of the tenant `$1` with its tenant's state, as keys.ts reads them, and whether it
@@ -30,7 +30,7 @@ const reportingRows = statement<[number, string, Buffer, number, number], { reco
   `WITH ${keyOfTenant}
    SELECT ${keyText} AS record FROM k
    UNION ALL
-   (SELECT ${bodyOf('r', 'd')} || coalesce(d.fragment, (SELECT empty_fragment FROM k)) AS record
+   (SELECT ${recordOf('r', 'd', 'coalesce(d.fragment, (SELECT empty_fragment FROM k))')} AS record
     FROM reporting_records r
     LEFT JOIN LATERAL (
       SELECT d.user_json, d.fragment FROM dimension_values d

@@ -1,6 +1,6 @@
 import type { JoinedRows, PagedSource } from '../engine/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
-import { bodyOf } from './recordParts.js';
+import { recordOf } from './recordParts.js';
 
 /**
  * A page of a source with dense positions (see migrations.ts) is the key range `[from, from + n)`
@@ -37,7 +37,7 @@ export const positionsFrom = (column: string, first: string, count: string): str
  * and months are memoized.
  */
 const reportingRows = statement<[number, number, number, string], { record: string }>(
-  `SELECT ${bodyOf('r', 'd')} || coalesce(d.fragment, $4) AS record
+  `SELECT ${recordOf('r', 'd', 'coalesce(d.fragment, $4)')} AS record
    FROM reporting_records r
    LEFT JOIN LATERAL (
      SELECT d.user_json, d.fragment FROM dimension_values d

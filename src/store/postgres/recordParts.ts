@@ -23,10 +23,16 @@ export const tailV2Of = (body: string) => `substr(${body}, strpos(${body}, ',"st
 /** A user's v2 reference `{"id":…,"email":…}` from its v1 object, which starts with those two fields (domain/reportingJson.ts renderUser). */
 export const referenceOf = (userJson: string) => `left(${userJson}, strpos(${userJson}, ',"name":') - 1) || '}'`;
 
-/** The v1 body of record `r` (without its dimension fields and closing brace), its user from its user-month row `d`. */
-export const bodyOf = (r: string, d: string) => `${r}.head || ${d}.user_json || ${r}.tail`;
-/** The v2 body of record `r` (without its dimension fields, time and closing brace), its user from its user-month row `d`. */
-export const bodyV2Of = (r: string, d: string) => `${r}.head_v2 || ${d}.user_v2 || ${r}.tail_v2`;
+/**
+ * The v1 text of record `r`, its user from its user-month row `d`, then `rest` (an SQL
+ * expression: the dimension fields and the closing brace). Joined in pairs, the head with the
+ * user and the tail with the rest, then the two: PostgreSQL copies each `||`'s operands into a
+ * new text, and this order costs a page's statement less than left to right
+ * (bench/results/rename-postgres-2026-11-28.md).
+ */
+export const recordOf = (r: string, d: string, rest: string) => `(${r}.head || ${d}.user_json) || (${r}.tail || ${rest})`;
+/** The v2 text of record `r` as {@link recordOf} joins the v1 text: `rest` is what follows its fields. */
+export const recordV2Of = (r: string, d: string, rest: string) => `(${r}.head_v2 || ${d}.user_v2) || (${r}.tail_v2 || ${rest})`;
 
 /**
  * The plan of a record as JSON text, cut from its head (`head`, an SQL expression): from after

@@ -20,7 +20,7 @@ const RECORDS = 21_000;
 const pageOf = (text: string, marks: string[]) => marks.every((mark) => text.includes(mark));
 const cases: [string, string[], (at: { tenantId: number; keyId: string; hash: Buffer; from: number }) => unknown[]][] = [
   ['the keyed page (key and records in one statement)', ['k AS MATERIALIZED', 'UNION ALL'], (at) => [at.tenantId, at.keyId, at.hash, at.from, 11]],
-  ['the page of reporting records', ['r.head || d.user_json || r.tail || coalesce(d.fragment, $4) AS record'], (at) => [at.tenantId, at.from, 11, '}']],
+  ['the page of reporting records', ['(r.head || d.user_json) || (r.tail || coalesce(d.fragment, $4)) AS record'], (at) => [at.tenantId, at.from, 11, '}']],
   ['the v2 page of statement records', ['fields_v2'], (at) => [at.tenantId, at.from, 11]],
 ];
 

@@ -1,9 +1,9 @@
 /**
  * The writes of the hosted v1 API against a `compdata serve` process on SQLite, measured with
  * autocannon (CPU per request read from /proc, as bench/load.ts does):
- * - `PUT /v1/users/bulk` of 200 users, as stored (nothing changes) and renamed (each rewrites
- *   every record of its users): p50/p99 and the server's CPU per request, each run drained before
- *   the next;
+ * - `PUT /v1/users/bulk` of 200 users, as stored (nothing changes) and renamed (on SQLite each
+ *   rewrites every record of its users; on PostgreSQL their user-month rows): p50/p99 and the
+ *   server's CPU per request, each run drained before the next;
  * - a push of ROWS table records (`POST /v1/tables/deals/records/bulk`): time from the POST to
  *   the import's `finished`, and the p99 of `GET /v1/reporting?limit=100` while the import runs
  *   against its p99 idle.
@@ -46,7 +46,7 @@ const target: Target = { server, key };
 const scenario = (title: string, connections: number, request: () => Record<string, unknown>): Scenario =>
   ({ kind: 'read', title, connections, server: 'read', recordsPerRequest: 0, requests: request }) as unknown as Scenario;
 let round = 0;
-/** 200 users as they are stored (a nightly roster sync: nothing changes), or all renamed (each rewrites every record of its user). */
+/** 200 users as they are stored (a nightly roster sync: nothing changes), or all renamed (see above). */
 const usersBulk = (rename: boolean) =>
   scenario(`users bulk of 200${rename ? ', renamed' : ''}`, 4, () => ({
     requests: [

@@ -128,6 +128,22 @@ describe('compdata check', { concurrency: true }, () => {
     });
   });
 
+  test('a user object kept for a month that is not the user\'s (PostgreSQL keeps one per user and month)', { skip: onlyOn('postgres') }, async (t) => {
+    const kept = await fixtureDatabase(t);
+    await kept.sql.rows(`UPDATE dimension_values SET user_json = replace(user_json, 'user1@', 'someone@') WHERE user_pk = ? AND month = ?`, await userPk(kept, 'u1'), month(2026, 2));
+    await assertReported(kept.database, {
+      'user-objects': /^user-objects: tenant "acme": user user1@acme\.example in 2026-02: the user object kept for its records is \{"id":"u1","email":"someone@acme\.example",.*\}, the user's is \{"id":"u1","email":"user1@acme\.example",.*\}$/,
+    });
+  });
+
+  test('a record whose stored parts are not cut around its user', async (t) => {
+    const cut = await fixtureDatabase(t);
+    await cut.sql.rows(`UPDATE reporting_records SET tail = substr(tail, 2) WHERE id = 'acme-r3'`);
+    await assertReported(cut.database, {
+      'user-objects': /^user-objects: tenant "acme": reporting record "acme-r3": its stored parts are not its texts cut around its user's object$/,
+    });
+  });
+
   test('positions that are not dense', async (t) => {
     const db = await fixtureDatabase(t);
     await db.sql.rows('UPDATE reporting_records SET pos = 100 WHERE pos = 24');

@@ -2,11 +2,12 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
- * SQL that takes a database of this build back to before the user object was read from the user
- * (SQLite migration 28; PostgreSQL: none): each record's v1 text whole again in
- * `body`, the plan index on the whole body.
+ * SQL that takes a database of this build back to before a record's text was stored without its
+ * user object (SQLite migration 28: the object read from the user; PostgreSQL migrations 35 to
+ * 40: the object kept once per user and month): each record's whole bodies again, joined from
+ * its parts and its user's object, the index by plan on the body.
  */
-export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
+export const BEFORE_USER_OBJECTS: Record<TestEngine, string> = {
   sqlite: `
     DROP INDEX reporting_records_by_plan;
     UPDATE reporting_records SET head = head || (SELECT json FROM users WHERE pk = reporting_records.user_pk) || tail;
@@ -15,7 +16,17 @@ export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
     CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
     PRAGMA user_version = 27;
   `,
-  postgres: '',
+  postgres: `
+    ALTER TABLE reporting_records ADD COLUMN body text, ADD COLUMN body_v2 text;
+    UPDATE reporting_records r SET body = r.head || d.user_json || r.tail, body_v2 = r.head_v2 || d.user_v2 || r.tail_v2
+      FROM dimension_values d WHERE d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month;
+    ALTER TABLE reporting_records ALTER COLUMN body SET NOT NULL,
+      DROP COLUMN head, DROP COLUMN tail, DROP COLUMN head_v2, DROP COLUMN tail_v2;
+    CREATE INDEX reporting_records_by_plan ON reporting_records
+      (tenant_id, (substr(body, strpos(body, ',"plan":') + 8, strpos(body, ',"user":') - strpos(body, ',"plan":') - 8)), pos);
+    ALTER TABLE dimension_values DROP COLUMN user_v2, DROP COLUMN user_json;
+    UPDATE schema_version SET version = 34;
+  `,
 };
 
 /**
@@ -24,7 +35,7 @@ export const BEFORE_USER_TEXTS: Record<TestEngine, string> = {
  * with a `pk` (given in key order) and its index by user.
  */
 export const BEFORE_GROUP_KEY: Record<TestEngine, string> = {
-  sqlite: `${BEFORE_USER_TEXTS.sqlite}
+  sqlite: `${BEFORE_USER_OBJECTS.sqlite}
     CREATE TABLE group_attributions_24 (
       pk INTEGER PRIMARY KEY,
       user_pk INTEGER NOT NULL REFERENCES users(pk) ON DELETE CASCADE,
@@ -41,7 +52,7 @@ export const BEFORE_GROUP_KEY: Record<TestEngine, string> = {
     CREATE INDEX group_attributions_by_user ON group_attributions (user_pk, dimension_pk, start_month);
     PRAGMA user_version = 26;
   `,
-  postgres: '',
+  postgres: BEFORE_USER_OBJECTS.postgres,
 };
 
 /**

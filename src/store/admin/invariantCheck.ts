@@ -14,6 +14,7 @@ const TENANT_CHECKS: readonly (readonly [ViolationKind, TenantCheck])[] = [
   ['manager-cycle', managerCycle],
   ['archived-manager', archivedManager],
   ['dimension-fields', dimensionFields],
+  ['user-objects', userObjects],
   ['positions', positions],
   ['v2-records', async (reads, tenant) => {
     const record = await reads.v2Mismatch(tenant.id);
@@ -100,7 +101,14 @@ async function dimensionFields(reads: InvariantReads, tenant: Tenant): Promise<s
   }
   const orphan = await reads.recordWithoutFragment(tenant.id);
   if (orphan) return `reporting record ${JSON.stringify(orphan.id)}: no dimension fields stored for user ${orphan.email} in ${monthText(orphan.month)}`;
-  return reads.userTextMismatch?.(tenant.id);
+  return undefined;
+}
+
+async function userObjects(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {
+  const found = await reads.userObjectMismatch(tenant.id);
+  if (!found) return undefined;
+  if ('recordId' in found) return `reporting record ${JSON.stringify(found.recordId)}: its stored parts are not its texts cut around its user's object`;
+  return `user ${found.email} in ${monthText(found.month)}: the user object kept for its records is ${found.kept}, the user's is ${found.user}`;
 }
 
 async function positions(reads: InvariantReads, tenant: Tenant): Promise<string | undefined> {

@@ -117,13 +117,6 @@ export interface InvariantReads {
   emptyFragment(tenantId: number): Promise<string>;
   /** Every user of the tenant that has stored dimension fields, a chunk of users at a time. */
   userFragments(tenantId: number): AsyncIterable<UserFragments[]>;
-  /**
-   * A reporting record whose stored texts do not join around its user's object into its JSON,
-   * or whose v2 text does not hold its user's reference, as what is wrong; for an engine that
-   * stores records without their user object (SQLite, migration 28). Checked with the
-   * dimension fields.
-   */
-  userTextMismatch?(tenantId: number): Promise<string | undefined>;
   /** A reporting record whose user and month have no stored dimension fields. */
   recordWithoutFragment(tenantId: number): Promise<{ id: string; email: string; month: MonthIndex } | undefined>;
   positionGap(tenantId: number): Promise<PositionGap | undefined>;
@@ -134,4 +127,15 @@ export interface InvariantReads {
   v2Mismatch(tenantId: number): Promise<string | undefined>;
   /** The first statement (by e-mail address and month) that does not agree with its lines. */
   statementMismatch(tenantId: number): Promise<StatementMismatch | undefined>;
+  /**
+   * The user objects are kept apart from the records (docs/rules.md#users): the first copy of a
+   * user object kept for a user's records of a month that is not the user's (PostgreSQL keeps
+   * one per user and month), or else the first record whose stored parts are not its texts cut
+   * around its user's object (v1 and v2).
+   */
+  userObjectMismatch(tenantId: number): Promise<UserObjectMismatch | undefined>;
 }
+
+export type UserObjectMismatch =
+  | { readonly email: string; readonly month: MonthIndex; readonly kept: string; readonly user: string }
+  | { readonly recordId: string };

@@ -1,6 +1,7 @@
 import type { ChangeReads, ChangeRow, ResumeBounds } from '../engine/readSteps.js';
 import { CHANGE_COUNTER } from './changeStamps.js';
 import { firstRow, rowsOf, statement, storable, type Queryable } from './connection.js';
+import { recordOf } from './recordParts.js';
 
 type Row = { stamp: number; stream: 0 | 1; a: number; b: number; c: number; json: string };
 /** `$1` the tenant, `$2..$5` where the dimension-fields stream resumes, `$6, $7` where the record stream resumes, `$8` rows wanted. */
@@ -18,10 +19,10 @@ const changeRows = (rows: Row[]): ChangeRow[] => rows.map((row) => [row.stamp, r
  */
 const reporting = statement<[...Bounds, string], Row>(
   `SELECT * FROM (
-     SELECT d.stamp, 0 AS stream, d.user_pk AS a, d.month AS b, r.pos AS c, r.body || d.fragment AS json
+     SELECT d.stamp, 0 AS stream, d.user_pk AS a, d.month AS b, r.pos AS c, ${recordOf('r', 'd', 'd.fragment')} AS json
      FROM dimension_values d
      CROSS JOIN LATERAL (
-       SELECT r.pos, r.body FROM reporting_records r
+       SELECT r.pos, r.head, r.tail FROM reporting_records r
        WHERE r.tenant_id = $1 AND r.user_pk = d.user_pk AND r.month = d.month AND r.stamp < d.stamp
          AND (d.stamp, d.user_pk, d.month, r.pos) > ($2::bigint, $3::bigint, $4::bigint, $5::bigint)
        ORDER BY r.pos) AS r
@@ -29,7 +30,7 @@ const reporting = statement<[...Bounds, string], Row>(
      ORDER BY d.stamp, d.user_pk, d.month, r.pos LIMIT $8) AS fields
    UNION ALL
    SELECT * FROM (
-     SELECT r.stamp, 1 AS stream, r.pos AS a, 0::bigint AS b, 0::bigint AS c, r.body || coalesce(d.fragment, $9) AS json
+     SELECT r.stamp, 1 AS stream, r.pos AS a, 0::bigint AS b, 0::bigint AS c, ${recordOf('r', 'd', 'coalesce(d.fragment, $9)')} AS json
      FROM reporting_records r
      LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
      WHERE r.tenant_id = $1 AND (r.stamp, r.pos) > ($6::bigint, $7::bigint) AND r.stamp >= coalesce(d.stamp, 0)

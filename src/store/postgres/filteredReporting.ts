@@ -4,6 +4,7 @@ import { EMPTY_LISTING } from '../paging/attributionListing.js';
 import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
 import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, type Queryable, type Statement } from './connection.js';
+import { planOf, recordOf } from './recordParts.js';
 
 /**
  * Filtered statement reporting records (paged as paging/filteredRecords.ts says): the statement
@@ -17,15 +18,15 @@ const FILTERS = ['user', 'plan', 'date'] as const;
 type FilterName = (typeof FILTERS)[number];
 
 /**
- * The plan and the date of a record, cut from its stored body as JSON text, not parsed:
- * PostgreSQL's JSON functions refuse a body holding an escaped U+0000 anywhere (a user's name
- * may), and the body is one JSON text that renderReportingBody writes in a fixed order,
- * `{"id":…,"date":"YYYY-MM-DD","plan":…,"user":{…`. Inside a JSON string every `"` is escaped,
+ * The plan and the date of a record, cut from its stored head (recordParts.ts) as JSON text, not
+ * parsed: PostgreSQL's JSON functions refuse a text holding an escaped U+0000 anywhere, and the
+ * head is JSON text that renderReportingBody writes in a fixed order,
+ * `{"id":…,"date":"YYYY-MM-DD","plan":…,"user":`. Inside a JSON string every `"` is escaped,
  * so the first `,"date":"`, `,"plan":` and `,"user":` are those fields. The plan is compared as
  * JSON text (JSON.stringify, as the body was written). The index by plan is on the same expression.
  */
-const PLAN_TEXT = `substr(r.body, strpos(r.body, ',"plan":') + 8, strpos(r.body, ',"user":') - strpos(r.body, ',"plan":') - 8)`;
-const DATE_TEXT = `substr(r.body, strpos(r.body, ',"date":"') + 9, 10)`;
+const PLAN_TEXT = planOf('r.head');
+const DATE_TEXT = `substr(r.head, strpos(r.head, ',"date":"') + 9, 10)`;
 
 /** The conditions of each filter; `$` stands for the next parameter. */
 const CONDITIONS: Record<FilterName, string[]> = {
@@ -42,7 +43,7 @@ function shapeStatements(given: readonly FilterName[]) {
   const page = next;
   return {
     rows: statement<unknown[], { record: string; pos: number }>(
-      `SELECT r.body || coalesce(d.fragment, $${page + 1}) AS record, r.pos
+      `SELECT ${recordOf('r', 'd', `coalesce(d.fragment, $${page + 1})`)} AS record, r.pos
        FROM reporting_records r
        LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
        WHERE ${where} AND r.pos > $${page + 2} ORDER BY r.pos LIMIT $${page + 3} OFFSET $${page + 4}`,

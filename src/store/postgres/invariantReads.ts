@@ -1,6 +1,14 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import type { GroupPeriod } from '../../domain/reportingJson.js';
-import type { ArchivedManager, InvariantReads, PositionGap, SlotOverlap, StatementMismatch, UserFragments } from '../engine/snapshotSteps.js';
+import type {
+  ArchivedManager,
+  InvariantReads,
+  PositionGap,
+  SlotOverlap,
+  StatementMismatch,
+  UserFragments,
+  UserObjectMismatch,
+} from '../engine/snapshotSteps.js';
 import type { Tenant } from '../vocabulary/tenancy.js';
 import { firstRow, rowsOf, statement, type Queryable } from './connection.js';
 import { fieldsOfUsers } from './dimensionValues.js';
@@ -81,7 +89,7 @@ const v2Records = statement<[number], { record: string | null }>(
   `SELECT coalesce(
      (SELECT 'reporting record ' || r.id FROM reporting_records r
       LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
-      WHERE r.tenant_id = $1 AND (r.body_v2 IS NULL OR r.changed_at IS DISTINCT FROM (${TIME_OF('r.stamp')})
+      WHERE r.tenant_id = $1 AND (r.head_v2 IS NULL OR r.tail_v2 IS NULL OR r.changed_at IS DISTINCT FROM (${TIME_OF('r.stamp')})
         OR (d.stamp > 0 AND d.changed_at IS DISTINCT FROM (${TIME_OF('d.stamp')})))
       ORDER BY r.pos LIMIT 1),
      (SELECT 'record ' || r.id || ' of table ' || t.key FROM data_tables t JOIN table_records r ON r.tenant_id = t.tenant_id AND r.table_pk = t.pk
@@ -117,6 +125,27 @@ const statementMismatch = statement<[number], StatementMismatch>(
      x.lines_total::text AS "linesTotal", x.lines_currency AS "linesCurrency"
    FROM x LEFT JOIN users u ON u.tenant_id = $1 AND u.pk = x.user_pk ORDER BY 1, x.month LIMIT 1`,
 );
+
+// Migrations 35 to 40 (recordParts.ts): each user-month row holds its user's object, and each
+// record's parts are a body cut where recordParts.ts cuts it (its head ends with the only
+// `,"user":` in it, its tail starts with `,"payment":`, and so for v2).
+const userTextMismatch = statement<[number], { email: string; month: number; kept: string; user: string }>(
+  `SELECT u.email, d.month, d.user_json AS kept, u.json AS user FROM dimension_values d JOIN users u ON u.tenant_id = $1 AND u.pk = d.user_pk
+   WHERE d.tenant_id = $1 AND d.user_json IS DISTINCT FROM u.json ORDER BY u.email, d.month LIMIT 1`,
+);
+const uncutRecord = statement<[number], { id: string }>(
+  `SELECT r.id FROM reporting_records r WHERE r.tenant_id = $1
+     AND (strpos(r.head, ',"user":') IS DISTINCT FROM length(r.head) - 7 OR left(r.tail, 11) <> ',"payment":'
+       OR strpos(r.head_v2, ',"standard.user":') IS DISTINCT FROM length(r.head_v2) - 16 OR left(r.tail_v2, 20) <> ',"standard.payment":')
+   ORDER BY r.pos LIMIT 1`,
+);
+
+async function userObjectMismatch(db: Queryable, tenantId: number): Promise<UserObjectMismatch | undefined> {
+  const user = await firstRow(db, userTextMismatch, tenantId);
+  if (user) return user;
+  const record = await firstRow(db, uncutRecord, tenantId);
+  return record && { recordId: record.id };
+}
 
 /**
  * The references no foreign key holds (migrations 14 and 15), as SQLite's foreign key check
@@ -175,5 +204,6 @@ export function invariantReads(db: Queryable): InvariantReads {
     positionGap: async (tenantId) => (await firstRow(db, reportingPositions, tenantId)) ?? (await firstRow(db, tablePositions, tenantId)),
     v2Mismatch: async (tenantId) => (await firstRow(db, v2Records, tenantId))?.record ?? undefined,
     statementMismatch: (tenantId) => firstRow(db, statementMismatch, tenantId),
+    userObjectMismatch: (tenantId) => userObjectMismatch(db, tenantId),
   };
 }

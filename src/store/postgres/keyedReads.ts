@@ -2,6 +2,7 @@ import type { KeyedRead, KeyedReads } from '../engine/keyedReads.js';
 import type { StoredKey } from '../engine/readSteps.js';
 import { firstRow, statement, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
+import { recordOf } from './recordParts.js';
 
 /**
  * The key `$2` of the tenant `$1` with its tenant's state, as keys.ts reads them, and whether it
@@ -29,10 +30,10 @@ const reportingRows = statement<[number, string, Buffer, number, number], { reco
   `WITH ${keyOfTenant}
    SELECT ${keyText} AS record FROM k
    UNION ALL
-   (SELECT r.body || coalesce(d.fragment, (SELECT empty_fragment FROM k)) AS record
+   (SELECT ${recordOf('r', 'd', 'coalesce(d.fragment, (SELECT empty_fragment FROM k))')} AS record
     FROM reporting_records r
     LEFT JOIN LATERAL (
-      SELECT d.fragment FROM dimension_values d
+      SELECT d.user_json, d.fragment FROM dimension_values d
       WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
     WHERE (SELECT granted FROM k) AND r.tenant_id = $1 AND ${positionsFrom('r.pos', '$4', '$5')}
     ORDER BY r.pos)`,

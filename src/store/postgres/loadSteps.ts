@@ -7,6 +7,7 @@ import { stampTime } from './changeStamps.js';
 import { fieldSteps } from './dimensionValues.js';
 import { statementSteps } from './statementSteps.js';
 import { newKey, tenantRows } from './tenantKeys.js';
+import { headOf, headV2Of, tailOf, tailV2Of } from './recordParts.js';
 import { rerenderColumns, rerenderUsersInRecords } from './userSteps.js';
 
 /** Each user's custom attributes and last month, where given (`null`: as stored). */
@@ -29,11 +30,15 @@ const metricKeys = statement<[number], { key: string }>('SELECT key FROM metrics
 const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const insertMetric = statement<[number, string, number]>('INSERT INTO metrics (tenant_id, key, position) VALUES ($1, $2, $3)');
 const insertDimension = statement<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES ($1, $2, $3)');
-/** The payment currency as the body holds it, written again for a new metric (immutable functions only: Citus refuses others with a column in an UPDATE). */
-const PAYMENT_CURRENCY = `((body || '}')::json -> 'payment_currency')::text`;
+/**
+ * The payment currency as the record's tail (recordParts.ts, from `,"payment":` on) holds it,
+ * written again for a new metric (immutable functions only: Citus refuses others with a column
+ * in an UPDATE).
+ */
+const PAYMENT_CURRENCY = `(('{' || substr(tail, 2) || '}')::json -> 'payment_currency')::text`;
 const addMetricToBodies = statement<[number, string, string, number]>(
-  `UPDATE reporting_records SET body = body || $2 || ${PAYMENT_CURRENCY},
-     body_v2 = body_v2 || $3 || ${PAYMENT_CURRENCY} || '}', stamp = $4, changed_at = ${stampTime('$1', '$4')}
+  `UPDATE reporting_records SET tail = tail || $2 || ${PAYMENT_CURRENCY},
+     tail_v2 = tail_v2 || $3 || ${PAYMENT_CURRENCY} || '}', stamp = $4, changed_at = ${stampTime('$1', '$4')}
    WHERE tenant_id = $1`,
 );
 
@@ -64,22 +69,31 @@ const recordPositions = statement<[number, string[]], { id: string; pos: number 
  */
 const stampedRows = (rows: string, stamp: string) =>
   `tenant_state s CROSS JOIN ${rows} LEFT JOIN stamp_times t ON t.tenant_id = s.tenant_id AND t.stamp = ${stamp} WHERE s.tenant_id = $1`;
+/** The parts of each body given (`c.body`, `c.body_v2`) as a record stores them (recordParts.ts). */
+const PARTS = `${headOf('c.body')}, ${tailOf('c.body')}, ${headV2Of('c.body_v2')}, ${tailV2Of('c.body_v2')}`;
 /** An id already stored (given twice) is skipped, and missing from the ids returned. */
 const insertRecords = statement<[number, number[], string[], number[], number[], string[], string[], number], { id: string }>(
-  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp, changed_at)
-   SELECT s.tenant_id, r.*, $8, t.at FROM ${stampedRows('unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[]) AS r', '$8')}
+  `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, head, tail, head_v2, tail_v2, stamp, changed_at)
+   SELECT s.tenant_id, c.pos, c.id, c.user_pk, c.month, ${PARTS}, $8, t.at
+   FROM ${stampedRows('unnest($2::bigint[], $3::text[], $4::bigint[], $5::integer[], $6::text[], $7::text[]) AS c (pos, id, user_pk, month, body, body_v2)', '$8')}
    ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
 );
-/** Updates the records whose content changed (an unchanged one keeps its stamp). */
+/** Updates the records whose content changed (an unchanged one keeps its stamp; its user's object is not its content). */
 const updateRecords = statement<[number, number[], number[], number[], string[], string[], number]>(
-  `UPDATE reporting_records r SET user_pk = c.user_pk, month = c.month, body = c.body, body_v2 = c.body_v2, stamp = $7, changed_at = ${stampTime('$1', '$7')}
+  `UPDATE reporting_records r SET (user_pk, month, head, tail, head_v2, tail_v2) = (c.user_pk, c.month, ${PARTS}),
+     stamp = $7, changed_at = ${stampTime('$1', '$7')}
    FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) AS c (pos, user_pk, month, body, body_v2)
-   WHERE r.tenant_id = $1 AND r.pos = c.pos AND (r.user_pk, r.month, r.body) IS DISTINCT FROM (c.user_pk, c.month, c.body)`,
+   WHERE r.tenant_id = $1 AND r.pos = c.pos
+     AND (r.user_pk, r.month, r.head, r.tail) IS DISTINCT FROM (c.user_pk, c.month, ${headOf('c.body')}, ${tailOf('c.body')})`,
 );
-/** A new dimension fields row holds minus the stamp of the load that made it (see ../sqlite/migrations.ts, 5). */
+/**
+ * A new user-month row holds its user's object (recordParts.ts) and minus the stamp of the load
+ * that made it (see ../sqlite/migrations.ts, 5).
+ */
 const ensureFieldRows = statement<[number, number[], number[], number]>(
-  `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp)
-   SELECT s.tenant_id, w.user_pk, w.month, '}', -$4::bigint FROM ${tenantRows('unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)')}
+  `INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp, user_json)
+   SELECT s.tenant_id, w.user_pk, w.month, '}', -$4::bigint, (SELECT u.json FROM users u WHERE u.tenant_id = $1 AND u.pk = w.user_pk)
+   FROM ${tenantRows('unnest($2::bigint[], $3::integer[]) AS w (user_pk, month)')}
    ON CONFLICT DO NOTHING`,
 );
 

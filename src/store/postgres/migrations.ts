@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { SchemaTooNew } from '../vocabulary/storeErrors.js';
 import { beforeMigrations, distributeTables } from './citus.js';
 import { firstRow, inTransaction, run, statement } from './connection.js';
+import { headOf, headV2Of, planOf, referenceOf, tailOf, tailV2Of } from './recordParts.js';
 
 /**
  * Versioned schema of the PostgreSQL engine: each entry moves the database from version i to
@@ -497,6 +498,28 @@ export const MIGRATIONS: readonly string[] = [
   // endpoint's faults as JSON (NULL: none), and the faults that shaped an attempt (NULL: none).
   'ALTER TABLE webhook_endpoints ADD COLUMN faults text',
   'ALTER TABLE webhook_attempts ADD COLUMN fault text',
+  // 35 to 40: a user's object kept once per user and month, not in each record (recordParts.ts):
+  // the records' parts around the user and the user-month rows' user texts (an entry per DDL
+  // statement, as 13), then filled in one entry: a record whose user and month had no row gets
+  // one holding what reads showed for it (the tenant's fields of a user in no group), each row
+  // its user's object, each record cut. The bodies are emptied in the same UPDATE, so that the
+  // rows it writes do not carry them after the columns are dropped.
+  `ALTER TABLE reporting_records ADD COLUMN head text, ADD COLUMN tail text, ADD COLUMN head_v2 text, ADD COLUMN tail_v2 text,
+     ALTER COLUMN body DROP NOT NULL`,
+  `ALTER TABLE dimension_values ADD COLUMN user_json text, ADD COLUMN user_v2 text GENERATED ALWAYS AS (${referenceOf('user_json')}) STORED`,
+  `
+  INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp)
+    SELECT DISTINCT r.tenant_id, r.user_pk, r.month, s.empty_fragment, 0 FROM reporting_records r JOIN tenant_state s ON s.tenant_id = r.tenant_id
+    WHERE NOT EXISTS (SELECT 1 FROM dimension_values v WHERE v.tenant_id = r.tenant_id AND v.user_pk = r.user_pk AND v.month = r.month);
+  UPDATE dimension_values d SET user_json = u.json FROM users u WHERE u.tenant_id = d.tenant_id AND u.pk = d.user_pk;
+  UPDATE reporting_records SET head = ${headOf('body')}, tail = ${tailOf('body')},
+    head_v2 = ${headV2Of('body_v2')}, tail_v2 = ${tailV2Of('body_v2')}, body = NULL, body_v2 = NULL;
+  `,
+  // The index by plan (migration 3) goes with the body; its v2 parts stay nullable, as the v2
+  // body was (`compdata check` reports a record without them).
+  'ALTER TABLE reporting_records DROP COLUMN body, DROP COLUMN body_v2, ALTER COLUMN head SET NOT NULL, ALTER COLUMN tail SET NOT NULL',
+  'ALTER TABLE dimension_values ALTER COLUMN user_json SET NOT NULL',
+  `CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, (${planOf('head')}), pos)`,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -1,5 +1,6 @@
 import type { JoinedRows, PagedSource } from '../engine/pagedSource.js';
 import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
+import { recordOf } from './recordParts.js';
 
 /**
  * A page of a source with dense positions (see migrations.ts) is the key range `[from, from + n)`
@@ -26,8 +27,9 @@ export const positionsFrom = (column: string, first: string, count: string): str
 
 /**
  * A page of the tenant's reporting records (`$1`) from position `$2`, at most `$3` of them, in
- * position order: each record's stored body, then its user's dimension fields of its month, or
- * `$4` (the tenant's empty fields) when the user held no group then. The dimension fields are
+ * position order: each record's stored parts around its user's object, which its user-month row
+ * holds (recordParts.ts), then its user's dimension fields of its month, or `$4` (the tenant's
+ * empty fields) when the user held no group then. The dimension fields are
  * looked up by their primary key in a LATERAL subquery that the planner may not pull up
  * (`OFFSET 0`): a plain join, planned once for any page (a prepared statement's generic plan),
  * was a hash join that read every dimension value of the tenant for each page, the larger part
@@ -35,10 +37,10 @@ export const positionsFrom = (column: string, first: string, count: string): str
  * and months are memoized.
  */
 const reportingRows = statement<[number, number, number, string], { record: string }>(
-  `SELECT r.body || coalesce(d.fragment, $4) AS record
+  `SELECT ${recordOf('r', 'd', 'coalesce(d.fragment, $4)')} AS record
    FROM reporting_records r
    LEFT JOIN LATERAL (
-     SELECT d.fragment FROM dimension_values d
+     SELECT d.user_json, d.fragment FROM dimension_values d
      WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
    WHERE r.tenant_id = $1 AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
 );

@@ -7,15 +7,15 @@ import { rowsOf, run, statement, type Queryable } from './connection.js';
  * each statement reads the tenant's rows of tables co-located with `statements` (one task on Citus).
  */
 /**
- * A line's payment (in millionths) and its currency (as JSON text), read from its stored body by
- * their keys, which every body holds as domain/reportingJson.ts writes them: `"payment":<number>`
- * and `"payment_currency":"<code>"`. Not through the json type: PostgreSQL refuses to read a body
- * whose other text holds an escaped U+0000, which a stored body may
- * (test/store/postgres/unstorableText.test.ts). A quote inside a JSON string is escaped, so only
- * a key matches.
+ * A line's payment (in millionths) and its currency (as JSON text), read from its stored tail
+ * (the fields after its user object, recordParts.ts) by their keys, which every body holds as
+ * domain/reportingJson.ts writes them: `"payment":<number>` and `"payment_currency":"<code>"`.
+ * Not through the json type: PostgreSQL refuses to read a text holding an escaped U+0000
+ * (test/store/postgres/unstorableText.test.ts). A quote inside a JSON string is escaped, so
+ * only a key matches.
  */
-export const LINE_MICROS = `round(substring(body from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint`;
-export const LINE_CURRENCY = `substring(body from '"payment_currency":("[^"]*")')`;
+export const LINE_MICROS = `round(substring(tail from '"payment":(-?[0-9][-+.0-9eE]*)')::numeric * 1000000)::bigint`;
+export const LINE_CURRENCY = `substring(tail from '"payment_currency":("[^"]*")')`;
 
 const removeEmpty = statement<[number]>(
   `DELETE FROM statements s WHERE s.tenant_id = $1

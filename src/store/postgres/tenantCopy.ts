@@ -18,11 +18,11 @@ const copies = [
    SELECT $2, pk, user_pk, dimension_pk, group_pk, start_month, end_month FROM group_attributions WHERE tenant_id = $1`, (c) => [c.from, c.to]),
   copy(`INSERT INTO manager_attributions (tenant_id, pk, user_pk, manager_pk, start_month, end_month)
    SELECT $2, pk, user_pk, manager_pk, start_month, end_month FROM manager_attributions WHERE tenant_id = $1`, (c) => [c.from, c.to]),
-  copy(`INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, body_v2, stamp, changed_at)
-   SELECT $2, pos, id, user_pk, month, body, body_v2, $3, $4 FROM reporting_records WHERE tenant_id = $1`, (c) => [c.from, c.to, c.stamp, c.at]),
+  copy(`INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, head, tail, head_v2, tail_v2, stamp, changed_at)
+   SELECT $2, pos, id, user_pk, month, head, tail, head_v2, tail_v2, $3, $4 FROM reporting_records WHERE tenant_id = $1`, (c) => [c.from, c.to, c.stamp, c.at]),
   // A dimension fields row made with its records holds minus their stamp (../sqlite/migrations.ts, 5).
-  copy(`INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, stamp, changed_at)
-   SELECT $2, user_pk, month, fragment, -$3::bigint, NULL FROM dimension_values WHERE tenant_id = $1`, (c) => [c.from, c.to, c.stamp]),
+  copy(`INSERT INTO dimension_values (tenant_id, user_pk, month, fragment, user_json, stamp, changed_at)
+   SELECT $2, user_pk, month, fragment, user_json, -$3::bigint, NULL FROM dimension_values WHERE tenant_id = $1`, (c) => [c.from, c.to, c.stamp]),
   copy(`INSERT INTO statements (tenant_id, user_pk, month, status, total, currency_json, changed_at)
    SELECT $2, user_pk, month, status, total, currency_json, $3 FROM statements WHERE tenant_id = $1`, (c) => [c.from, c.to, c.at]),
   copy(`INSERT INTO data_tables (tenant_id, pk, key, name, fields) SELECT $2, pk, key, name, fields FROM data_tables WHERE tenant_id = $1`, (c) => [c.from, c.to]),

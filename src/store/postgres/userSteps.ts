@@ -17,17 +17,30 @@ const upsertUsers = statement<[number, string[], string[], string[], string[]], 
      archived_after = NULL
    RETURNING id, pk`,
 );
-/** Rewrites the user object inside each user's record bodies (`old` to `new`), stamping them. */
-export const rerenderUsersInRecords = statement<[number, number[], string[], string[], string[], string[], number]>(
-  `UPDATE reporting_records r SET body = replace(r.body, c.old, c.new), body_v2 = replace(r.body_v2, c.old_v2, c.new_v2), stamp = $7,
-     changed_at = ${stampTime('$1', '$7')}
-   FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS c (user_pk, old, new, old_v2, new_v2)
-   WHERE r.tenant_id = $1 AND r.user_pk = c.user_pk`,
+/**
+ * A change of users: their new objects in their user-month rows (recordParts.ts), which take the
+ * change's stamp and its time, so that every record of theirs counts as changed (for a sync and
+ * v2's time of last change) while no record is written. A row made by this same transaction
+ * keeps minus its stamp (see ../sqlite/migrations.ts, 5), as dimensionValues.ts `setFields` does.
+ */
+export const rerenderUsersInRecords = statement<[number, number[], string[], number]>(
+  `UPDATE dimension_values d SET user_json = c.json, stamp = CASE d.stamp WHEN -$4::bigint THEN d.stamp ELSE $4 END,
+     changed_at = CASE d.stamp WHEN -$4::bigint THEN d.changed_at ELSE ${stampTime('$1', '$4')} END
+   FROM unnest($2::bigint[], $3::text[]) AS c (user_pk, json)
+   WHERE d.tenant_id = $1 AND d.user_pk = c.user_pk`,
 );
 
-/** The columns of {@link rerenderUsersInRecords} from the changes of users (`$2`..`$6`). */
-export const rerenderColumns = (changes: readonly UserRerender[]) =>
-  [changes.map((c) => c.userPk), changes.map((c) => c.before), changes.map((c) => c.after), changes.map((c) => c.beforeV2), changes.map((c) => c.afterV2)] as const;
+const USER_KEY = '"user":';
+/** The columns of {@link rerenderUsersInRecords} from the changes of users (`$2`, `$3`): each user's key and new object. */
+export function rerenderColumns(changes: readonly UserRerender[]): [number[], string[]] {
+  return [
+    changes.map((c) => c.userPk),
+    changes.map((c) => {
+      if (!c.after.startsWith(USER_KEY)) throw new Error(`not a user field: ${c.after.slice(0, 20)}`);
+      return c.after.slice(USER_KEY.length);
+    }),
+  ];
+}
 
 /** The steps of `PUT /v1/users/bulk` (../writes/userBulk.ts) on PostgreSQL: each one statement over arrays. */
 export function userSteps(db: Queryable, tenantId: number): UserSteps {

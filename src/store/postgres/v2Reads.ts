@@ -1,6 +1,7 @@
 import type { V2Reads } from '../engine/readSteps.js';
 import { firstRow, rowsOf, statement, storable, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
+import { recordV2Of } from './recordParts.js';
 
 /**
  * The v2 reads on PostgreSQL (see ../sqlite/migrations.ts, 8, and ../sqlite/v2Reads.ts): the
@@ -10,22 +11,22 @@ import { joinedTexts, positionsFrom } from './pagedReads.js';
  * read in one statement by position. `$1` is always the tenant.
  */
 
-/** A record's v2 text: its stored body, then its `tail` (the dimension fields, if any) and the time of its last change (`time`), the small parts joined first. */
-const withTime = (body: string, time: string, tail?: string) =>
-  `${body} || (${tail ? `${tail} || ` : ''}',"standard.last_modified_at":"' || ${time} || '"}')`;
+/** The end of a record's v2 text: the time of its last change (`time`) and the closing brace. */
+const lastModified = (time: string) => `',"standard.last_modified_at":"' || ${time} || '"}'`;
 
 const STATEMENT_TIME = 'greatest(r.changed_at, d.changed_at, s.changed_at)';
 /** The statement's fields (migrations 19 and 20), then the dimension fields. */
-const STATEMENT = withTime(
-  'r.body_v2',
-  STATEMENT_TIME,
-  `coalesce(s.fields_v2, '') || coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenant_state WHERE tenant_id = $1))`,
+const STATEMENT = recordV2Of(
+  'r',
+  'd',
+  `(coalesce(s.fields_v2, '') || coalesce(d.fragment_v2, (SELECT empty_fragment_v2 FROM tenant_state WHERE tenant_id = $1)) || ${lastModified(STATEMENT_TIME)})`,
 );
 const STATEMENTS_FROM = `reporting_records r
   LEFT JOIN dimension_values d ON d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month
   LEFT JOIN statements s ON s.tenant_id = r.tenant_id AND s.user_pk = r.user_pk AND s.month = r.month
   WHERE r.tenant_id = $1`;
-const TABLE_RECORD = withTime('r.body_v2', 'r.changed_at');
+/** A table record's v2 text: its stored body, then its time (the small parts joined first). */
+const TABLE_RECORD = `r.body_v2 || (${lastModified('r.changed_at')})`;
 const TABLE_FROM = 'table_records r WHERE r.tenant_id = $1 AND r.table_pk = $4';
 
 type Row = { record: string; id: string };
@@ -41,7 +42,7 @@ const statementRows = statement<[number, number, number], { record: string }>(
   `SELECT ${STATEMENT} AS record
    FROM reporting_records r
    LEFT JOIN LATERAL (
-     SELECT d.fragment_v2, d.changed_at FROM dimension_values d
+     SELECT d.user_v2, d.fragment_v2, d.changed_at FROM dimension_values d
      WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
    LEFT JOIN LATERAL (
      SELECT s.fields_v2, s.changed_at FROM statements s

@@ -148,7 +148,10 @@ export function invariantReads(db: Db): InvariantReads {
       }
     },
     recordWithoutFragment: async (tenantId) => recordWithoutFragment.get(tenantId),
-    userTextMismatch: async (tenantId) => userTexts(tenantId),
+    userObjectMismatch: async (tenantId) => {
+      const recordId = userTexts(tenantId);
+      return recordId === undefined ? undefined : { recordId };
+    },
     positionGap: async (tenantId) => reportingPositions.get(tenantId) ?? tablePositions.get(tenantId),
     v2Mismatch: async (tenantId) => v2Records.get({ tenant: tenantId }) ?? undefined,
     async statementMismatch(tenantId) {

@@ -4,10 +4,10 @@ import type { Db } from './db.js';
 
 /**
  * What `compdata check` verifies of the records stored without their user object (migration
- * 27), on a connection inside the check's read transaction: every record's v1 texts are cut
+ * 28), on a connection inside the check's read transaction: every record's v1 texts are cut
  * where the user stands and join around the user's object, with the dimension fields, into one
  * JSON object; every v2 text holds its user's reference (rendered here from the user's object).
- * The first record that does not, as what is wrong, or `undefined`.
+ * The id of the first record that does not, or `undefined`.
  */
 export function userTextReads(db: Db): (tenantId: number) => string | undefined {
   const users = db.prepare<[number], { pk: number; json: string }>('SELECT pk, json FROM users WHERE tenant_id = ?');
@@ -26,8 +26,6 @@ export function userTextReads(db: Db): (tenantId: number) => string | undefined 
   return (tenantId) => {
     const references = Object.fromEntries(users.all(tenantId).map((user) => [user.pk, renderUserReference(JSON.parse(user.json) as ReportingUser)]));
     const id = brokenRecord.get({ tenant: tenantId, references: JSON.stringify(references) });
-    return id === undefined
-      ? undefined
-      : `reporting record ${JSON.stringify(id)}: its stored texts do not join around its user's object into one JSON object, or its v2 text does not hold its user's reference`;
+    return id;
   };
 }

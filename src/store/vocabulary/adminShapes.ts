@@ -98,6 +98,7 @@ export type ViolationKind =
   | 'manager-cycle'
   | 'archived-manager'
   | 'dimension-fields'
+  | 'user-objects'
   | 'positions'
   | 'v2-records'
   | 'statements';

@@ -20,7 +20,7 @@ const RECORDS = 21_000;
 const pageOf = (text: string, marks: string[]) => marks.every((mark) => text.includes(mark));
 const cases: [string, string[], (at: { tenantId: number; keyId: string; hash: Buffer; from: number }) => unknown[]][] = [
   ['the keyed page (key and records in one statement)', ['k AS MATERIALIZED', 'UNION ALL'], (at) => [at.tenantId, at.keyId, at.hash, at.from, 11]],
-  ['the page of reporting records', ['SELECT r.body || coalesce(d.fragment, $4) AS record'], (at) => [at.tenantId, at.from, 11, '}']],
+  ['the page of reporting records', ['(r.head || d.user_json) || (r.tail || coalesce(d.fragment, $4)) AS record'], (at) => [at.tenantId, at.from, 11, '}']],
   ['the v2 page of statement records', ['fields_v2'], (at) => [at.tenantId, at.from, 11]],
 ];
 
@@ -33,8 +33,8 @@ test('page statements keep their generic plan on a connection', { skip: onlyOn('
   const { rows } = await client.query<{ tenant_id: number; id: string; secret_hash: Buffer }>('SELECT tenant_id, id, secret_hash FROM api_keys LIMIT 1');
   const { tenant_id: tenantId, id: keyId, secret_hash: hash } = rows[0]!;
   await client.query(
-    `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body)
-     SELECT r.tenant_id, r.pos + 3 * g, r.id || '-' || g, r.user_pk, r.month, r.body
+    `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, head, tail, head_v2, tail_v2)
+     SELECT r.tenant_id, r.pos + 3 * g, r.id || '-' || g, r.user_pk, r.month, r.head, r.tail, r.head_v2, r.tail_v2
      FROM reporting_records r, generate_series(1, $2::integer) g WHERE r.tenant_id = $1`,
     [tenantId, RECORDS / 3],
   );

@@ -8,7 +8,7 @@ import { pagedReads } from '../../../src/store/sqlite/pagedReads.js';
 import { v2Reads } from '../../../src/store/sqlite/v2Reads.js';
 import { buildFixture, fixtureUser } from '../../support/fixture.js';
 import { tempSqliteDatabase } from '../../support/harness.js';
-import { BEFORE_USER_TEXTS } from '../../support/undoMigrations.js';
+import { BEFORE_USER_OBJECTS } from '../../support/undoMigrations.js';
 
 /**
  * Migration 28 (records stored without their user object, read with their user's) on a database
@@ -47,7 +47,7 @@ test('migration 28 cuts every stored record around its user and keeps what every
   const before = tenants.map((tenant) => readAll(db, tenant));
   assert.ok(before[0]!.v1.some((record) => record.includes('Renamed \\"One\\" \\\\ ✓')), 'the rename shows');
 
-  db.exec(BEFORE_USER_TEXTS.sqlite);
+  db.exec(BEFORE_USER_OBJECTS.sqlite);
   for (const [i, tenant] of tenants.entries()) assert.deepEqual(oldModel(db, tenant), before[i]!.v1, 'the old model gives the same records');
   db.close();
 
@@ -69,8 +69,8 @@ test('check reports a record whose texts do not join back around its user, and a
   db.prepare(`UPDATE reporting_records SET head = replace(head, '"user":', '"user":null,"x":') WHERE id = 'acme-r4'`).run();
   const broken = (id: string) => [
     {
-      kind: 'dimension-fields',
-      example: `tenant "acme": reporting record "${id}": its stored texts do not join around its user's object into one JSON object, or its v2 text does not hold its user's reference`,
+      kind: 'user-objects',
+      example: `tenant "acme": reporting record "${id}": its stored parts are not its texts cut around its user's object`,
     },
   ];
   assert.deepEqual(await checkInvariants(invariantReads(db)), broken('acme-r4'));

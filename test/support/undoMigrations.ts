@@ -2,16 +2,30 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a PostgreSQL database of this build back to before group attributions dropped
+ * their foreign keys to `users` and `groups` (migration 35; SQLite has no such step).
+ */
+export const BEFORE_GROUP_KEYS_UNHELD: Record<TestEngine, string> = {
+  sqlite: '',
+  postgres: `
+    ALTER TABLE group_attributions
+      ADD CONSTRAINT group_attributions_tenant_id_user_pk_fkey FOREIGN KEY (tenant_id, user_pk) REFERENCES users (tenant_id, pk) ON DELETE CASCADE,
+      ADD CONSTRAINT group_attributions_tenant_id_group_pk_fkey FOREIGN KEY (tenant_id, group_pk) REFERENCES groups (tenant_id, pk) ON DELETE CASCADE;
+    UPDATE schema_version SET version = 34;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before faults for receivers' tests (SQLite
  * migration 26, PostgreSQL migrations 33 and 34): no `webhook_endpoints.faults`, no `webhook_attempts.fault`.
  */
 const BEFORE_WEBHOOK_FAULTS: Record<TestEngine, string> = {
-  sqlite: `
+  sqlite: `${BEFORE_GROUP_KEYS_UNHELD.sqlite}
     ALTER TABLE webhook_attempts DROP COLUMN fault;
     ALTER TABLE webhook_endpoints DROP COLUMN faults;
     PRAGMA user_version = 25;
   `,
-  postgres: `
+  postgres: `${BEFORE_GROUP_KEYS_UNHELD.postgres}
     ALTER TABLE webhook_attempts DROP COLUMN fault;
     ALTER TABLE webhook_endpoints DROP COLUMN faults;
     UPDATE schema_version SET version = 32;

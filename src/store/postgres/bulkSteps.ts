@@ -5,7 +5,7 @@ import { asciiLowerCase } from '../../domain/emailKey.js';
 import type { Period } from '../../domain/periods.js';
 import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
 import type { BulkSteps } from '../engine/apiWriteSteps.js';
-import { NEXT_STAMP } from './changeStamps.js';
+import { changeStamps } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion, newDataVersion } from './dataVersion.js';
@@ -20,7 +20,7 @@ type Months = { pk: number; start: number | null; end: number | null };
 const usersByEmailKey = statement<[number, string[]], { pk: number; email: string; email_key: string; archived_after: number | null }>(
   'SELECT pk, email, email_key, archived_after FROM users WHERE tenant_id = $1 AND email_key = ANY ($2)',
 );
-const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1');
+const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const groupsOverlapping = statement<[number, number[], number[], number[], number[]], Months & { user_pk: number; dimension_pk: number; group_pk: number }>(
   `SELECT DISTINCT ON (a.pk) a.pk, a.user_pk, a.dimension_pk, a.group_pk, a.start_month AS start, a.end_month AS "end"
    FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[]) AS w (user_pk, dimension_pk, first, last)
@@ -57,51 +57,46 @@ const fragments = statement<[number, number[], number[], number[]], { user_pk: n
 );
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const emailsOfUsers = statement<[number, number[]], { pk: number; email: string }>('SELECT pk, email FROM users WHERE tenant_id = $1 AND pk = ANY ($2)');
-/** The key of each (dimension, name): the groups made now (RETURNING) and those there before (the statement's snapshot). */
-const groupKeys = statement<[number, number[], string[]], { pk: number; dimension_pk: number; name: string }>(
-  `WITH made AS (
-     INSERT INTO groups (tenant_id, pk, dimension_pk, name)
-     SELECT s.tenant_id, ${newKey('groups', 'g.n')}, g.dimension_pk, g.name FROM ${tenantRows('unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS g (dimension_pk, name, n)')}
-     ON CONFLICT DO NOTHING
-     RETURNING pk, dimension_pk, name)
-   SELECT pk, dimension_pk, name FROM made
-   UNION ALL
-   SELECT g.pk, g.dimension_pk, g.name FROM unnest($2::bigint[], $3::text[]) AS w (dimension_pk, name)
+const groupsByName = statement<[number, number[], string[]], { pk: number; dimension_pk: number; name: string }>(
+  `SELECT g.pk, g.dimension_pk, g.name FROM unnest($2::bigint[], $3::text[]) AS w (dimension_pk, name)
    JOIN groups g ON g.tenant_id = $1 AND g.dimension_pk = w.dimension_pk AND g.name = w.name`,
 );
+const insertGroups = statement<[number, number[], string[]]>(
+  `INSERT INTO groups (tenant_id, pk, dimension_pk, name)
+   SELECT s.tenant_id, ${newKey('groups', 'g.n')}, g.dimension_pk, g.name FROM ${tenantRows('unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS g (dimension_pk, name, n)')}
+   ON CONFLICT DO NOTHING`,
+);
 /**
- * The writes of one attribution table in one statement: deletes (keys `$2`), updates of months
- * (keys `$3`, months `$4`, `$5`), inserts (the payload `columns`, typed, then months), each part
- * on its own rows. A new row's key is drawn from the rows before the statement (tenantKeys.ts).
+ * The statements of one attribution table: the deletes (keys `$2`) and the updates of months
+ * (keys `$3`, months `$4`, `$5`) in one, each on its own rows; the inserts (the payload
+ * `columns`, then months) in another (Citus runs an INSERT ... SELECT beside a modifying CTE in
+ * steps). A new row's key is drawn from the rows before the statement (tenantKeys.ts).
  */
-const slotWritesOf = (table: string, columns: Record<string, 'bigint'>) => {
-  const names = Object.keys(columns);
-  const arrays = names.map((name, i) => `$${6 + i}::${columns[name]}[]`);
-  const months = [`$${6 + names.length}::integer[]`, `$${7 + names.length}::integer[]`];
-  const written = statement<[number, number[], number[], (number | null)[], (number | null)[], ...unknown[][]]>(
-    `WITH removed AS (DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2)),
-     moved AS (
-       UPDATE ${table} a SET start_month = c.start_month, end_month = c.end_month
-       FROM unnest($3::bigint[], $4::integer[], $5::integer[]) AS c (pk, start_month, end_month)
-       WHERE a.tenant_id = $1 AND a.pk = c.pk)
-     INSERT INTO ${table} (tenant_id, pk, ${names.join(', ')}, start_month, end_month)
-     SELECT s.tenant_id, ${newKey(table, 'a.n')}, ${names.map((name) => `a.${name}`).join(', ')}, a.start_month, a.end_month
-     FROM ${tenantRows(`unnest(${[...arrays, ...months].join(', ')}) WITH ORDINALITY AS a (${names.join(', ')}, start_month, end_month, n)`)}`,
-  );
-  return { written, width: names.length };
-};
-const groupWrites = slotWritesOf('group_attributions', { user_pk: 'bigint', dimension_pk: 'bigint', group_pk: 'bigint' });
-const managerWrites = slotWritesOf('manager_attributions', { user_pk: 'bigint', manager_pk: 'bigint' });
+const slotStatementsOf = (table: string, columns: readonly string[]) => ({
+  width: columns.length,
+  removeAndMove: statement<[number, number[], number[], (number | null)[], (number | null)[]]>(
+    `WITH removed AS (DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2))
+     UPDATE ${table} a SET start_month = c.start_month, end_month = c.end_month
+     FROM unnest($3::bigint[], $4::integer[], $5::integer[]) AS c (pk, start_month, end_month)
+     WHERE a.tenant_id = $1 AND a.pk = c.pk`,
+  ),
+  insert: statement<[number, ...unknown[][]]>(
+    `INSERT INTO ${table} (tenant_id, pk, ${columns.join(', ')}, start_month, end_month)
+     SELECT s.tenant_id, ${newKey(table, 'a.n')}, ${columns.map((name) => `a.${name}`).join(', ')}, a.start_month, a.end_month
+     FROM ${tenantRows(`unnest(${columns.map((_, i) => `$${2 + i}::bigint[]`).join(', ')}, $${2 + columns.length}::integer[], $${3 + columns.length}::integer[]) WITH ORDINALITY AS a (${columns.join(', ')}, start_month, end_month, n)`)}`,
+  ),
+});
+const groupWrites = slotStatementsOf('group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
+const managerWrites = slotStatementsOf('manager_attributions', ['user_pk', 'manager_pk']);
 
 /**
- * The changed dimension fields, stamped with a new change of the tenant (changeStamps.ts) and its
- * time, and the tenant's data a new version (`$5`): one statement.
+ * The changed dimension fields, stamped with the request's change (`$5`) and its time (`$6`,
+ * changeStamps.ts), and the tenant's data a new version (`$7`): one statement.
  */
-const stampedFragments = statement<[number, number[], number[], string[], number]>(
-  `WITH n AS (${NEXT_STAMP}),
-   versioned AS (UPDATE tenant_state SET data_version = $5 WHERE tenant_id = $1)
-   UPDATE dimension_values v SET fragment = c.fragment, stamp = n.stamp, changed_at = n.at
-   FROM n, unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
+const stampedFragments = statement<[number, number[], number[], string[], number, string, number]>(
+  `WITH versioned AS (UPDATE tenant_state SET data_version = $7 WHERE tenant_id = $1)
+   UPDATE dimension_values v SET fragment = c.fragment, stamp = $5, changed_at = $6
+   FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );
 
@@ -113,6 +108,7 @@ const stampedFragments = statement<[number, number[], number[], string[], number
  */
 export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   let versioned = false; // the data's new version written with the dimension fields
+  let keys: string[] | undefined; // the dimensions, read once: the tenant's write lock keeps them
   return {
     ...attributionSteps(db, tenantId),
     async users(sent) {
@@ -125,7 +121,12 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       }
       return found;
     },
-    dimensions: async () => new Map((await rowsOf(db, dimensions, tenantId)).map((row) => [row.key, row.pk])),
+    async dimensions() {
+      const rows = await rowsOf(db, dimensions, tenantId);
+      keys = rows.map((row) => row.key);
+      return new Map(rows.map((row) => [row.key, row.pk]));
+    },
+    dimensionKeys: async () => keys ?? (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
     async reachableManagers(edges) {
       const rows = await rowsOf(db, managersReachable, tenantId, edges.map((edge) => edge.manager), ...bounds(edges));
       return rows.map((row): ManagerEdge => ({ user: row.user_pk, manager: row.manager_pk, start: row.start, end: row.end }));
@@ -136,7 +137,8 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       return rows.map((row) => ({ userPk: row.user_pk, month: row.month, fragment: row.fragment }));
     },
     async updateFragments(changed) {
-      await run(db, stampedFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment), newDataVersion());
+      const { stamp, at } = await changeStamps(db).next(tenantId);
+      await run(db, stampedFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment), stamp, at, newDataVersion());
       versioned = true;
     },
     dataChanged: async () => {
@@ -150,8 +152,9 @@ export function attributionSteps(db: Queryable, tenantId: number): AttributionSt
   return {
     emails: async (userPks) => new Map((await rowsOf(db, emailsOfUsers, tenantId, [...userPks])).map((row) => [row.pk, row.email])),
     async groupPks(wanted) {
-      const rows = await rowsOf(db, groupKeys, tenantId, wanted.map(([pk]) => pk), wanted.map(([, name]) => name));
-      const found = new Map(rows.map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
+      const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
+      await run(db, insertGroups, tenantId, dimensionPks, names);
+      const found = new Map((await rowsOf(db, groupsByName, tenantId, dimensionPks, names)).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
       return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
     },
     async storedGroups(wanted) {
@@ -181,21 +184,13 @@ export function attributionSteps(db: Queryable, tenantId: number): AttributionSt
   };
 }
 
-/** Carries out {@link SlotWrites} on one attribution table in one statement (none when there is nothing to write). */
+/** Carries out {@link SlotWrites} on one attribution table in at most two statements. */
 async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, table: typeof groupWrites): Promise<void> {
   const { deletes, updates, inserts } = writes;
-  if (deletes.length + updates.length + inserts.length === 0) return;
+  if (deletes.length + updates.length > 0) {
+    await run(db, table.removeAndMove, tenantId, [...deletes], updates.map((u) => u.key), updates.map((u) => u.period.start), updates.map((u) => u.period.end));
+  }
+  if (inserts.length === 0) return;
   const payloadColumns = Array.from({ length: table.width }, (_, i) => inserts.map((row) => row.payload[i]!));
-  await run(
-    db,
-    table.written,
-    tenantId,
-    [...deletes],
-    updates.map((u) => u.key),
-    updates.map((u) => u.period.start),
-    updates.map((u) => u.period.end),
-    ...payloadColumns,
-    inserts.map((row) => row.start),
-    inserts.map((row) => row.end),
-  );
+  await run(db, table.insert, tenantId, ...payloadColumns, inserts.map((row) => row.start), inserts.map((row) => row.end));
 }

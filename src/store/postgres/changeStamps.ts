@@ -14,19 +14,15 @@ import { firstRow, run, statement, type Queryable } from './connection.js';
  * `clock_timestamp()`: Citus plans no INSERT ... SELECT with a volatile function as one task.)
  */
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/**
- * The tenant `$1`'s next stamp, written and returned (`stamp`, `at`): a statement, or the first
- * part of one that writes the stamp on its rows (bulkSteps.ts). The target has an alias for
- * RETURNING: Citus 13 sends `stamp_times.stamp` to the worker otherwise, which the shard's name
- * does not match.
- */
-export const NEXT_STAMP = `INSERT INTO stamp_times AS n (tenant_id, stamp, at)
+// The target has an alias for RETURNING: Citus 13 sends `stamp_times.stamp` to the worker otherwise, which the shard's name does not match.
+const next = statement<[number], { stamp: number; at: string }>(
+  `INSERT INTO stamp_times AS n (tenant_id, stamp, at)
    SELECT s.tenant_id, coalesce(l.stamp, 0) + 1,
      greatest(to_char(statement_timestamp() AT TIME ZONE 'UTC', ${ISO_MS}) COLLATE "C", to_char(l.at::timestamp + interval '1 millisecond', ${ISO_MS}) COLLATE "C")
    FROM tenant_state s LEFT JOIN LATERAL (SELECT t.stamp, t.at FROM stamp_times t WHERE t.tenant_id = $1 ORDER BY t.stamp DESC LIMIT 1) AS l ON true
    WHERE s.tenant_id = $1
-   RETURNING n.stamp, n.at`;
-const next = statement<[number], { stamp: number; at: string }>(NEXT_STAMP);
+   RETURNING n.stamp, n.at`,
+);
 const resyncFrom = statement<[number, number]>('UPDATE tenant_state SET resync_from = $2 WHERE tenant_id = $1');
 
 /** The tenant `$1`'s change counter: its last stamp (SQL). */

@@ -2,7 +2,7 @@
  * bulkCost.ts on PostgreSQL: what one bulk upsert of 200 items costs the store, without HTTP,
  * counting the database server's CPU as well as this process's. The same `tenantWrite` a server
  * calls, over a pool of one connection, on a fresh copy of the bulk store (`CREATE DATABASE ...
- * TEMPLATE` of the database at URL, filled by bulkStore.ts when missing), with the suite's
+ * TEMPLATE` of the database at URL, created and filled by bulkStore.ts when missing), with the suite's
  * request bodies:
  *
  *   node --import tsx bench/bulkCostPostgres.ts URL [UPSERTS_PER_ROUND] [ROUNDS] [--spread] [--statements] [--explain] [--build=DIR]
@@ -51,11 +51,15 @@ const { upsertsFromBody } = await from<Pick<Modules, 'upsertsFromBody'>>('http/b
 const template = new URL(url);
 const copy = new URL(url);
 copy.pathname = `${template.pathname}_run`;
-await fillBulkStore(template.toString(), users);
 const admin = new pg.Client({ connectionString: template.toString().replace(/\/[^/]*$/, '/postgres') });
 await admin.connect();
+// Filled (and migrated) by this build when missing; else left as it is, so that each build migrates only its copy.
+if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template.pathname.slice(1)])).rowCount === 0) {
+  await admin.query(`CREATE DATABASE ${template.pathname.slice(1)}`);
+  await fillBulkStore(template.toString(), users);
+}
 await admin.query(`DROP DATABASE IF EXISTS ${copy.pathname.slice(1)}`);
-await admin.query(`CREATE DATABASE ${copy.pathname.slice(1)} TEMPLATE ${template.pathname.slice(1)}`);
+await admin.query(`CREATE DATABASE ${copy.pathname.slice(1)} TEMPLATE ${template.pathname.slice(1)} STRATEGY FILE_COPY`);
 await admin.end();
 
 const pool = new pg.Pool({ connectionString: copy.toString(), max: 1, types: { getTypeParser: int8AsNumber } });

@@ -83,6 +83,7 @@ const server: number[] = [];
 const both: number[] = [];
 const wall: number[] = [];
 const wal: number[] = [];
+let walRange = ''; // the last round's, for pg_waldump --stats
 for (let round = 0; round < rounds; round += 1) {
   await pool.query('CHECKPOINT');
   const walFrom = await lsn();
@@ -100,6 +101,7 @@ for (let round = 0; round < rounds; round += 1) {
   server.push(((serverTicks(postmaster) - serverFrom) * 10) / perRound);
   both.push(own.at(-1)! + server.at(-1)!);
   wal.push((await walBytes(walFrom)) / perRound);
+  walRange = `${walFrom}..${await lsn()}`;
 }
 if (process.argv.includes('--explain')) await explainOne(bodies.at(-1)!);
 await pool.end();
@@ -107,7 +109,7 @@ const ms = (values: number[]) => `${median(values).toFixed(2)} (${values.map((v)
 console.log(
   `bulk upsert of ${config.bulkItems} items${spread ? ' (spread)' : ''} over ${users} users, build ${build}, medians of ${rounds} rounds of ${perRound}:\n` +
     `  CPU ms per upsert: process ${ms(own)}, PostgreSQL ${ms(server)}, together ${ms(both)}; wall ${ms(wall)}\n` +
-    `  WAL bytes per upsert ${median(wal).toFixed(0)} (${wal.map((v) => v.toFixed(0)).join(', ')})`,
+    `  WAL bytes per upsert ${median(wal).toFixed(0)} (${wal.map((v) => v.toFixed(0)).join(', ')}); the last round's WAL: ${walRange}`,
 );
 if (counted) console.log(counted.table(perRound));
 

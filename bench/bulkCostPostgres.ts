@@ -42,11 +42,13 @@ type Modules = {
   tenantWrite: typeof import('../src/store/postgres/writeTransaction.js').tenantWrite;
   migrate: typeof import('../src/store/postgres/migrations.js').migrate;
   upsertsFromBody: typeof import('../src/http/bulkItems.js').upsertsFromBody;
+  openPool: typeof import('../src/store/postgres/connection.js').openPool;
 };
 const from = async <M>(path: string): Promise<M> => (await import(pathToFileURL(`${build}/src/${path}`).href)) as M;
 const { tenantWrite } = await from<Pick<Modules, 'tenantWrite'>>('store/postgres/writeTransaction.ts');
 const { migrate } = await from<Pick<Modules, 'migrate'>>('store/postgres/migrations.ts');
 const { upsertsFromBody } = await from<Pick<Modules, 'upsertsFromBody'>>('http/bulkItems.ts');
+const { openPool } = await from<Pick<Modules, 'openPool'>>('store/postgres/connection.ts');
 
 const template = new URL(url);
 const copy = new URL(url);
@@ -62,7 +64,7 @@ await admin.query(`DROP DATABASE IF EXISTS ${copy.pathname.slice(1)}`);
 await admin.query(`CREATE DATABASE ${copy.pathname.slice(1)} TEMPLATE ${template.pathname.slice(1)} STRATEGY FILE_COPY`);
 await admin.end();
 
-const pool = new pg.Pool({ connectionString: copy.toString(), max: 1, types: { getTypeParser: int8AsNumber } });
+const pool = openPool(copy.toString(), { size: 1, onIdleError: (error) => console.error(error) }); // as a server's, of one connection
 await migrate(pool);
 const tenantId = Number((await pool.query<{ id: string }>(`SELECT id FROM tenants WHERE name = 'bench'`)).rows[0]!.id);
 const backendPid = Number((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
@@ -96,6 +98,7 @@ for (let round = 0; round < rounds; round += 1) {
     if ('broken' in outcome) throw new Error(`a bench body broke a rule: ${outcome.broken.detail}`);
   }
   const used = process.cpuUsage(startedCpu);
+  counted?.stop();
   wall.push((performance.now() - started) / perRound);
   own.push((used.user + used.system) / 1000 / perRound);
   server.push(((serverTicks(postmaster) - serverFrom) * 10) / perRound);
@@ -124,10 +127,6 @@ async function explainOne(items: (typeof bodies)[number]): Promise<void> {
   client.on('notice', (notice) => console.log(`${notice.message}\n`));
   client.release();
   await tenantWrite(pool, tenantId, { kind: 'attributions', items }, 5000);
-}
-
-function int8AsNumber(oid: number, format?: string): (text: string) => unknown {
-  return oid === pg.types.builtins.INT8 ? Number : (pg.types.getTypeParser(oid, format as 'text') as (text: string) => unknown);
 }
 
 /** A process's parent, from /proc. */
@@ -165,7 +164,8 @@ function backendCpuMs(pid: number): number {
 }
 
 /** Counts the queries sent on the pool's connections by their text (statements, BEGIN and COMMIT), and the wall time each waits for its answer. */
-function countStatements(target: pg.Pool, backend: number): { reset(): void; table(upserts: number): string } {
+function countStatements(target: pg.Pool, backend: number): { reset(): void; stop(): void; table(upserts: number): string } {
+  let counting = false;
   let sent = new Map<string, { calls: number; ms: number; backendMs: number }>();
   target.on('connect', (client) => watch(client));
   // The pool's one connection is already open: watch it the next time it is handed out.
@@ -178,6 +178,7 @@ function countStatements(target: pg.Pool, backend: number): { reset(): void; tab
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0];
       const text = typeof first === 'string' ? first : (first as { text: string }).text;
+      if (!counting) return query(...args);
       const key = text.replace(/\s+/g, ' ').trim();
       const entry = sent.get(key) ?? { calls: 0, ms: 0, backendMs: 0 };
       sent.set(key, entry);
@@ -194,7 +195,11 @@ function countStatements(target: pg.Pool, backend: number): { reset(): void; tab
     };
   }
   return {
-    reset: () => void (sent = new Map()),
+    reset() {
+      sent = new Map();
+      counting = true;
+    },
+    stop: () => void (counting = false),
     table(upserts) {
       const rows = [...sent].sort((a, b) => b[1].backendMs - a[1].backendMs);
       const total = rows.reduce((sum, [, entry]) => sum + entry.calls, 0);

@@ -47,7 +47,7 @@ const deletions = [
  * Waits until no other transaction writes the tenant's data, then keeps them waiting until this
  * transaction ends: writes of one tenant are serialised, those of different tenants run side by side.
  */
-export const lockForWriting = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, lockTenant, LOCK_NAMESPACE, tenantId));
+const lockForWriting = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, lockTenant, LOCK_NAMESPACE, tenantId));
 
 /**
  * The start of a tenant's write transaction in one round trip: BEGIN, a `lock_timeout` of

@@ -3,13 +3,15 @@ import type { TestEngine } from './testDatabases.js';
 
 /**
  * SQL that takes a PostgreSQL database of this build back to before group attributions dropped
- * their foreign keys to `users` and `groups` (migration 35; SQLite has no such step).
+ * their foreign keys to `users` and `groups` (migration 35; SQLite has no such step). A constraint
+ * per statement: Citus adds no foreign key beside another subcommand.
  */
 export const BEFORE_GROUP_KEYS_UNHELD: Record<TestEngine, string> = {
   sqlite: '',
   postgres: `
     ALTER TABLE group_attributions
-      ADD CONSTRAINT group_attributions_tenant_id_user_pk_fkey FOREIGN KEY (tenant_id, user_pk) REFERENCES users (tenant_id, pk) ON DELETE CASCADE,
+      ADD CONSTRAINT group_attributions_tenant_id_user_pk_fkey FOREIGN KEY (tenant_id, user_pk) REFERENCES users (tenant_id, pk) ON DELETE CASCADE;
+    ALTER TABLE group_attributions
       ADD CONSTRAINT group_attributions_tenant_id_group_pk_fkey FOREIGN KEY (tenant_id, group_pk) REFERENCES groups (tenant_id, pk) ON DELETE CASCADE;
     UPDATE schema_version SET version = 34;
   `,

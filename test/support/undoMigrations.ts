@@ -2,6 +2,22 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a PostgreSQL database of this build back to before group attributions dropped
+ * their foreign keys to `users` and `groups` (migration 41; SQLite has no such step). A constraint
+ * per statement: Citus adds no foreign key beside another subcommand.
+ */
+export const BEFORE_GROUP_KEYS_UNHELD: Record<TestEngine, string> = {
+  sqlite: '',
+  postgres: `
+    ALTER TABLE group_attributions
+      ADD CONSTRAINT group_attributions_tenant_id_user_pk_fkey FOREIGN KEY (tenant_id, user_pk) REFERENCES users (tenant_id, pk) ON DELETE CASCADE;
+    ALTER TABLE group_attributions
+      ADD CONSTRAINT group_attributions_tenant_id_group_pk_fkey FOREIGN KEY (tenant_id, group_pk) REFERENCES groups (tenant_id, pk) ON DELETE CASCADE;
+    UPDATE schema_version SET version = 40;
+  `,
+};
+
+/**
  * SQL that takes a database of this build back to before a record's text was stored without its
  * user object (SQLite migration 28: the object read from the user; PostgreSQL migrations 35 to
  * 40: the object kept once per user and month): each record's whole bodies again, joined from
@@ -16,7 +32,7 @@ export const BEFORE_USER_OBJECTS: Record<TestEngine, string> = {
     CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
     PRAGMA user_version = 27;
   `,
-  postgres: `
+  postgres: `${BEFORE_GROUP_KEYS_UNHELD.postgres}
     ALTER TABLE reporting_records ADD COLUMN body text, ADD COLUMN body_v2 text;
     UPDATE reporting_records r SET body = r.head || d.user_json || r.tail, body_v2 = r.head_v2 || d.user_v2 || r.tail_v2
       FROM dimension_values d WHERE d.tenant_id = r.tenant_id AND d.user_pk = r.user_pk AND d.month = r.month;

@@ -2,13 +2,13 @@ import type { ManagerEdge } from '../../domain/bulkChecks.js';
 import { groupSlot, managerSlot, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
-import { periodIntersection, type Period } from '../../domain/periods.js';
+import type { Period } from '../../domain/periods.js';
 import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
 import type { BulkSteps } from '../engine/apiWriteSteps.js';
 import { changeStamps } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { newKey, tenantRows } from './tenantKeys.js';
-import { bumpDataVersion } from './dataVersion.js';
+import { bumpDataVersion, newDataVersion } from './dataVersion.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */
 const LOWEST = -2_147_483_648;
@@ -20,18 +20,35 @@ type Months = { pk: number; start: number | null; end: number | null };
 const usersByEmailKey = statement<[number, string[]], { pk: number; email: string; email_key: string; archived_after: number | null }>(
   'SELECT pk, email, email_key, archived_after FROM users WHERE tenant_id = $1 AND email_key = ANY ($2)',
 );
-const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1');
+const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const groupsOverlapping = statement<[number, number[], number[], number[], number[]], Months & { user_pk: number; dimension_pk: number; group_pk: number }>(
   `SELECT DISTINCT ON (a.pk) a.pk, a.user_pk, a.dimension_pk, a.group_pk, a.start_month AS start, a.end_month AS "end"
    FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[]) AS w (user_pk, dimension_pk, first, last)
    JOIN group_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk AND a.dimension_pk = w.dimension_pk
      AND a.start_month <= w.last AND (a.end_month IS NULL OR a.end_month >= w.first)`,
 );
-const managersOverlapping = statement<[number, number[], number[], number[]], Months & { user_pk: number; manager_pk: number; from_user: number; first: number; last: number }>(
-  `SELECT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end", w.user_pk AS from_user, w.first, w.last
+const managersOverlapping = statement<[number, number[], number[], number[]], Months & { user_pk: number; manager_pk: number }>(
+  `SELECT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end"
    FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS w (user_pk, first, last)
    JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
      AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first)`,
+);
+/**
+ * The stored manager attributions reachable upwards from each (user, first, last): those of the
+ * user sharing a month with its months, then those of each one's manager over the months both
+ * share, and so on. A (user, months) is walked once (UNION), so the walk ends.
+ */
+const managersReachable = statement<[number, number[], number[], number[]], Months & { user_pk: number; manager_pk: number }>(
+  `WITH RECURSIVE walk (user_pk, first, last) AS (
+     SELECT * FROM unnest($2::bigint[], $3::integer[], $4::integer[])
+     UNION
+     SELECT a.manager_pk, greatest(w.first, coalesce(a.start_month, ${LOWEST})), least(w.last, coalesce(a.end_month, ${HIGHEST}))
+     FROM walk w JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
+       AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first))
+   SELECT DISTINCT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end"
+   FROM walk w JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
+     AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first)
+   ORDER BY a.pk`,
 );
 const fragments = statement<[number, number[], number[], number[]], { user_pk: number; month: number; fragment: string }>(
   `SELECT v.user_pk, v.month, v.fragment
@@ -49,34 +66,36 @@ const insertGroups = statement<[number, number[], string[]]>(
    SELECT s.tenant_id, ${newKey('groups', 'g.n')}, g.dimension_pk, g.name FROM ${tenantRows('unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS g (dimension_pk, name, n)')}
    ON CONFLICT DO NOTHING`,
 );
-const monthsOf = (table: string) => ({
-  remove: statement<[number, number[]]>(`DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2)`),
-  update: statement<[number, number[], (number | null)[], (number | null)[]]>(
-    `UPDATE ${table} a SET start_month = c.start_month, end_month = c.end_month
-     FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS c (pk, start_month, end_month)
+/**
+ * The statements of one attribution table: the deletes (keys `$2`) and the updates of months
+ * (keys `$3`, months `$4`, `$5`) in one, each on its own rows; the inserts (the payload
+ * `columns`, then months) in another (Citus runs an INSERT ... SELECT beside a modifying CTE in
+ * steps). A new row's key is drawn from the rows before the statement (tenantKeys.ts).
+ */
+const slotStatementsOf = (table: string, columns: readonly string[]) => ({
+  width: columns.length,
+  removeAndMove: statement<[number, number[], number[], (number | null)[], (number | null)[]]>(
+    `WITH removed AS (DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2))
+     UPDATE ${table} a SET start_month = c.start_month, end_month = c.end_month
+     FROM unnest($3::bigint[], $4::integer[], $5::integer[]) AS c (pk, start_month, end_month)
      WHERE a.tenant_id = $1 AND a.pk = c.pk`,
   ),
+  insert: statement<[number, ...unknown[][]]>(
+    `INSERT INTO ${table} (tenant_id, pk, ${columns.join(', ')}, start_month, end_month)
+     SELECT s.tenant_id, ${newKey(table, 'a.n')}, ${columns.map((name) => `a.${name}`).join(', ')}, a.start_month, a.end_month
+     FROM ${tenantRows(`unnest(${columns.map((_, i) => `$${2 + i}::bigint[]`).join(', ')}, $${2 + columns.length}::integer[], $${3 + columns.length}::integer[]) WITH ORDINALITY AS a (${columns.join(', ')}, start_month, end_month, n)`)}`,
+  ),
 });
-const groupRows = {
-  ...monthsOf('group_attributions'),
-  insert: statement<[number, ...unknown[][]]>(
-    `INSERT INTO group_attributions (tenant_id, pk, user_pk, dimension_pk, group_pk, start_month, end_month)
-     SELECT s.tenant_id, ${newKey('group_attributions', 'a.n')}, a.user_pk, a.dimension_pk, a.group_pk, a.start_month, a.end_month
-     FROM ${tenantRows('unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::integer[], $6::integer[]) WITH ORDINALITY AS a (user_pk, dimension_pk, group_pk, start_month, end_month, n)')}`,
-  ),
-};
-const managerRows = {
-  ...monthsOf('manager_attributions'),
-  insert: statement<[number, ...unknown[][]]>(
-    `INSERT INTO manager_attributions (tenant_id, pk, user_pk, manager_pk, start_month, end_month)
-     SELECT s.tenant_id, ${newKey('manager_attributions', 'a.n')}, a.user_pk, a.manager_pk, a.start_month, a.end_month
-     FROM ${tenantRows('unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[]) WITH ORDINALITY AS a (user_pk, manager_pk, start_month, end_month, n)')}`,
-  ),
-};
+const groupWrites = slotStatementsOf('group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
+const managerWrites = slotStatementsOf('manager_attributions', ['user_pk', 'manager_pk']);
 
-/** The changed dimension fields, stamped with the request's change (`$5`) and its time (`$6`, changeStamps.ts). */
-const updateFragments = statement<[number, number[], number[], string[], number, string]>(
-  `UPDATE dimension_values v SET fragment = c.fragment, stamp = $5, changed_at = $6
+/**
+ * The changed dimension fields, stamped with the request's change (`$5`) and its time (`$6`,
+ * changeStamps.ts), and the tenant's data a new version (`$7`): one statement.
+ */
+const stampedFragments = statement<[number, number[], number[], string[], number, string, number]>(
+  `WITH versioned AS (UPDATE tenant_state SET data_version = $7 WHERE tenant_id = $1)
+   UPDATE dimension_values v SET fragment = c.fragment, stamp = $5, changed_at = $6
    FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
    WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
 );
@@ -84,10 +103,13 @@ const updateFragments = statement<[number, number[], number[], string[], number,
 /**
  * The steps of the bulk upsert (../writes/attributionBulk.ts) on PostgreSQL, for one tenant inside its
  * write transaction: each step is one statement over arrays of the request's values (`unnest`),
- * so a request costs about ten round trips whatever its size. A stored attribution's key is its
- * primary key.
+ * so a request costs about fifteen round trips whatever its size. Statements that write are
+ * joined only where Citus still runs the whole as one task on the tenant's node (a modifying CTE
+ * beside an UPDATE; not beside an INSERT ... SELECT). A stored attribution's key is its primary key.
  */
 export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
+  let versioned = false; // the data's new version written with the dimension fields
+  let keys: string[] | undefined; // the dimensions, read once: the tenant's write lock keeps them
   return {
     ...attributionSteps(db, tenantId),
     async users(sent) {
@@ -100,28 +122,15 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       }
       return found;
     },
-    dimensions: async () => new Map((await rowsOf(db, dimensions, tenantId)).map((row) => [row.key, row.pk])),
-    /** Walks up from the new edges' managers a level at a time: one statement per level. */
+    async dimensions() {
+      const rows = await rowsOf(db, dimensions, tenantId);
+      keys = rows.map((row) => row.key);
+      return new Map(rows.map((row) => [row.key, row.pk]));
+    },
+    dimensionKeys: async () => keys ?? (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
     async reachableManagers(edges) {
-      const found = new Map<number, ManagerEdge>();
-      const walked = new Set<string>();
-      let pending: [number, Period][] = edges.map((edge) => [edge.manager, edge]);
-      while (pending.length > 0) {
-        const level = pending.filter(([user, months]) => {
-          const step = `${user}:${months.start}:${months.end}`;
-          return !walked.has(step) && walked.add(step);
-        });
-        pending = [];
-        if (level.length === 0) break;
-        const rows = await rowsOf(db, managersOverlapping, tenantId, level.map(([user]) => user), ...bounds(level.map(([, months]) => months)));
-        for (const row of rows) {
-          const edge: ManagerEdge = { user: row.user_pk, manager: row.manager_pk, start: row.start, end: row.end };
-          found.set(row.pk, edge);
-          const walkedMonths: Period = { start: row.first === LOWEST ? null : row.first, end: row.last === HIGHEST ? null : row.last };
-          pending.push([row.manager_pk, periodIntersection(walkedMonths, edge)!]);
-        }
-      }
-      return [...found.values()];
+      const rows = await rowsOf(db, managersReachable, tenantId, edges.map((edge) => edge.manager), ...bounds(edges));
+      return rows.map((row): ManagerEdge => ({ user: row.user_pk, manager: row.manager_pk, start: row.start, end: row.end }));
     },
     async fragments(months) {
       const entries = [...months];
@@ -130,9 +139,12 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     },
     async updateFragments(changed) {
       const { stamp, at } = await changeStamps(db).next(tenantId);
-      await run(db, updateFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment), stamp, at);
+      await run(db, stampedFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment), stamp, at, newDataVersion());
+      versioned = true;
     },
-    dataChanged: () => bumpDataVersion(db, tenantId),
+    dataChanged: async () => {
+      if (!versioned) await bumpDataVersion(db, tenantId);
+    },
   };
 }
 
@@ -167,23 +179,19 @@ export function attributionSteps(db: Queryable, tenantId: number): AttributionSt
         end: row.end,
       }));
     },
-    writeGroups: (writes) => writeSlots(db, tenantId, writes, groupRows),
-    writeManagers: (writes) => writeSlots(db, tenantId, writes, managerRows),
+    writeGroups: (writes) => writeSlots(db, tenantId, writes, groupWrites),
+    writeManagers: (writes) => writeSlots(db, tenantId, writes, managerWrites),
     dimensionKeys: async () => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
   };
 }
 
-/** The statements of one attribution table: a row's payload columns come before its months. */
-type SlotStatements = typeof groupRows;
-
-/** Carries out {@link SlotWrites} on one attribution table in at most three statements. */
-async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, s: SlotStatements): Promise<void> {
-  if (writes.deletes.length > 0) await run(db, s.remove, tenantId, [...writes.deletes]);
-  if (writes.updates.length > 0) {
-    await run(db, s.update, tenantId, writes.updates.map((u) => u.key), writes.updates.map((u) => u.period.start), writes.updates.map((u) => u.period.end));
+/** Carries out {@link SlotWrites} on one attribution table in at most two statements. */
+async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, table: typeof groupWrites): Promise<void> {
+  const { deletes, updates, inserts } = writes;
+  if (deletes.length + updates.length > 0) {
+    await run(db, table.removeAndMove, tenantId, [...deletes], updates.map((u) => u.key), updates.map((u) => u.period.start), updates.map((u) => u.period.end));
   }
-  if (writes.inserts.length === 0) return;
-  const width = writes.inserts[0]!.payload.length;
-  const payloadColumns = Array.from({ length: width }, (_, i) => writes.inserts.map((row) => row.payload[i]!));
-  await run(db, s.insert, tenantId, ...payloadColumns, writes.inserts.map((row) => row.start), writes.inserts.map((row) => row.end));
+  if (inserts.length === 0) return;
+  const payloadColumns = Array.from({ length: table.width }, (_, i) => inserts.map((row) => row.payload[i]!));
+  await run(db, table.insert, tenantId, ...payloadColumns, inserts.map((row) => row.start), inserts.map((row) => row.end));
 }

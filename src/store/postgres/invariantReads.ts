@@ -148,7 +148,7 @@ async function userObjectMismatch(db: Queryable, tenantId: number): Promise<User
 }
 
 /**
- * The references no foreign key holds (migrations 14 and 15), as SQLite's foreign key check
+ * The references no foreign key holds (migrations 14, 15 and 41), as SQLite's foreign key check
  * reports a broken one: the first row of each table that refers to a missing row.
  */
 const unheldReferences = statement<[], { child: string; parent: string }>(
@@ -156,7 +156,13 @@ const unheldReferences = statement<[], { child: string; parent: string }>(
      SELECT 1 FROM table_records r WHERE NOT EXISTS (SELECT 1 FROM data_tables t WHERE t.tenant_id = r.tenant_id AND t.pk = r.table_pk) LIMIT 1) AS broken
    UNION ALL
    SELECT 'removed_records', 'tenants' FROM (
-     SELECT 1 FROM removed_records r WHERE NOT EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id) LIMIT 1) AS broken`,
+     SELECT 1 FROM removed_records r WHERE NOT EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id) LIMIT 1) AS broken
+   UNION ALL
+   SELECT 'group_attributions', 'users' FROM (
+     SELECT 1 FROM group_attributions a WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.tenant_id = a.tenant_id AND u.pk = a.user_pk) LIMIT 1) AS broken
+   UNION ALL
+   SELECT 'group_attributions', 'groups' FROM (
+     SELECT 1 FROM group_attributions a WHERE NOT EXISTS (SELECT 1 FROM groups g WHERE g.tenant_id = a.tenant_id AND g.pk = a.group_pk) LIMIT 1) AS broken`,
 );
 
 /**

@@ -520,6 +520,18 @@ export const MIGRATIONS: readonly string[] = [
   'ALTER TABLE reporting_records DROP COLUMN body, DROP COLUMN body_v2, ALTER COLUMN head SET NOT NULL, ALTER COLUMN tail SET NOT NULL',
   'ALTER TABLE dimension_values ALTER COLUMN user_json SET NOT NULL',
   `CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, (${planOf('head')}), pos)`,
+  // 41: no foreign key from group attributions to their user and their group, as SQLite's
+  // migration 24 for the group (one statement, for Citus). PostgreSQL checks a foreign key with a
+  // lookup and a row lock per row inserted; the lock writes the user's row, so each new
+  // attribution dirtied a page of `users` (a full page in the WAL after each checkpoint). A user
+  // and a group are deleted only with their tenant's dimensions (writeSteps.ts, tenantDirectory.ts),
+  // whose deletion deletes the attributions by the foreign key kept to `dimensions`; the writes
+  // find a row's user and group first, under the tenant's write lock; `compdata check` reports an
+  // attribution left without either (invariantReads.ts).
+  `
+  ALTER TABLE group_attributions DROP CONSTRAINT group_attributions_tenant_id_user_pk_fkey,
+    DROP CONSTRAINT group_attributions_tenant_id_group_pk_fkey
+  `,
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -47,7 +47,19 @@ const deletions = [
  * Waits until no other transaction writes the tenant's data, then keeps them waiting until this
  * transaction ends: writes of one tenant are serialised, those of different tenants run side by side.
  */
-export const lockForWriting = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, lockTenant, LOCK_NAMESPACE, tenantId));
+const lockForWriting = async (db: Queryable, tenantId: number): Promise<void> => void (await run(db, lockTenant, LOCK_NAMESPACE, tenantId));
+
+/**
+ * The start of a tenant's write transaction in one round trip: BEGIN, a `lock_timeout` of
+ * `timeoutMs` for the transaction, then the tenant's write lock ({@link lockForWriting}). One
+ * query of several statements without parameters (the two values are integers written into it),
+ * which PgBouncer's transaction pooling passes as it is.
+ */
+export function beginLocked(tenantId: number, timeoutMs: number): string {
+  if (!Number.isSafeInteger(tenantId)) throw new Error(`a tenant id is an integer, not ${tenantId}`);
+  const timeout = `${Math.max(1, Math.trunc(timeoutMs))}ms`;
+  return `BEGIN; SELECT set_config('lock_timeout', '${timeout}', true); SELECT pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${tenantId})`;
+}
 
 /** The steps of a write transaction on PostgreSQL (a load, a new key), on its connection. */
 export function writeSteps(db: Queryable): WriteSteps {

@@ -6,14 +6,12 @@ import { archiveSteps } from './archiveSteps.js';
 import { bulkSteps } from './bulkSteps.js';
 import { idempotencySteps } from './idempotencySteps.js';
 import { importSteps } from './importSteps.js';
-import { inTransaction, run, statement } from './connection.js';
+import { inTransaction } from './connection.js';
 import { userSteps } from './userSteps.js';
-import { lockForWriting, writeSteps } from './writeSteps.js';
+import { beginLocked, writeSteps } from './writeSteps.js';
 
 /** A serialization failure or deadlock runs the request again, up to this many times in all. */
 const ATTEMPTS = 5;
-
-const lockTimeout = statement<[string]>(`SELECT set_config('lock_timeout', $1, true)`);
 
 /**
  * The bulks on PostgreSQL: one transaction that first takes the tenant's write lock (waiting at
@@ -33,8 +31,6 @@ export function tenantWrite<W extends TenantWrite>(
   return inTransaction(
     pool,
     async (client) => {
-      await run(client, lockTimeout, `${Math.max(1, Math.trunc(busyTimeoutMs))}ms`);
-      await lockForWriting(client, tenantId);
       const lockWaitMs = performance.now() - arrivedAt; // a connection of the pool and the tenant's lock
       const attributions = () => bulkSteps(client, tenantId);
       const archive = () => ({ ...attributions(), ...archiveSteps(client, tenantId) });
@@ -42,6 +38,6 @@ export function tenantWrite<W extends TenantWrite>(
       const steps = { attributions, users: () => userSteps(client, tenantId), archive, idempotency: () => idempotencySteps(client, tenantId), imports };
       return { ...(await runTenantWrite(steps, write)), lockWaitMs };
     },
-    { attempts: ATTEMPTS },
+    { attempts: ATTEMPTS, begin: beginLocked(tenantId, busyTimeoutMs) },
   );
 }

@@ -138,7 +138,8 @@ describe('compdata check', { concurrency: true }, () => {
 
   test('a record whose stored parts are not cut around its user', async (t) => {
     const cut = await fixtureDatabase(t);
-    await cut.sql.rows(`UPDATE reporting_records SET tail = substr(tail, 2) WHERE id = 'acme-r3'`);
+    // A space after `"user":`: the record still reads as JSON (statements are still checked), but is not cut where its user stands.
+    await cut.sql.rows(`UPDATE reporting_records SET head = head || ' ' WHERE id = 'acme-r3'`);
     await assertReported(cut.database, {
       'user-objects': /^user-objects: tenant "acme": reporting record "acme-r3": its stored parts are not its texts cut around its user's object$/,
     });

@@ -45,7 +45,9 @@ function processState() {
     listeners: listeners.map((event) => `${event} ${process.listenerCount(event)}`),
     env: JSON.stringify(process.env),
     cwd: process.cwd(),
-    resources: process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout' && kind !== 'TTYWrap').sort(),
+    // An Immediate runs at the loop's next turn: one pending here (a stream's close, the runner's
+    // own) is no resource a command could leave behind.
+    resources: process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout' && kind !== 'TTYWrap' && kind !== 'Immediate').sort(),
   };
 }
 

@@ -8,6 +8,8 @@
  * (cutime, cstime) and the CPU of the backends alive at that moment; the last reading before it
  * stops counts. Prints the command's wall time, its whole CPU (this process's reaped children,
  * servers included, as `/usr/bin/time` counts them, this sampler not), the servers' share and the rest. Linux only.
+ * With `SERVER_CPU_EACH=1`, also each postmaster's CPU, the seconds (from the start) it was seen
+ * between, and its data directory: which servers of a test pass cost what.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -53,6 +55,19 @@ function sample() {
     if (info.name !== 'postgres' || table.get(info.parent)?.name === 'postgres') continue;
     const total = subtree(pid).reduce((sum, member) => sum + table.get(member).own + (member === pid ? table.get(member).reaped : 0), 0);
     servers.set(pid, total);
+    if (!seen.has(pid)) seen.set(pid, { from: elapsed(), directory: dataDirectory(pid) });
+    seen.get(pid).to = elapsed();
+  }
+}
+const seen = new Map();
+const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+function dataDirectory(pid) {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    // Without -D (a bootstrap of initdb): the whole command.
+    return argv.includes('-D') ? argv[argv.indexOf('-D') + 1] : argv.join(' ');
+  } catch {
+    return '?';
   }
 }
 const timer = setInterval(sample, 200);
@@ -65,5 +80,10 @@ child.on('exit', (code) => {
   process.stderr.write(
     `serverCpu: wall ${wall.toFixed(1)} s, cpu ${all.toFixed(1)} s: database servers ${server.toFixed(1)} s (${servers.size} postmasters), the rest ${(all - server).toFixed(1)} s\n`,
   );
+  if (process.env.SERVER_CPU_EACH) {
+    for (const [pid, { from, to, directory }] of seen) {
+      process.stderr.write(`serverCpu: postmaster ${pid} ${(servers.get(pid) / ticks).toFixed(1)} s, seen ${from.toFixed(1)}-${to.toFixed(1)} s, ${directory}\n`);
+    }
+  }
   process.exit(code ?? 1);
 });

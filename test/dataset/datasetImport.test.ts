@@ -5,7 +5,7 @@ import { DatasetError } from '../../src/domain/datasetError.js';
 import { parseMonth } from '../../src/domain/months.js';
 import { defaultStatementStatus, monthOfTime } from '../../src/domain/statements.js';
 import { EXAMPLE_BYTES, assertRefusedWhole, example, exportOf, importInto } from '../support/datasets.js';
-import { tempDatabase } from '../support/harness.js';
+import { tenantsOfSharedDatabase } from '../support/harness.js';
 
 /** The example's text with `find` (which must occur once) replaced by `replacement`. */
 function editedExample(find: string, replacement: Buffer | string): Buffer {
@@ -51,37 +51,39 @@ const cases: [string, { input: Buffer | object; path: string; reason: RegExp; up
   ['invalid UTF-8', { input: editedExample('pilot\\" ✓', Buffer.from([0x70, 0xff, 0x74])), path: '$.tables[0].records[1].name', reason: /not valid UTF-8/ }],
 ];
 
-describe('importDataset: a bad dataset changes nothing and names where it is wrong', { concurrency: true }, () => {
+describe('importDataset: a bad dataset changes nothing and names where it is wrong', () => {
+  const newTenant = tenantsOfSharedDatabase();
   for (const [name, { input, path, reason, upsertOnly }] of cases) {
     for (const replace of upsertOnly ? [false] : [false, true]) {
-      test(`${name}${replace ? ' (with replace)' : ''}`, async (t) => {
-        const { store } = await tempDatabase(t);
-        await assertRefusedWhole(store, input, { path, reason }, { replace });
+      test(`${name}${replace ? ' (with replace)' : ''}`, async () => {
+        const { store, tenant } = await newTenant();
+        await assertRefusedWhole(store, input, { path, reason }, { replace }, tenant);
       });
     }
   }
 
-  test('a failed import into a new tenant leaves no tenant behind', async (t) => {
-    const { store } = await tempDatabase(t);
-    await assert.rejects(importInto(store, 'fresh', withEdit((d) => (d.reporting[4].id = 'r-1'))), DatasetError);
-    assert.equal(await exportOf(store, 'fresh'), undefined);
+  test('a failed import into a new tenant leaves no tenant behind', async () => {
+    const { store, tenant } = await newTenant();
+    await assert.rejects(importInto(store, tenant, withEdit((d) => (d.reporting[4].id = 'r-1'))), DatasetError);
+    assert.equal(await exportOf(store, tenant), undefined);
   });
 });
 
 describe('importDataset: upserts, replaces and extends', () => {
-  test('a second import of the same file updates every record in place and changes nothing', async (t) => {
-    const { store } = await tempDatabase(t);
-    await importInto(store, 'acme', EXAMPLE_BYTES);
-    const first = await exportOf(store, 'acme');
-    const again = await importInto(store, 'acme', EXAMPLE_BYTES);
+  const newTenant = tenantsOfSharedDatabase();
+  test('a second import of the same file updates every record in place and changes nothing', async () => {
+    const { store, tenant } = await newTenant();
+    await importInto(store, tenant, EXAMPLE_BYTES);
+    const first = await exportOf(store, tenant);
+    const again = await importInto(store, tenant, EXAMPLE_BYTES);
     assert.deepEqual(again.reporting, { total: example().reporting.length, added: 0, updated: example().reporting.length });
-    assert.equal(await exportOf(store, 'acme'), first);
+    assert.equal(await exportOf(store, tenant), first);
   });
 
-  test('changed records keep their place, new ones come last, a renamed user shows in its records', async (t) => {
-    const { store } = await tempDatabase(t);
-    await importInto(store, 'acme', EXAMPLE_BYTES);
-    const stored = JSON.parse((await exportOf(store, 'acme'))!);
+  test('changed records keep their place, new ones come last, a renamed user shows in its records', async () => {
+    const { store, tenant } = await newTenant();
+    await importInto(store, tenant, EXAMPLE_BYTES);
+    const stored = JSON.parse((await exportOf(store, tenant))!);
     const renamed = { ...stored.users.find((u: any) => u.id === 'u-alan'), name: 'Alan M. Turing' };
     const added = { ...stored.reporting[3], id: 'r-6', date: '2026-04-02', payment: 10 };
     const update = {
@@ -89,7 +91,7 @@ describe('importDataset: upserts, replaces and extends', () => {
       users: [renamed],
       reporting: [{ ...stored.reporting[1], payment: 99.5 }, added],
     };
-    const result = await importInto(store, 'acme', update);
+    const result = await importInto(store, tenant, update);
     assert.deepEqual(result.reporting, { total: 6, added: 1, updated: 1 });
     const expected = structuredClone(stored);
     expected.users = expected.users.map((u: any) => (u.id === 'u-alan' ? renamed : u));
@@ -98,17 +100,17 @@ describe('importDataset: upserts, replaces and extends', () => {
     expected.reporting.push(added);
     // Grace's statement of 2026-04, new: the default status (docs/rules.md#statements), after her 2026-02 one, last by e-mail address.
     expected.statements.push({ user: 'grace.hopper@example.com', month: '2026-04', status: defaultStatementStatus(parseMonth('2026-04')!, monthOfTime(new Date())) });
-    assert.deepEqual(JSON.parse((await exportOf(store, 'acme'))!), expected);
+    assert.deepEqual(JSON.parse((await exportOf(store, tenant))!), expected);
   });
 
-  test('replace leaves only the new data', async (t) => {
-    const { store } = await tempDatabase(t);
-    await importInto(store, 'acme', EXAMPLE_BYTES);
+  test('replace leaves only the new data', async () => {
+    const { store, tenant } = await newTenant();
+    await importInto(store, tenant, EXAMPLE_BYTES);
     const user = example().users[2];
     const line = { ...example().reporting[4], new_arr: undefined, new_arr_currency: undefined, services_revenue: undefined, services_revenue_currency: undefined };
-    await importInto(store, 'acme', { format: DATASET_FORMAT, users: [user], reporting: [line] }, { replace: true });
+    await importInto(store, tenant, { format: DATASET_FORMAT, users: [user], reporting: [line] }, { replace: true });
     const { new_arr: _a, new_arr_currency: _b, services_revenue: _c, services_revenue_currency: _d, ...standard } = line;
-    assert.deepEqual(JSON.parse((await exportOf(store, 'acme'))!), {
+    assert.deepEqual(JSON.parse((await exportOf(store, tenant))!), {
       format: DATASET_FORMAT,
       metrics: [],
       dimensions: [],
@@ -121,11 +123,11 @@ describe('importDataset: upserts, replaces and extends', () => {
     });
   });
 
-  test('a new metric and a new dimension reach the records already stored', async (t) => {
-    const { store } = await tempDatabase(t);
-    await importInto(store, 'acme', EXAMPLE_BYTES);
-    const stored = JSON.parse((await exportOf(store, 'acme'))!);
-    await importInto(store, 'acme', {
+  test('a new metric and a new dimension reach the records already stored', async () => {
+    const { store, tenant } = await newTenant();
+    await importInto(store, tenant, EXAMPLE_BYTES);
+    const stored = JSON.parse((await exportOf(store, tenant))!);
+    await importInto(store, tenant, {
       format: DATASET_FORMAT,
       metrics: [{ key: 'bonus' }],
       dimensions: [{ key: 'team' }],
@@ -140,17 +142,17 @@ describe('importDataset: upserts, replaces and extends', () => {
       const team = record.user.id === 'u-grace' && record.date.startsWith('2026-02') ? ['Blue'] : [];
       return { ...rest, bonus: null, bonus_currency: record.payment_currency, region, segment, team };
     });
-    const exported = JSON.parse((await exportOf(store, 'acme'))!);
+    const exported = JSON.parse((await exportOf(store, tenant))!);
     assert.deepEqual(exported, expected);
     assert.deepEqual(Object.keys(exported.reporting[0]), Object.keys(expected.reporting[0]));
   });
 
-  test('an attribution overrides the stored ones of its user and dimension in its months', async (t) => {
-    const { store } = await tempDatabase(t);
-    await importInto(store, 'acme', EXAMPLE_BYTES);
+  test('an attribution overrides the stored ones of its user and dimension in its months', async () => {
+    const { store, tenant } = await newTenant();
+    await importInto(store, tenant, EXAMPLE_BYTES);
     const item = { user: 'ada.lovelace@example.com', group_dimension: 'region', group: 'APAC', start_date: '2026-02', end_date: '2026-02' };
-    await importInto(store, 'acme', { format: DATASET_FORMAT, group_attributions: [item] });
-    const exported = JSON.parse((await exportOf(store, 'acme'))!);
+    await importInto(store, tenant, { format: DATASET_FORMAT, group_attributions: [item] });
+    const exported = JSON.parse((await exportOf(store, tenant))!);
     const adaRegions = exported.group_attributions.filter((a: any) => a.user === item.user && a.group_dimension === 'region');
     assert.deepEqual(adaRegions.map((a: any) => [a.group, a.start_date, a.end_date]), [
       ['EMEA', '2026-01', '2026-01'],

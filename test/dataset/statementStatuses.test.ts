@@ -5,7 +5,7 @@ import { DatasetError } from '../../src/domain/datasetError.js';
 import { parseMonth } from '../../src/domain/months.js';
 import { defaultStatementStatus, monthOfTime } from '../../src/domain/statements.js';
 import { EXAMPLE_BYTES, assertRefusedWhole, example, exportOf, importInto } from '../support/datasets.js';
-import { tempDatabase } from '../support/harness.js';
+import { tenantsOfSharedDatabase } from '../support/harness.js';
 
 /**
  * Statements' statuses in datasets (docs/datasets.md, docs/rules.md#statements): the optional
@@ -40,28 +40,31 @@ const GIVEN = [
 ];
 const GIVEN_STATUSES = { [`${ADA} 2026-01`]: 'paid', [`${GRACE} 2026-02`]: 'sent_to_payroll', [`${ALAN} 2025-12`]: 'draft' };
 
-describe('statements in datasets', { concurrency: true }, () => {
-  test('a file without statements loads with the default statuses; export writes every statement', async (t) => {
-    const { store } = await tempDatabase(t);
-    await importInto(store, 'acme', EXAMPLE_BYTES);
-    assert.deepEqual(JSON.parse((await exportOf(store, 'acme'))!).statements, exampleStatements());
+// One database for the describe's tests, each in a tenant of its own, one after another: two
+// imports at once on one SQLite store of a process would wait on each other.
+describe('statements in datasets', () => {
+  const newTenant = tenantsOfSharedDatabase();
+  test('a file without statements loads with the default statuses; export writes every statement', async () => {
+    const { store, tenant } = await newTenant();
+    await importInto(store, tenant, EXAMPLE_BYTES);
+    assert.deepEqual(JSON.parse((await exportOf(store, tenant))!).statements, exampleStatements());
   });
 
-  test('statuses given are stored and exported; export then import gives the same bytes; an upsert without them keeps them', async (t) => {
-    const [source, target] = [await tempDatabase(t), await tempDatabase(t)];
-    const result = await importInto(source.store, 'acme', withStatements(GIVEN));
+  test('statuses given are stored and exported; export then import gives the same bytes; an upsert without them keeps them', async () => {
+    const [source, target] = [await newTenant(), await newTenant()];
+    const result = await importInto(source.store, source.tenant, withStatements(GIVEN));
     assert.equal(result.counts.statements, GIVEN.length);
-    const exported = (await exportOf(source.store, 'acme'))!;
+    const exported = (await exportOf(source.store, source.tenant))!;
     assert.deepEqual(JSON.parse(exported).statements, exampleStatements(GIVEN_STATUSES));
     assert.deepEqual(Object.keys(JSON.parse(exported)), ['format', 'metrics', 'dimensions', 'users', 'group_attributions', 'manager_attributions', 'reporting', 'statements', 'tables']);
-    await importInto(target.store, 'copy', exported);
-    assert.equal(await exportOf(target.store, 'copy'), exported, 'the copy exports the same bytes');
+    await importInto(target.store, target.tenant, exported);
+    assert.equal(await exportOf(target.store, target.tenant), exported, 'the copy exports the same bytes');
 
-    await importInto(source.store, 'acme', EXAMPLE_BYTES);
-    assert.equal(await exportOf(source.store, 'acme'), exported, 'statuses kept by an upsert that gives none');
-    await importInto(source.store, 'acme', { format: DATASET_FORMAT, statements: [{ user: ADA, month: '2026-03', status: 'validated' }] });
+    await importInto(source.store, source.tenant, EXAMPLE_BYTES);
+    assert.equal(await exportOf(source.store, source.tenant), exported, 'statuses kept by an upsert that gives none');
+    await importInto(source.store, source.tenant, { format: DATASET_FORMAT, statements: [{ user: ADA, month: '2026-03', status: 'validated' }] });
     const statuses = { ...GIVEN_STATUSES, [`${ADA} 2026-03`]: 'validated' };
-    assert.deepEqual(JSON.parse((await exportOf(source.store, 'acme'))!).statements, exampleStatements(statuses), 'a status given for stored lines');
+    assert.deepEqual(JSON.parse((await exportOf(source.store, source.tenant))!).statements, exampleStatements(statuses), 'a status given for stored lines');
   });
 
   const bad: [string, { statements: unknown[]; path: string; reason: RegExp }][] = [
@@ -73,15 +76,15 @@ describe('statements in datasets', { concurrency: true }, () => {
     ['a field that is not one', { statements: [{ ...GIVEN[0], total: 3 }], path: '$.statements[0].total', reason: /not a field/ }],
   ];
   for (const [name, { statements, path, reason }] of bad) {
-    test(`${name}: refused at its path, nothing changed`, async (t) => {
-      const { store } = await tempDatabase(t);
-      await assertRefusedWhole(store, withStatements(statements), { path, reason });
+    test(`${name}: refused at its path, nothing changed`, async () => {
+      const { store, tenant } = await newTenant();
+      await assertRefusedWhole(store, withStatements(statements), { path, reason }, {}, tenant);
     });
   }
 
-  test('statements come after reporting and before tables', async (t) => {
-    const { store } = await tempDatabase(t);
-    const error = await importInto(store, 'acme', { ...example(), statements: GIVEN }).then(
+  test('statements come after reporting and before tables', async () => {
+    const { store, tenant } = await newTenant();
+    const error = await importInto(store, tenant, { ...example(), statements: GIVEN }).then(
       () => assert.fail('the import succeeded'),
       (caught: unknown) => caught,
     );

@@ -1,18 +1,31 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildFixture, fixtureLine, fixtureUser, type Fixture } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { buildFixture, fixtureLine, fixtureUser, type Fixture, type FixtureSpec } from '../support/fixture.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
 import { walk } from '../support/syncWalk.js';
 
 const ids = (records: Record<string, unknown>[]) => records.map((record) => record.id);
 const sorted = (values: unknown[]) => [...values].sort();
 
+/**
+ * The fixture in a tenant of its own (`acme1`, `acme2`, ...; the same e-mails) on the describe's
+ * server: a test walks and writes only through its tenant, and the ids it expects carry the
+ * tenant's name, so another test's records seen would fail its comparison.
+ */
+async function tenantOnSharedServer(sharedServer: () => Promise<TestServer>, spec: Omit<FixtureSpec, 'tenant'>) {
+  const server = await sharedServer();
+  const tenant = `acme${(tenants += 1)}`;
+  const fixture = await buildFixture(server.store, { tenant, emailDomain: 'acme.example', ...spec });
+  return { server, fixture, tenant };
+}
+let tenants = 0;
+
 describe('GET ...?changed_since (incremental sync)', () => {
-  test('changed_since=0 is a full read in change order, walked by next, ending with a sync_token; nothing changed: nothing sent', async (t) => {
-    let fixture!: Fixture;
-    const server = await startTestServer(t, {}, async (store) => {
-      fixture = await buildFixture(store, { tenant: 'acme', records: 25, deals: 7 });
-    });
+  // The tests that read and write one tenant share a server; those about import --replace and
+  // tokens across tenants (and stamps never issued in the database) keep their own.
+  const sharedServer = shared((scope) => startTestServer(scope));
+  test('changed_since=0 is a full read in change order, walked by next, ending with a sync_token; nothing changed: nothing sent', async () => {
+    const { server, fixture, tenant } = await tenantOnSharedServer(sharedServer, { records: 25, deals: 7 });
     const full = await server.call('GET', '/v1/reporting?limit=2000', { key: fixture.key });
     const first = await walk(server, fixture.key, '/v1/reporting?changed_since=0&limit=10');
     assert.equal(first.pages, 3);
@@ -21,16 +34,13 @@ describe('GET ...?changed_since (incremental sync)', () => {
     assert.deepEqual(again.body, { count: 0, data: [], sync_token: again.body.sync_token });
 
     const deals = await walk(server, fixture.key, '/v1/tables/deals/records?changed_since=0&limit=3');
-    assert.deepEqual(ids(deals.records), Array.from({ length: 7 }, (_, i) => `acme-d${i}`));
+    assert.deepEqual(ids(deals.records), Array.from({ length: 7 }, (_, i) => `${tenant}-d${i}`));
     const none = await server.call('GET', `/v1/tables/deals/records?changed_since=${deals.token}`, { key: fixture.key });
     assert.equal(none.body.count, 0);
   });
 
-  test('a bulk upsert sends exactly the records whose dimension fields changed, with the new fields', async (t) => {
-    let fixture!: Fixture;
-    const server = await startTestServer(t, {}, async (store) => {
-      fixture = await buildFixture(store, { tenant: 'acme', records: 36, users: 3 });
-    });
+  test('a bulk upsert sends exactly the records whose dimension fields changed, with the new fields', async () => {
+    const { server, fixture, tenant } = await tenantOnSharedServer(sharedServer, { records: 36, users: 3 });
     const { token } = await walk(server, fixture.key, '/v1/reporting?changed_since=0');
     // u1 holds records 1, 4, 7, ...: months (i % 12) + 1; from 2026-06 on are those with i % 12 >= 5.
     const put = await server.call('PUT', '/v1/users/groups/bulk', {
@@ -40,7 +50,7 @@ describe('GET ...?changed_since (incremental sync)', () => {
     assert.equal(put.status, 200, put.text);
     const changed = await walk(server, fixture.key, `/v1/reporting?changed_since=${token}&limit=4`);
     const expected = Array.from({ length: 36 }, (_, i) => i).filter((i) => i % 3 === 1 && i % 12 >= 5);
-    assert.deepEqual(sorted(ids(changed.records)), sorted(expected.map((i) => `acme-r${i}`)));
+    assert.deepEqual(sorted(ids(changed.records)), sorted(expected.map((i) => `${tenant}-r${i}`)));
     for (const record of changed.records) assert.deepEqual(record.segment, ['SMB']);
     // The same attribution again changes nothing.
     await server.call('PUT', '/v1/users/groups/bulk', {
@@ -51,28 +61,25 @@ describe('GET ...?changed_since (incremental sync)', () => {
     assert.equal(after.body.count, 0);
   });
 
-  test('imports send the records whose content changed: an edited record, a renamed user, a new metric; not an unchanged one', async (t) => {
-    let fixture!: Fixture;
-    const server = await startTestServer(t, {}, async (store) => {
-      fixture = await buildFixture(store, { tenant: 'acme', records: 12, users: 3 });
-    });
+  test('imports send the records whose content changed: an edited record, a renamed user, a new metric; not an unchanged one', async () => {
+    const { server, fixture, tenant } = await tenantOnSharedServer(sharedServer, { records: 12, users: 3 });
     const { token } = await walk(server, fixture.key, '/v1/reporting?changed_since=0');
-    await server.store.loadTenant('acme', {}, async (writer) => {
-      await writer.upsertReportingRecords([fixtureLine('acme', 0, 3), { ...fixtureLine('acme', 4, 3), payment: 99 }]);
+    await server.store.loadTenant(tenant, {}, async (writer) => {
+      await writer.upsertReportingRecords([fixtureLine(tenant, 0, 3), { ...fixtureLine(tenant, 4, 3), payment: 99 }]);
       await writer.finish();
     });
     const edited = await walk(server, fixture.key, `/v1/reporting?changed_since=${token}`);
-    assert.deepEqual(ids(edited.records), ['acme-r4']);
+    assert.deepEqual(ids(edited.records), [`${tenant}-r4`]);
     assert.equal(edited.records[0]!.payment, 99);
 
-    await server.store.loadTenant('acme', {}, async (writer) => {
-      await writer.upsertUsers([{ ...fixtureUser('acme', 2), name: 'Renamed' }]);
+    await server.store.loadTenant(tenant, {}, async (writer) => {
+      await writer.upsertUsers([{ ...fixtureUser(tenant, 2, 'acme.example'), name: 'Renamed' }]);
       await writer.finish();
     });
     const renamed = await walk(server, fixture.key, `/v1/reporting?changed_since=${edited.token}`);
-    assert.deepEqual(sorted(ids(renamed.records)), ['acme-r11', 'acme-r2', 'acme-r5', 'acme-r8']);
+    assert.deepEqual(sorted(ids(renamed.records)), sorted([11, 2, 5, 8].map((i) => `${tenant}-r${i}`)));
 
-    await server.store.loadTenant('acme', {}, async (writer) => {
+    await server.store.loadTenant(tenant, {}, async (writer) => {
       await writer.defineMetricsAndDimensions(['churn'], []);
       await writer.finish();
     });
@@ -81,11 +88,8 @@ describe('GET ...?changed_since (incremental sync)', () => {
     for (const record of metric.records) assert.equal(record.churn, null);
   });
 
-  test('a change made during a walk is in that walk or the next sync: the copy ends as a full read', async (t) => {
-    let fixture!: Fixture;
-    const server = await startTestServer(t, {}, async (store) => {
-      fixture = await buildFixture(store, { tenant: 'acme', records: 24, users: 3 });
-    });
+  test('a change made during a walk is in that walk or the next sync: the copy ends as a full read', async () => {
+    const { server, fixture } = await tenantOnSharedServer(sharedServer, { records: 24, users: 3 });
     const copy = new Map<unknown, Record<string, unknown>>();
     const first = await server.call('GET', '/v1/reporting?changed_since=0&limit=5', { key: fixture.key });
     for (const record of first.body.data) copy.set(record.id, record);

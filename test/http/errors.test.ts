@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { exchange, startTestServer, type TestServer } from '../support/harness.js';
+import { exchange, shared, startTestServer, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
 
 async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
@@ -13,11 +13,15 @@ async function serve(t: Parameters<typeof startTestServer>[0], options = {}) {
   return { server, key: fixture.key, fixture };
 }
 
+/** The fixture's server for the tests of a `describe` that only read, without options of their own. */
+const readOnlyServer = () => shared((scope) => serve(scope));
+
 const PROBLEM_FIELDS = ['detail', 'status', 'title', 'type'];
 
 describe('errors are problem+json with documented statuses', () => {
-  test('an unknown path is a 404 problem [conf:status-codes]', async (t) => {
-    const { server, key } = await serve(t);
+  const sharedServe = readOnlyServer();
+  test('an unknown path is a 404 problem [conf:status-codes]', async () => {
+    const { server, key } = await sharedServe();
     for (const path of ['/nope', '/v1', '/v1/reporting/extra', '/v2/reporting', '/v1/tables/deals']) {
       const response = await server.call('GET', path, { key });
       assert.equal(response.status, 404, path);
@@ -27,8 +31,8 @@ describe('errors are problem+json with documented statuses', () => {
     }
   });
 
-  test('a method the path does not have is a 405 with Allow', async (t) => {
-    const { server, key } = await serve(t);
+  test('a method the path does not have is a 405 with Allow', async () => {
+    const { server, key } = await sharedServe();
     const cases: [string, string, string][] = [
       ['POST', '/v1/reporting', 'GET, HEAD'],
       ['DELETE', '/v1/tables/deals/records', 'GET, HEAD'],
@@ -43,8 +47,8 @@ describe('errors are problem+json with documented statuses', () => {
     }
   });
 
-  test('HEAD is answered wherever GET is, without a body', async (t) => {
-    const { server, key } = await serve(t);
+  test('HEAD is answered wherever GET is, without a body', async () => {
+    const { server, key } = await sharedServe();
     const response = await server.call('HEAD', '/v1/reporting?limit=3', { key });
     assert.equal(response.status, 200);
     assert.equal(response.text, '');
@@ -75,8 +79,8 @@ describe('errors are problem+json with documented statuses', () => {
     assert.equal(response.status, 401);
   });
 
-  test('malformed query shapes are 400s, never 500s', async (t) => {
-    const { server, key } = await serve(t);
+  test('malformed query shapes are 400s, never 500s', async () => {
+    const { server, key } = await sharedServe();
     for (const query of ['offset[a]=1', 'limit[]=1', 'limit=%ZZ', 'offset=%00', 'limit=1%20', 'offset=0x10']) {
       const response = await server.call('GET', `/v1/reporting?${query}`, { key });
       assert.equal(response.status, 400, query);
@@ -84,8 +88,8 @@ describe('errors are problem+json with documented statuses', () => {
     }
   });
 
-  test('odd paths are 404s, never 500s', async (t) => {
-    const { server, key } = await serve(t);
+  test('odd paths are 404s, never 500s', async () => {
+    const { server, key } = await sharedServe();
     for (const path of ['/%', '/v1/reporting%', '/v1/%E0%A4%A', `/${'a'.repeat(5000)}`, '/v1/tables/%/records']) {
       const response = await server.call('GET', path, { key });
       assert.ok(response.status === 404 || response.status === 400, `${path}: ${response.status}`);
@@ -184,16 +188,17 @@ describe('a database held by another writer', () => {
 });
 
 describe('service endpoints', () => {
-  test('GET /openapi.json serves the contract without a key, with the offset bound exact', async (t) => {
-    const { server } = await serve(t);
+  const sharedServe = readOnlyServer();
+  test('GET /openapi.json serves the contract without a key, with the offset bound exact', async () => {
+    const { server } = await sharedServe();
     const response = await server.call('GET', '/openapi.json');
     assert.equal(response.status, 200);
     assert.equal(response.body.openapi, '3.1.0');
     assert.match(response.text, /"maximum":9223372036854775807[,}]/);
   });
 
-  test('GET /healthz answers without a key', async (t) => {
-    const { server } = await serve(t);
+  test('GET /healthz answers without a key', async () => {
+    const { server } = await sharedServe();
     const response = await server.call('GET', '/healthz');
     assert.deepEqual([response.status, response.body], [200, { status: 'ok' }]);
   });

@@ -14,6 +14,23 @@ async function serverWithFixture(t: Parameters<typeof startTestServer>[0], recor
 /** The 25-record fixture, for the tests that only read it. */
 const sharedFixture = shared((scope) => serverWithFixture(scope));
 
+/**
+ * A fixture of `records` records in a tenant of its own (`acme1`, `acme2`, ...) on a server that
+ * the tests of a `describe` share: a test reads and writes only through its tenant's key, and its
+ * record ids carry the tenant's name, so another test's records seen would fail its comparison.
+ */
+function fixturesOnSharedServer() {
+  const sharedServer = shared((scope) => startTestServer(scope));
+  return async (records: number) => {
+    const server = await sharedServer();
+    fixtureTenants += 1;
+    const tenant = `acme${fixtureTenants}`;
+    const fixture = await buildFixture(server.store, { tenant, records });
+    return { server, fixture, tenant };
+  };
+}
+let fixtureTenants = 0;
+
 const ids = (body: { data: { id: string }[] }) => body.data.map((record) => record.id);
 
 /** The ids of every page from `path` on, following `next`; `afterEachPage` runs between pages. */
@@ -28,9 +45,10 @@ async function walkByNext(server: TestServer, key: string, path: string, afterEa
   }
   return seen;
 }
-const expectedIds = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `acme-r${from + i}`);
+const expectedIds = (from: number, to: number, tenant = 'acme') => Array.from({ length: to - from }, (_, i) => `${tenant}-r${from + i}`);
 
 describe('GET /v1/reporting paging', () => {
+  const fixtureOfSize = fixturesOnSharedServer();
   test('pages follow storage order; count is the page size; next carries limit and offset', async () => {
     const { server, fixture } = await sharedFixture();
     const first = await server.call('GET', '/v1/reporting?limit=10', { key: fixture.key });
@@ -44,16 +62,16 @@ describe('GET /v1/reporting paging', () => {
     assert.equal('next' in last.body, false, 'no next on the last page');
   });
 
-  test('the default limit is 2000 and the default offset 0', async (t) => {
-    const { server, fixture } = await serverWithFixture(t, 2005);
+  test('the default limit is 2000 and the default offset 0', async () => {
+    const { server, fixture, tenant } = await fixtureOfSize(2005);
     const page = await server.call('GET', '/v1/reporting', { key: fixture.key });
     assert.equal(page.body.count, 2000);
-    assert.deepEqual(ids(page.body), expectedIds(0, 2000));
+    assert.deepEqual(ids(page.body), expectedIds(0, 2000, tenant));
     assert.equal(page.body.next, `${server.url}/v1/reporting?limit=2000&offset=2000`);
   });
 
-  test('a page ending exactly at the last record has no next', async (t) => {
-    const { server, fixture } = await serverWithFixture(t, 20);
+  test('a page ending exactly at the last record has no next', async () => {
+    const { server, fixture } = await fixtureOfSize(20);
     const page = await server.call('GET', '/v1/reporting?limit=10&offset=10', { key: fixture.key });
     assert.equal(page.body.count, 10);
     assert.equal(page.body.next, undefined);
@@ -67,27 +85,27 @@ describe('GET /v1/reporting paging', () => {
     }
   });
 
-  test('following next from the first page visits every record exactly once, in order', async (t) => {
-    const { server, fixture } = await serverWithFixture(t, 103);
-    assert.deepEqual(await walkByNext(server, fixture.key, '/v1/reporting?limit=7'), expectedIds(0, 103));
+  test('following next from the first page visits every record exactly once, in order', async () => {
+    const { server, fixture, tenant } = await fixtureOfSize(103);
+    assert.deepEqual(await walkByNext(server, fixture.key, '/v1/reporting?limit=7'), expectedIds(0, 103, tenant));
   });
 
-  test('a walk by next while records are appended sees every record that existed throughout, once', async (t) => {
-    const { server, fixture } = await serverWithFixture(t, 50);
+  test('a walk by next while records are appended sees every record that existed throughout, once', async () => {
+    const { server, fixture, tenant } = await fixtureOfSize(50);
     const { fixtureLine } = await import('../support/fixture.js');
     let appended = 50;
     const seen = await walkByNext(server, fixture.key, '/v1/reporting?limit=7', async () => {
       if (appended >= 80) return;
-      const lines = [0, 1, 2].map((i) => fixtureLine('acme', appended + i, fixture.users));
-      await server.store.loadTenant('acme', {}, async (writer) => {
+      const lines = [0, 1, 2].map((i) => fixtureLine(tenant, appended + i, fixture.users));
+      await server.store.loadTenant(tenant, {}, async (writer) => {
         await writer.upsertReportingRecords(lines);
         await writer.finish();
       });
       appended += 3;
     });
-    assert.deepEqual(seen.slice(0, 50), expectedIds(0, 50), 'the records of the whole walk, in order');
+    assert.deepEqual(seen.slice(0, 50), expectedIds(0, 50, tenant), 'the records of the whole walk, in order');
     assert.equal(new Set(seen).size, seen.length, 'no record twice');
-    assert.deepEqual(seen, expectedIds(0, seen.length), 'records appended meanwhile follow, in order');
+    assert.deepEqual(seen, expectedIds(0, seen.length, tenant), 'records appended meanwhile follow, in order');
   });
 
   test('a page rebuilt from offset and limit alone equals the page next points to', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { buildFixture, fixtureUser } from '../support/fixture.js';
-import { startTestServer, TEST_ENGINE } from '../support/harness.js';
+import { shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
 import { readAll } from '../support/attributions.js';
 
 /**
@@ -11,17 +11,29 @@ import { readAll } from '../support/attributions.js';
  */
 const EMAILS = ['bob@t.example', 'Alice@t.example', 'carol@t.example', 'ALAN@t.example', 'Zoe@t.example', 'b@t.example'];
 
-async function tenantServer(t: TestContext) {
-  let key!: string;
-  const server = await startTestServer(t, {}, async (store) => {
-    await store.loadTenant('t', {}, async (writer) => {
-      await writer.defineMetricsAndDimensions([], ['segment', 'region']);
-      await writer.upsertUsers(EMAILS.map((email, i) => ({ ...fixtureUser('t', i), email })));
-      await writer.finish();
-    });
-    key = (await store.createKey('t')).key;
-    await buildFixture(store, { tenant: 'other' }); // another tenant's attributions must never show
+/**
+ * A server that the tests of a `describe` share, with a fixture tenant whose attributions must
+ * never show in the others' reads; each test makes a tenant of its own there (`t1`, `t2`, ...;
+ * the same users and e-mails) and reads only through its key, so another test's items seen
+ * would fail its comparison.
+ */
+const sharedServer = () =>
+  shared((scope) =>
+    startTestServer(scope, {}, async (store) => {
+      await buildFixture(store, { tenant: 'other' });
+    }),
+  );
+
+async function tenantServer(describeServer: () => Promise<TestServer>) {
+  const tenant = `t${(tenants += 1)}`;
+  const server = await describeServer();
+  const { store } = server;
+  await store.loadTenant(tenant, {}, async (writer) => {
+    await writer.defineMetricsAndDimensions([], ['segment', 'region']);
+    await writer.upsertUsers(EMAILS.map((email, i) => ({ ...fixtureUser(tenant, i), email })));
+    await writer.finish();
   });
+  const key = (await store.createKey(tenant)).key;
   const put = async (data: unknown[]) => {
     const response = await server.call('PUT', '/v1/users/groups/bulk', { key, json: { data } });
     assert.equal(response.status, 200, response.text);
@@ -29,6 +41,7 @@ async function tenantServer(t: TestContext) {
   };
   return { server, key, put };
 }
+let tenants = 0;
 
 /** Group items for every user: two periods in region, one in segment; sent in a scrambled order. */
 function groupItems() {
@@ -43,8 +56,9 @@ const caseless = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? 
 const stored = (email: string) => EMAILS.find((e) => e.toLowerCase() === email.toLowerCase())!;
 
 describe('GET /v1/users/groups', () => {
-  test('items in the bulk shape, by user without regard to case, then dimension key, then start', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  const describeServer = sharedServer();
+  test('items in the bulk shape, by user without regard to case, then dimension key, then start', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     const echoed = await put(groupItems());
     const want = echoed
       .map((item) => ({ ...item, user: stored(item.user) }))
@@ -54,8 +68,8 @@ describe('GET /v1/users/groups', () => {
     assert.deepEqual(echoed.map((item) => item.user), groupItems().map((item) => stored(item.user)), 'the echo carries e-mails as stored');
   });
 
-  test('filters: user without regard to case, group_dimension, both; no match gives an empty page', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  test('filters: user without regard to case, group_dimension, both; no match gives an empty page', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     await put(groupItems());
     const all = await readAll(server, key, '/v1/users/groups');
     const cases: [string, (item: any) => boolean][] = [
@@ -74,8 +88,8 @@ describe('GET /v1/users/groups', () => {
     }
   });
 
-  test('a bad filter is a 400 pointing at it', async (t) => {
-    const { server, key } = await tenantServer(t);
+  test('a bad filter is a 400 pointing at it', async () => {
+    const { server, key } = await tenantServer(describeServer);
     for (const [query, pointer] of [['user=not-an-email', '/query/user'], ['group_dimension=', '/query/group_dimension'], ['limit=2001', '/query/limit']]) {
       const response = await server.call('GET', `/v1/users/groups?${query}`, { key });
       assert.equal(response.status, 400, query);
@@ -83,17 +97,18 @@ describe('GET /v1/users/groups', () => {
     }
   });
 
-  test('without a key: 401', async (t) => {
-    const { server } = await tenantServer(t);
+  test('without a key: 401', async () => {
+    const { server } = await tenantServer(describeServer);
     assert.equal((await server.call('GET', '/v1/users/groups')).status, 401);
     assert.equal((await server.call('GET', '/v1/users/managers')).status, 401);
   });
 });
 
 describe('paging of the read-backs', () => {
+  const describeServer = sharedServer();
   for (const limit of [1, 4, 7, 18, 19]) {
-    test(`following next with limit=${limit} visits every item once, in order; raw offsets give the same pages`, async (t) => {
-      const { server, key, put } = await tenantServer(t);
+    test(`following next with limit=${limit} visits every item once, in order; raw offsets give the same pages`, async () => {
+      const { server, key, put } = await tenantServer(describeServer);
       await put(groupItems());
       const whole = (await server.call('GET', '/v1/users/groups', { key })).body.data;
       const seen: unknown[] = [];
@@ -118,8 +133,8 @@ describe('paging of the read-backs', () => {
     });
   }
 
-  test('filters are carried in next; the cursor of another offset or filter is ignored; a forged one is a 400', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  test('filters are carried in next; the cursor of another offset or filter is ignored; a forged one is a 400', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     await put(groupItems());
     const first = await server.call('GET', '/v1/users/groups?group_dimension=region&limit=2', { key });
     const next = new URL(first.body.next);
@@ -139,8 +154,8 @@ describe('paging of the read-backs', () => {
     }
   });
 
-  test('a cursor whose key carries a pk after the start (as SQLite issued before migration 27) leads to the same page', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  test('a cursor whose key carries a pk after the start (as SQLite issued before migration 27) leads to the same page', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     await put(groupItems());
     const next = new URL((await server.call('GET', '/v1/users/groups?limit=4', { key })).body.next);
     const [offset, scope, rowKey] = JSON.parse(Buffer.from(next.searchParams.get('cursor')!, 'base64url').toString('utf8')) as string[];
@@ -156,8 +171,8 @@ describe('paging of the read-backs', () => {
     assert.deepEqual(byOld.body.data, byOffset.body.data);
   });
 
-  test('offsets at or past the end give an empty page without next; limit=0 gives the total', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  test('offsets at or past the end give an empty page without next; limit=0 gives the total', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     const count = (await put(groupItems())).length;
     for (const offset of [count, count + 1, '9007199254740993', '9223372036854775807']) {
       const page = await server.call('GET', `/v1/users/groups?offset=${offset}`, { key });
@@ -167,8 +182,8 @@ describe('paging of the read-backs', () => {
     assert.equal((await server.call('GET', '/v1/users/groups?offset=-1', { key })).status, 400);
   });
 
-  test('a walk that follows next while others write sees every item that existed throughout exactly once', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  test('a walk that follows next while others write sees every item that existed throughout exactly once', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     const existing = await put(groupItems().filter((item) => item.group_dimension === 'segment'));
     const seen: any[] = [];
     let path: string | undefined = '/v1/users/groups?limit=2';
@@ -186,8 +201,9 @@ describe('paging of the read-backs', () => {
 });
 
 describe('GET /v1/users/managers', () => {
-  test('by user without regard to case, then start with since-always first; start_date null, never a sentinel', async (t) => {
-    const { server, key, put } = await tenantServer(t);
+  const describeServer = sharedServer();
+  test('by user without regard to case, then start with since-always first; start_date null, never a sentinel', async () => {
+    const { server, key, put } = await tenantServer(describeServer);
     const items = [
       { user: 'zoe@t.example', manager: 'ALICE@t.example', start_date: '2026-01' },
       { user: 'bob@t.example', manager: 'alan@t.example', start_date: '2026-04', end_date: '2026-06' },

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { FIRST_MONTH, monthOfDate, parseMonth } from '../../src/domain/months.js';
 import type { Period } from '../../src/domain/periods.js';
 import { buildFixture, fixtureLine, fixtureUser, type Fixture } from '../support/fixture.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
 import { SlotModel, groupSlot, managerSlot, monthText, readAll, stateOfRows } from '../support/attributions.js';
 import { boundaryMonths, wirePeriodArb } from '../support/monthModel.js';
 
@@ -16,11 +16,10 @@ import { boundaryMonths, wirePeriodArb } from '../support/monthModel.js';
  * whole range: random requests, then the read-backs and the records' dimension fields must
  * say what a month-by-month model says.
  */
-async function serverWithFixture(t: TestContext) {
-  let fixture!: Fixture;
-  const server = await startTestServer(t, {}, async (store) => {
-    fixture = await buildFixture(store, { tenant: 'acme', users: 4 });
-  });
+async function tenantOnSharedServer(sharedServer: () => Promise<TestServer>) {
+  const server = await sharedServer();
+  tenants += 1;
+  const fixture: Fixture = await buildFixture(server.store, { tenant: `acme${tenants}`, users: 4, emailDomain: 'acme.example' });
   const put = async (data: unknown[]) => {
     const response = await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
     assert.equal(response.status, 200, response.text);
@@ -28,6 +27,7 @@ async function serverWithFixture(t: TestContext) {
   };
   return { server, fixture, put };
 }
+let tenants = 0;
 
 const [U, M, N] = ['user1@acme.example', 'user2@acme.example', 'user3@acme.example'];
 const manager = (who: string, start_date: string | null, end_date: string | null) => ({ user: U, manager: who, start_date, end_date });
@@ -47,9 +47,12 @@ const cases: [string, { stored: Item; put: Item; want: Item[] }][] = [
   ['a group from 0000-01, split at 0000-01', { stored: region('EMEA', '0000-01', null), put: region('NA', '0000-01', '0000-01'), want: [region('NA', '0000-01', '0000-01'), region('EMEA', '0000-02', null)] }],
 ];
 
+// The describe's tests share one server, each with the fixture in a tenant of its own (the same
+// users and e-mails): a test reads back only through its own tenant's key.
 describe('months at the edges of the wire range', () => {
-  test('regression (issue 15): 0000-01..0000-02 over a since-always manager leaves 0000-03.., not ..0000-00', async (t) => {
-    const { server, fixture, put } = await serverWithFixture(t);
+  const sharedServer = shared((scope) => startTestServer(scope));
+  test('regression (issue 15): 0000-01..0000-02 over a since-always manager leaves 0000-03.., not ..0000-00', async () => {
+    const { server, fixture, put } = await tenantOnSharedServer(sharedServer);
     await put([{ user: U, manager: M }]);
     await put([{ user: U, manager: M, start_date: '0000-01', end_date: '0000-02' }]);
     assert.deepEqual(await readAll(server, fixture.key, `/v1/users/managers?user=${U}`), [
@@ -59,8 +62,8 @@ describe('months at the edges of the wire range', () => {
   });
 
   for (const [name, { stored, put: item, want }] of cases) {
-    test(name, async (t) => {
-      const { server, fixture, put } = await serverWithFixture(t);
+    test(name, async () => {
+      const { server, fixture, put } = await tenantOnSharedServer(sharedServer);
       await put([stored]);
       assert.deepEqual(await put([item]), { count: 1, data: [item] }, 'both edges are accepted and echoed as sent');
       const path = 'manager' in item ? `/v1/users/managers?user=${U}` : `/v1/users/groups?user=${U}&group_dimension=region`;
@@ -68,8 +71,8 @@ describe('months at the edges of the wire range', () => {
     });
   }
 
-  test('a cycle of since-always managers beside an edge from 0000-01 is named "in every month"', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('a cycle of since-always managers beside an edge from 0000-01 is named "in every month"', async () => {
+    const { server, fixture } = await tenantOnSharedServer(sharedServer);
     const data = [{ user: U, manager: M }, { user: M, manager: U }, { user: N, manager: U, start_date: '0000-01' }];
     const response = await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
     assert.equal(response.status, 422, response.text);

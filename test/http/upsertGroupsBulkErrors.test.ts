@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { startTestServer } from '../support/harness.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
 
 /**
  * PUT /v1/users/groups/bulk refusals (docs/rules.md#bulk-attributions, docs/rules.md#errors): 400 for what the schema or the dates refuse, 422
@@ -17,6 +17,23 @@ async function serverWithFixture(t: TestContext, options = {}) {
   return { server, fixture, put };
 }
 
+/** A server that the tests of a `describe` share (the ones that need no options of their own). */
+const describeServer = () => shared((scope) => startTestServer(scope));
+
+/**
+ * The fixture in a tenant of its own (`acme1`, `acme2`, ...; the same users and e-mails) on the
+ * describe's server: a test writes and reads only through its tenant's key, so it meets the
+ * fixture as built, whatever the others wrote in theirs.
+ */
+async function tenantWithFixture(server: () => Promise<TestServer>) {
+  const running = await server();
+  tenants += 1;
+  const fixture = await buildFixture(running.store, { tenant: `acme${tenants}`, users: 5, emailDomain: 'acme.example' });
+  const put = (data: unknown) => running.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json: { data } });
+  return { server: running, fixture, put };
+}
+let tenants = 0;
+
 const user = (i: number) => `user${i}@acme.example`;
 const groupItem = (i: number, extra: Record<string, unknown> = {}) =>
   ({ user: user(i), group_dimension: 'region', group: 'NA', start_date: '2026-01', end_date: null, ...extra });
@@ -29,11 +46,12 @@ const pointers = (body: { errors: { pointer: string }[] }) => body.errors.map((e
  */
 async function eachRefused(
   t: TestContext,
+  server: () => Promise<TestServer>,
   status: number,
   cases: readonly [string, { data: unknown; pointers: string[] }][],
   pointed: (body: { errors: { pointer: string }[] }) => string[],
 ): Promise<void> {
-  const { put } = await serverWithFixture(t);
+  const { put } = await tenantWithFixture(server);
   for (const [name, { data, pointers: want }] of cases) {
     await t.test(`${name}: ${status} pointing at ${want.join(', ')}`, async () => {
       const response = await put(data);
@@ -44,6 +62,7 @@ async function eachRefused(
 }
 
 describe('400: what the schema and the dates refuse', () => {
+  const sharedServer = describeServer();
   const badMonths = ['2026-13', '2026-00', '2026-1', '26-01', '2026-01-01', '2026/01', '', ' 2026-01'];
   const cases: [string, { data: unknown; pointers: string[] }][] = [
     ...badMonths.flatMap((month): [string, { data: unknown; pointers: string[] }][] => [
@@ -70,18 +89,18 @@ describe('400: what the schema and the dates refuse', () => {
     ['group start after end', { data: [groupItem(0, { start_date: '2026-05', end_date: '2026-04' })], pointers: ['/data/0/end_date'] }],
     ['manager start after end', { data: [groupItem(0), managerItem(1, 2, { start_date: '2027-01', end_date: '2026-12' })], pointers: ['/data/1/end_date'] }],
   ];
-  test('each case refused', (t) => eachRefused(t, 400, cases, (body) => [...new Set(pointers(body))]));
+  test('each case refused', (t) => eachRefused(t, sharedServer, 400, cases, (body) => [...new Set(pointers(body))]));
 
-  test('a body without data, or with another field: 400', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('a body without data, or with another field: 400', async () => {
+    const { server, fixture } = await tenantWithFixture(sharedServer);
     const call = (json: unknown) => server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, json });
     assert.deepEqual(pointers((await call({})).body), ['/data']);
     assert.deepEqual(pointers((await call({ data: [groupItem(0)], more: 1 })).body), ['/more']);
     assert.equal((await call([groupItem(0)])).status, 400);
   });
 
-  test('exactly 200 items are accepted', async (t) => {
-    const { put } = await serverWithFixture(t);
+  test('exactly 200 items are accepted', async () => {
+    const { put } = await tenantWithFixture(sharedServer);
     const data = Array.from({ length: 200 }, (_, i) => groupItem(i % 5, { start_date: `${2000 + Math.floor(i / 5)}-01`, end_date: `${2000 + Math.floor(i / 5)}-12` }));
     const response = await put(data);
     assert.equal(response.status, 200, response.text);
@@ -90,6 +109,7 @@ describe('400: what the schema and the dates refuse', () => {
 });
 
 describe('422: rules that need the stored data', () => {
+  const sharedServer = describeServer();
   const cases: [string, { data: unknown[]; pointers: string[] }][] = [
     ['unknown user', { data: [groupItem(0), groupItem(0, { user: 'nobody@acme.example', start_date: '2027-01' })], pointers: ['/data/1/user'] }],
     ['a user of another tenant', { data: [groupItem(0, { user: 'user0@other.example' })], pointers: ['/data/0/user'] }],
@@ -102,10 +122,10 @@ describe('422: rules that need the stored data', () => {
     ['a cycle of three in one payload', { data: [managerItem(0, 1), managerItem(1, 2), managerItem(2, 0, { start_date: '2026-05', end_date: '2026-05' })], pointers: ['/data/2/manager'] }],
     ['a cycle of two only where the periods meet', { data: [managerItem(0, 1, { end_date: '2026-03' }), managerItem(1, 0, { start_date: '2026-03' })], pointers: ['/data/1/manager'] }],
   ];
-  test('each case refused', (t) => eachRefused(t, 422, cases, pointers));
+  test('each case refused', (t) => eachRefused(t, sharedServer, 422, cases, pointers));
 
-  test('a cycle through stored managers, in the months where it would close', async (t) => {
-    const { put } = await serverWithFixture(t);
+  test('a cycle through stored managers, in the months where it would close', async () => {
+    const { put } = await tenantWithFixture(sharedServer);
     assert.equal((await put([managerItem(1, 2), managerItem(2, 3, { start_date: '2026-01', end_date: '2026-06' })])).status, 200);
     const closing = await put([groupItem(4), managerItem(3, 1, { start_date: '2026-06' })]);
     assert.equal(closing.status, 422, closing.text);
@@ -126,7 +146,7 @@ describe('422: rules that need the stored data', () => {
     ['two manager items since always', { data: [managerItem(0, 1, { end_date: '2020-01' }), managerItem(0, 2, { end_date: '2030-01' })], index: 1, other: 0 }],
   ];
   test('each overlap in the payload refused', async (t) => {
-    const { put } = await serverWithFixture(t);
+    const { put } = await tenantWithFixture(sharedServer);
     for (const [name, { data, index, other }] of overlapCases) {
       await t.test(`overlap in the payload, ${name}: 422 at /data/${index}, detail naming /data/${other}`, async () => {
         const response = await put(data);
@@ -137,8 +157,8 @@ describe('422: rules that need the stored data', () => {
     }
   });
 
-  test('no overlap: adjacent periods, other dimensions, group and manager items of one user', async (t) => {
-    const { put } = await serverWithFixture(t);
+  test('no overlap: adjacent periods, other dimensions, group and manager items of one user', async () => {
+    const { put } = await tenantWithFixture(sharedServer);
     const data = [
       groupItem(0, { end_date: '2026-03' }),
       groupItem(0, { start_date: '2026-04' }),
@@ -152,6 +172,7 @@ describe('422: rules that need the stored data', () => {
 });
 
 describe('the body before validation: 413, 415, bad JSON', () => {
+  const sharedServer = describeServer();
   test('a body over the limit is a 413', async (t) => {
     const { server, fixture } = await serverWithFixture(t, { bodyLimit: 2000 });
     const data = Array.from({ length: 40 }, (_, i) => groupItem(i % 5, { start_date: `${2000 + i}-01`, end_date: `${2000 + i}-01` }));
@@ -162,15 +183,15 @@ describe('the body before validation: 413, 415, bad JSON', () => {
     assert.equal(small.status, 200, 'a body under the limit passes');
   });
 
-  test('a body that is not declared as JSON is a 415', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('a body that is not declared as JSON is a 415', async () => {
+    const { server, fixture } = await tenantWithFixture(sharedServer);
     const raw = JSON.stringify({ data: [groupItem(0)] });
     const response = await server.call('PUT', '/v1/users/groups/bulk', { key: fixture.key, raw, headers: { 'Content-Type': 'text/plain' } });
     assert.equal(response.status, 415);
   });
 
-  test('a body that does not parse is a 400', async (t) => {
-    const { server, fixture } = await serverWithFixture(t);
+  test('a body that does not parse is a 400', async () => {
+    const { server, fixture } = await tenantWithFixture(sharedServer);
     const response = await server.call('PUT', '/v1/users/groups/bulk', {
       key: fixture.key,
       raw: '{"data": [',
@@ -179,8 +200,8 @@ describe('the body before validation: 413, 415, bad JSON', () => {
     assert.equal(response.status, 400);
   });
 
-  test('without a key: 401, whatever the body', async (t) => {
-    const { server } = await serverWithFixture(t);
+  test('without a key: 401, whatever the body', async () => {
+    const { server } = await tenantWithFixture(sharedServer);
     const response = await server.call('PUT', '/v1/users/groups/bulk', { json: { data: [5] } });
     assert.equal(response.status, 401);
   });

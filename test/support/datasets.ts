@@ -33,18 +33,25 @@ export async function exportOf(store: Store, tenantName: string): Promise<string
 }
 
 /**
- * Imports `dataset` into a tenant that holds the example and expects it refused whole: a
- * DatasetError at `path` whose reason matches `reason`, and the tenant's export unchanged.
+ * Imports `dataset` into a tenant (`acme` unless named) that holds the example and expects it
+ * refused whole: a DatasetError at `path` whose reason matches `reason`, and the tenant's export
+ * unchanged.
  */
-export async function assertRefusedWhole(store: Store, dataset: Buffer | string | object, expected: { path: string; reason: RegExp }, options?: ImportOptions): Promise<void> {
-  await importInto(store, 'acme', EXAMPLE_BYTES);
-  const before = await exportOf(store, 'acme');
-  const error = await importInto(store, 'acme', dataset, options).then(
+export async function assertRefusedWhole(
+  store: Store,
+  dataset: Buffer | string | object,
+  expected: { path: string; reason: RegExp },
+  options?: ImportOptions,
+  tenant = 'acme',
+): Promise<void> {
+  await importInto(store, tenant, EXAMPLE_BYTES);
+  const before = await exportOf(store, tenant);
+  const error = await importInto(store, tenant, dataset, options).then(
     () => assert.fail('the import succeeded'),
     (caught: unknown) => caught,
   );
   assert.ok(error instanceof DatasetError, String(error));
   assert.equal(error.path, expected.path, error.message);
   assert.match(error.reason, expected.reason);
-  assert.equal(await exportOf(store, 'acme'), before);
+  assert.equal(await exportOf(store, tenant), before);
 }

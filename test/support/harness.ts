@@ -36,6 +36,19 @@ export function shared<T>(make: (scope: Scope) => Promise<T>): () => Promise<T> 
   return () => (made ??= make({ after: (fn) => void teardowns.push(fn) }));
 }
 
+/**
+ * A database that the tests of a `describe` share (see {@link shared}), each test in a tenant of
+ * its own: the function returned gives the database's store and a tenant name not given before
+ * (`acme1`, `acme2`, ...). A test that reads back only its own tenant finds exactly what it
+ * wrote there; another test's writes seen there would fail its comparison. A test that needs an
+ * empty database, or reads across tenants, makes its own.
+ */
+export function tenantsOfSharedDatabase(): () => Promise<{ store: Store; tenant: string }> {
+  const database = shared((scope) => tempDatabase(scope));
+  return async () => ({ store: (await database()).store, tenant: `acme${(sharedTenants += 1)}` });
+}
+let sharedTenants = 0;
+
 export interface Exchange {
   status: number;
   headers: Headers;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,6 +33,7 @@ export interface DatabaseOptions {
  * whatever `beforeRemoval` was given (servers and stores over it) has closed.
  */
 export async function newDatabase(t: { after(fn: () => Promise<void> | void): void }, engine: TestEngine = TEST_ENGINE, options: DatabaseOptions = {}) {
+  logDatabaseMade(engine);
   const closers: (() => Promise<void>)[] = [];
   let location: string;
   let remove: () => Promise<void>;
@@ -76,6 +77,17 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
     await remove();
   });
   return { location, disk, beforeRemoval: (close: () => Promise<void>) => void closers.push(close) };
+}
+
+/**
+ * With `COMPDATA_TEST_DATABASE_LOG=FILE`, a line per database made (its engine and the test file
+ * that asked for it, from the stack) is appended to FILE (`sort FILE | uniq -c` counts them per file).
+ */
+function logDatabaseMade(engine: TestEngine): void {
+  const log = process.env.COMPDATA_TEST_DATABASE_LOG;
+  if (!log) return;
+  const file = /[^\s(]*\/test\/(?!support\/)[^\s:]+\.test\.ts/.exec(new Error().stack ?? '')?.[0] ?? 'unknown';
+  appendFileSync(log, `${engine}\t${file.replace(/^.*\/test\//, 'test/')}\n`);
 }
 
 /**

@@ -27,7 +27,7 @@ export const BEFORE_GROUP_KEYS_UNHELD: Record<TestEngine, string> = {
  */
 export const BEFORE_USER_OBJECTS: Record<TestEngine, string> = {
   sqlite: `
-    UPDATE reporting_records SET body = substr(body, 1, user_at - 1) || d.user_json || substr(body, user_at + user_len)
+    UPDATE reporting_records SET body = concat(substr(CAST(body AS BLOB), 1, user_at - 1), d.user_json, substr(CAST(body AS BLOB), user_at + user_len))
       FROM dimension_values d
       WHERE d.user_pk = reporting_records.user_pk AND d.month = reporting_records.month AND d.user_json IS NOT NULL AND d.user_rev <> reporting_records.user_rev;
     ALTER TABLE reporting_records DROP COLUMN user_at;

@@ -584,9 +584,10 @@ export const MIGRATIONS: readonly string[] = [
   // 28: a rename writes its user and the user's rows of `dimension_values`, not each of its
   // records (docs/rules.md#users).
   // - `reporting_records` keeps its whole v1 text (`body`) and says where the user object stands
-  //   in it: `user_at`, the position of its first character, and `user_len`, its length, both
-  //   counted as `instr` and `substr` count (characters), and `user_rev`, the revision of its
-  //   user-month row's object it was written with.
+  //   in it: `user_at`, the position of its first byte, and `user_len`, its length in bytes,
+  //   both counted as `instr` and `substr` count in the text as a BLOB (`substr` of a text walks
+  //   its characters), and `user_rev`, the revision of its user-month row's object it was
+  //   written with.
   // - `dimension_values.user_rev` is the revision of the user's object, moved on by each change
   //   of the user; `user_json` the user's current object once the user changed (NULL before).
   // - A read gives the body of a record written with its row's revision (or whose user never
@@ -602,7 +603,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE reporting_records ADD COLUMN user_rev INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE dimension_values ADD COLUMN user_rev INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE dimension_values ADD COLUMN user_json TEXT;
-  UPDATE reporting_records SET user_at = instr(body, '"user":' || u.json) + 7, user_len = length(u.json)
+  UPDATE reporting_records SET user_at = instr(CAST(body AS BLOB), CAST('"user":' || u.json AS BLOB)) + 7, user_len = length(CAST(u.json AS BLOB))
     FROM users u WHERE u.pk = reporting_records.user_pk;
   `,
 ];

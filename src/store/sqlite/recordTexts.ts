@@ -22,23 +22,37 @@ export function bothTexts<Params extends object>(db: Db, v1: string, v2: string)
 }
 
 /**
+ * Bytes of the body of a record `r` from `from` (1 for the first) on, `length` of them or to the
+ * end. The place of the user object (`user_at`, `user_len`) counts UTF-8 bytes, as `instr` and
+ * `substr` count in a BLOB: `substr` of a text would walk its characters up to the place.
+ */
+const bodyBytes = (from: string, length?: string) => `substr(CAST(r.body AS BLOB), ${from}${length === undefined ? '' : `, ${length}`})`;
+
+/** The {@link bodyBytes} of a record `r` as text. */
+export const bodyText = (from: string, length?: string) => `CAST(${bodyBytes(from, length)} AS TEXT)`;
+
+/**
  * A record's v1 text (`r`: its row, `d`: its user-month row) followed by `fields`, its dimension
- * fields. A record written with its user's current object (its `user_rev` is the row's, or the
- * user never changed: no `user_json`) is its body; one of a user changed since is its body with
- * the row's object in place of the one at `user_at` (characters, as `substr` counts them).
+ * fields. A record written with its user's current object (the user never changed: the row has
+ * no `user_json`, or its `user_rev` is the row's) is its body; one of a user changed since is its
+ * body with the row's object in place of the one at `user_at`. The test for no object comes
+ * first: it is the cheaper, and the common case.
  */
 export const recordV1 = (fields: string) =>
-  `CASE WHEN r.user_rev = d.user_rev OR d.user_json IS NULL THEN r.body || ${fields}
-   ELSE concat(substr(r.body, 1, r.user_at - 1), d.user_json, substr(r.body, r.user_at + r.user_len), ${fields}) END`;
+  `CASE WHEN d.user_json IS NULL OR r.user_rev = d.user_rev THEN r.body || ${fields}
+   ELSE concat(${bodyBytes('1', 'r.user_at - 1')}, d.user_json, ${bodyBytes('r.user_at + r.user_len')}, ${fields}) END`;
+
+/** Where the user object `json` stands in the v1 text `body`, as {@link bodyBytes} counts: the values of `user_at, user_len`. */
+const userPlace = (body: string, json: string) =>
+  `instr(CAST(${body} AS BLOB), CAST('"user":' || ${json} AS BLOB)) + 7, length(CAST(${json} AS BLOB))`;
 
 /**
  * The values of `user_at, user_len, user_rev` of a record of user `@userPk` in month `@month`
  * whose v1 text `@body` was rendered with the user's current object: where the object stands in
- * the text and how long it is, both counted by SQLite (characters), and the revision of the
- * object its user-month row holds (0 for a row not made yet, which starts at 0).
+ * the text (counted by SQLite, so that no other count of it can disagree), and the revision of
+ * the object its user-month row holds (0 for a row not made yet, which starts at 0).
  */
-export const USER_PLACE = `instr(@body, '"user":' || (SELECT json FROM users WHERE pk = @userPk)) + 7,
-  length((SELECT json FROM users WHERE pk = @userPk)),
+export const USER_PLACE = `${userPlace('@body', '(SELECT json FROM users WHERE pk = @userPk)')},
   ifnull((SELECT user_rev FROM dimension_values WHERE user_pk = @userPk AND month = @month), 0)`;
 
 /** The named parameters of {@link userRerender}. */

@@ -60,7 +60,7 @@ test("migration 28 marks where each record's user object stands and keeps what e
   assert.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   for (const [i, tenant] of tenants.entries()) assert.deepEqual(readAll(migrated, tenant), before[i], 'every record reads as before, every row keeps its key');
   const misplaced = migrated.prepare(
-    'SELECT r.id FROM reporting_records r JOIN users u ON u.pk = r.user_pk WHERE substr(r.body, r.user_at, r.user_len) IS NOT u.json OR r.user_rev <> 0',
+    'SELECT r.id FROM reporting_records r JOIN users u ON u.pk = r.user_pk WHERE CAST(substr(CAST(r.body AS BLOB), r.user_at, r.user_len) AS TEXT) IS NOT u.json OR r.user_rev <> 0',
   );
   assert.deepEqual(misplaced.all(), [], "every record's user object stands where it says, at revision 0");
   assert.deepEqual(await checkInvariants(invariantReads(migrated)), []);
@@ -108,7 +108,7 @@ test("any renames and loads read as whole bodies rewritten with each user's curr
 const wholeBodies = (db: Db, tenant: number) =>
   db
     .prepare<[number], string>(
-      `SELECT substr(r.body, 1, r.user_at - 1) || u.json || substr(r.body, r.user_at + r.user_len) || d.fragment
+      `SELECT concat(substr(CAST(r.body AS BLOB), 1, r.user_at - 1), u.json, substr(CAST(r.body AS BLOB), r.user_at + r.user_len), d.fragment)
        FROM reporting_records r JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month JOIN users u ON u.pk = r.user_pk
        WHERE r.tenant_id = ? ORDER BY r.pos`,
     )

@@ -55,6 +55,17 @@ const userPlace = (body: string, json: string) =>
 export const USER_PLACE = `${userPlace('@body', '(SELECT json FROM users WHERE pk = @userPk)')},
   ifnull((SELECT user_rev FROM dimension_values WHERE user_pk = @userPk AND month = @month), 0)`;
 
+/**
+ * Writes its user's current object into every record of a user changed since the record was
+ * written (`compdata compact`), with the revision of its user-month row: each record then reads
+ * as its stored body, the same text as before. No data changes, so nothing is stamped.
+ */
+export const REFRESH_RENAMED_RECORDS = `UPDATE reporting_records AS r
+  SET body = concat(${bodyBytes('1', 'r.user_at - 1')}, d.user_json, ${bodyBytes('r.user_at + r.user_len')}),
+    user_len = length(CAST(d.user_json AS BLOB)), user_rev = d.user_rev
+  FROM dimension_values d
+  WHERE d.user_pk = r.user_pk AND d.month = r.month AND d.user_json IS NOT NULL AND r.user_rev <> d.user_rev`;
+
 /** The named parameters of {@link userRerender}. */
 export type RerenderParams = UserRerender & { stamp: number };
 

@@ -76,6 +76,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 test("any renames and loads read as whole bodies rewritten with each user's current object", async (t) => {
   const { db, store } = await tempSqliteDatabase(t);
   const brokenRecord = userTextReads(db);
+  const staleRecords = db
+    .prepare<[number], number>(
+      `SELECT count(*) FROM reporting_records r JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
+       WHERE r.tenant_id = ? AND d.user_json IS NOT NULL AND r.user_rev <> d.user_rev`,
+    )
+    .pluck();
   let run = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(step, { maxLength: 8 }), async (steps) => {
@@ -99,6 +105,10 @@ test("any renames and loads read as whole bodies rewritten with each user's curr
       }
       assert.deepEqual(read, wholeBodies(db, id), 'the pages read what whole bodies give');
       assert.equal(brokenRecord(id), undefined, 'the check finds every record in place');
+      await store.compact();
+      assert.deepEqual(readAll(db, id).v1, read, 'a compacted store reads the same records');
+      assert.equal(staleRecords.get(id), 0, 'compact writes the current user object into every record');
+      assert.equal(brokenRecord(id), undefined, 'the check finds every compacted record in place');
     }),
     { numRuns: 25 },
   );

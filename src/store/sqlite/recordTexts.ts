@@ -57,14 +57,23 @@ export const USER_PLACE = `${userPlace('@body', '(SELECT json FROM users WHERE p
 
 /**
  * Writes its user's current object into every record of a user changed since the record was
- * written (`compdata compact`), with the revision of its user-month row: each record then reads
- * as its stored body, the same text as before. No data changes, so nothing is stamped.
+ * written (`compdata compact`), with the revision of its user-month row, then drops the objects
+ * of the user-month rows, whose records are all current now: each record reads as its stored
+ * body, the same text as before, and the rows are as small as those of users never changed.
+ * One transaction; no data changes, so nothing is stamped.
  */
-export const REFRESH_RENAMED_RECORDS = `UPDATE reporting_records AS r
-  SET body = concat(${bodyBytes('1', 'r.user_at - 1')}, d.user_json, ${bodyBytes('r.user_at + r.user_len')}),
-    user_len = length(CAST(d.user_json AS BLOB)), user_rev = d.user_rev
-  FROM dimension_values d
-  WHERE d.user_pk = r.user_pk AND d.month = r.month AND d.user_json IS NOT NULL AND r.user_rev <> d.user_rev`;
+export function refreshRenamedRecords(db: Db): void {
+  const records = db.prepare(`UPDATE reporting_records AS r
+    SET body = concat(${bodyBytes('1', 'r.user_at - 1')}, d.user_json, ${bodyBytes('r.user_at + r.user_len')}),
+      user_len = length(CAST(d.user_json AS BLOB)), user_rev = d.user_rev
+    FROM dimension_values d
+    WHERE d.user_pk = r.user_pk AND d.month = r.month AND d.user_json IS NOT NULL AND r.user_rev <> d.user_rev`);
+  const rows = db.prepare('UPDATE dimension_values SET user_json = NULL WHERE user_json IS NOT NULL');
+  db.transaction(() => {
+    records.run();
+    rows.run();
+  }).immediate();
+}
 
 /** The named parameters of {@link userRerender}. */
 export type RerenderParams = UserRerender & { stamp: number };

@@ -9,7 +9,7 @@ import { inReadTransaction, inWriteTransaction, isDatabaseBusy, isDiskFull, open
 import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { sqliteReads } from './reads.js';
-import { REFRESH_RENAMED_RECORDS } from './recordTexts.js';
+import { refreshRenamedRecords } from './recordTexts.js';
 import { writeSteps } from './writeSteps.js';
 import { startTransactionThread } from './transactionThreadClient.js';
 import { startWriter } from './writer.js';
@@ -106,12 +106,11 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     },
     databaseBytes: async () => fileBytes(path) + fileBytes(`${path}-wal`),
     backup: (target) => backupDatabase(db, target),
-    // The records of renamed users first take their user's object (one statement, one
-    // transaction). VACUUM rewrites the file through the WAL; the checkpoint then copies it back,
+    // The records of renamed users first take their user's object (one transaction). VACUUM rewrites the file through the WAL; the checkpoint then copies it back,
     // and the file shrinks to the pages left.
     compact: () =>
       withConnection(async (connection) => {
-        connection.exec(REFRESH_RENAMED_RECORDS);
+        refreshRenamedRecords(connection);
         connection.exec('VACUUM');
         connection.pragma('wal_checkpoint(TRUNCATE)');
       }),

@@ -8,7 +8,7 @@
  *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
  * - `reporting_records.body` is the record's JSON without its dimension fields and closing brace;
  *   `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}"). Its
- *   user object stands at `user_at` for `user_len` characters; when the record's `user_rev` is
+ *   user object stands at byte `user_at` for `user_len` bytes; when the record's `user_rev` is
  *   not its user-month row's and the row holds a `user_json`, that is the user's object instead
  *   (migration 28).
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.

@@ -79,13 +79,13 @@ export function refreshRenamedRecords(db: Db): void {
 export type RerenderParams = UserRerender & { stamp: number };
 
 /**
- * Writes a changed user's object (as stored in `users`, written before) into every user-month row of the user with the next
- * revision, and stamps and dates the rows, so that every record of the user reads with the new
- * object and counts as changed: a sync reads it in the stream of changed dimension fields, a v2
- * read takes the row's time. No v1 record is written. A row made by this same transaction keeps
- * minus its stamp (migration 5): its records carry the stamp themselves. A new reference
- * (`{"id":…,"email":…}`, changed by a load only) is replaced inside the user's v2 texts, whose
- * time the user-month rows carry.
+ * Writes a changed user's object (as `users` holds it, written before) into every user-month row
+ * of the user with the next revision, and stamps and dates the rows, so that every record of the
+ * user reads with the new object and counts as changed: a sync reads it in the stream of changed
+ * dimension fields, a v2 read takes the row's time. No v1 record is written. A row made by this
+ * same transaction keeps minus its stamp (migration 5): its records carry the stamp themselves.
+ * A new reference (`{"id":…,"email":…}`, changed by a load only) is replaced inside the user's v2
+ * texts, whose time the user-month rows carry.
  */
 export function userRerender(db: Db): (params: RerenderParams) => void {
   const rows = db.prepare<{ userPk: number; stamp: number }>(

@@ -49,7 +49,7 @@ type PageOf = (from: number, limit: number) => { count: number; json: Buffer; mo
 function completeRecords(db: Database.Database): Iterable<[number, string]> {
   return db
     .prepare<[], [number, string]>(
-      `SELECT r.pos, r.head || d.user_json || r.tail || ifnull(d.fragment, t.empty_fragment) FROM reporting_records r
+      `SELECT r.pos, r.body || ifnull(d.fragment, t.empty_fragment) FROM reporting_records r
        JOIN tenants t ON t.id = r.tenant_id
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month ORDER BY r.tenant_id, r.pos`,
     )
@@ -127,7 +127,7 @@ function ownStatement(): Tenancy {
   db.pragma('mmap_size = 1073741824');
   const page = db
     .prepare<{ owner: number; from: number; n: number; empty: string }, [number, Buffer | null, number]>(
-      `SELECT count(*), CAST(group_concat(r.head || d.user_json || r.tail || ifnull(d.fragment, @empty), ',') AS BLOB),
+      `SELECT count(*), CAST(group_concat(r.body || ifnull(d.fragment, @empty), ',') AS BLOB),
               EXISTS (SELECT 1 FROM reporting_records WHERE tenant_id = @owner AND pos = @from + @n)
        FROM reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month

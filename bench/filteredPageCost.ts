@@ -30,7 +30,7 @@ const [userPk, email, records] = db
 const limit = config.limit;
 const byUser = `FROM reporting_records r INDEXED BY reporting_records_by_user_position WHERE r.tenant_id = @tenant AND r.user_pk = @user AND r.pos >= 0 ORDER BY r.pos LIMIT @n`;
 const positions = db.prepare(`SELECT r.pos ${byUser}`).raw();
-const bodies = db.prepare(`SELECT r.head, r.tail ${byUser}`).raw();
+const bodies = db.prepare(`SELECT r.body ${byUser}`).raw();
 const unfiltered = pagedReads(db).reporting(tenantId, emptyFragment);
 const filtered = filteredReporting(db);
 const params = { tenant: tenantId, user: userPk, n: limit };

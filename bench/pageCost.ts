@@ -35,7 +35,7 @@ const range = 'FROM reporting_records r WHERE r.tenant_id = @owner AND r.pos >= 
 const variants: Record<string, (from: number, n: number) => unknown> = {
   serve: (from, n) => reporting.joined(from, n),
   ruler: (from, n) => rulerPage.get({ from, to: from + n }),
-  'bodies only': aggregate(`SELECT count(*), CAST(group_concat(r.head || r.tail, ',') AS BLOB) ${range}`),
+  'bodies only': aggregate(`SELECT count(*), CAST(group_concat(r.body, ',') AS BLOB) ${range}`),
   'join only': aggregate(
     `SELECT count(*), CAST(group_concat(d.fragment, ',') AS BLOB) FROM reporting_records r
      LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month

@@ -12,10 +12,12 @@
  *   node --import tsx bench/renameCost.ts DIR DIR [ROUNDS] [RECORDS]
  *
  * A DIR holds `bin/compdata.js` and its `dist/` (this checkout `.`, a copy at another commit).
- * The store is seeded by the first DIR's build (a later build migrates its copy when it opens it).
+ * Each build seeds its own store with the same records (`--seed 1`): two builds may store one
+ * schema version differently (an unreleased migration changed in place), so neither opens the
+ * other's file.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -33,9 +35,15 @@ if (dirs.length < 2) {
 }
 const directory = mkdtempSync(join(tmpdir(), 'compdata-bench-rename-'));
 const cli = (dir: string, ...args: string[]) => execFileSync(process.execPath, [`${dir}/bin/compdata.js`, ...args], { encoding: 'utf8' });
-const seeded = join(directory, 'seeded.db');
-cli(dirs[0]!, 'seed', '--db', seeded, '--tenant', 'demo', '--users', '200', '--records', String(records));
-const { emails, owned, regions } = storeFacts(seeded);
+const stores = dirs.map((dir, i) => {
+  const path = join(directory, `side-${i}.db`);
+  cli(dir, 'seed', '--db', path, '--tenant', 'demo', '--users', '200', '--records', String(records), '--seed', '1');
+  return path;
+});
+const { emails, owned, regions } = storeFacts(stores[0]!);
+for (const path of stores.slice(1)) {
+  if (JSON.stringify(storeFacts(path)) !== JSON.stringify({ emails, owned, regions })) throw new Error(`${path} holds other users or records than ${stores[0]}`);
+}
 
 /** The 200 users' e-mails, how many records they own, and the region groups. */
 function storeFacts(path: string) {
@@ -96,8 +104,7 @@ async function measure(side: Side, kind: Kind, lead: number): Promise<Sample> {
 
 try {
   for (const [i, dir] of dirs.entries()) {
-    const copy = join(directory, `side-${i}.db`);
-    copyFileSync(seeded, copy);
+    const copy = stores[i]!;
     const key = cli(dir, 'keys', 'create', '--db', copy, '--tenant', 'demo').trimEnd().split('\n').at(-1)!;
     const server = await startServerProcess(copy, { bin: `${dir}/bin/compdata.js`, serveArgs: ['--log-level', 'warn', '--request-timeout', '300000'] });
     sides.push({ dir, server, key });

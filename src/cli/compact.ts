@@ -17,7 +17,9 @@ export function compactCommand(io: CommandIo): Command {
 SQLite keeps the pages that deleted data freed inside the file, and reuses them for new data;
 an upgrade that rewrites data (the upgrade that gave the statements' v2 texts a table of their
 own) can leave a large part of the file free. This rewrites the file without them (VACUUM),
-which needs free disk space about the size of the file. Servers may stay up: reads go on, and
+which needs free disk space about the size of the file. First it writes each renamed user's
+current object into the records written before the rename, which then read without the
+exchange (they read the same). Servers may stay up: reads go on, and
 writes wait for it (up to their busy timeout, then 503). It prints the sizes before and after.
 A PostgreSQL database reuses its free space by itself (exit 2, saying what to run instead).`,
     )

@@ -96,25 +96,6 @@ export function cutAtUser(body: string, userJson: string): { head: string; tail:
   return { head: body.slice(0, end), tail: body.slice(end + userJson.length) };
 }
 
-/**
- * A record body cut around its user object without knowing the object: the text up to and
- * including `"user":`, and the text from `,"payment":` on (the field {@link renderReportingBody}
- * writes after the user). Neither text can hold an unescaped quote inside a JSON string, so the
- * first of each is the field itself. `undefined` when the body has no such fields.
- */
-export function cutAroundUser(body: string): { head: string; tail: string } | undefined {
-  return cutBetween(body, '"user":', ',"payment":');
-}
-
-/** `text` cut after the first `open` and from the first `close` after it. */
-function cutBetween(text: string, open: string, close: string): { head: string; tail: string } | undefined {
-  const at = text.indexOf(open);
-  if (at < 0) return undefined;
-  const end = text.indexOf(close, at + open.length);
-  if (end < 0) return undefined;
-  return { head: text.slice(0, at + open.length), tail: text.slice(end) };
-}
-
 /** A number as the stored JSON writes it (`null` when none); never NaN or infinite. */
 export function num(value: number | null): string {
   if (value === null) return 'null';

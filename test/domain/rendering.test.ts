@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { customKeyProblem, tableFieldKeyProblem, STANDARD_REPORTING_FIELDS } from '../../src/domain/fieldKeys.js';
-import { cutAroundUser, cutAtUser, renderDimensionFragment, renderReportingBody, renderUser, type StatementLine } from '../../src/domain/reportingJson.js';
+import { cutAtUser, renderDimensionFragment, renderReportingBody, renderUser, type StatementLine } from '../../src/domain/reportingJson.js';
 import { renderTableRecord } from '../../src/domain/tableJson.js';
 
 const user = { id: 'u"1', email: 'a@b.example', name: 'Zoë "Q" \\ Ünïcode', role: 'AE', currency: 'EUR', calculation_currency: 'USD', country: 'DE', code: 'X\n1' };
@@ -69,28 +69,6 @@ describe('cutAtUser', () => {
 
   test('a body without that user object has no cut', () => {
     assert.equal(cutAtUser(renderReportingBody(line, renderUser(user), []), renderUser({ ...user, name: 'Other' })), undefined);
-  });
-});
-
-describe('cutAroundUser', () => {
-  const text = fc.string({ unit: 'binary' });
-  const userArb = fc.record({
-    id: text, email: text, name: text, role: text, currency: text, calculation_currency: text, country: text, code: text,
-  });
-
-  test('cuts a body as cutAtUser does, without being given the user object, whatever the strings', () => {
-    fc.assert(
-      fc.property(text, text, text, userArb, fc.array(fc.constantFrom('arr', 'payment', 'user')), (id, date, plan, someone, keys) => {
-        const userJson = renderUser(someone);
-        const body = renderReportingBody({ ...line, id, date, plan }, userJson, [...new Set(keys)]);
-        assert.deepEqual(cutAroundUser(body), cutAtUser(body, userJson));
-      }),
-    );
-  });
-
-  test('a text without a user field or the field after it has no cut', () => {
-    assert.equal(cutAroundUser('{"id":"r1","payment":1'), undefined);
-    assert.equal(cutAroundUser('{"id":"r1","user":{}'), undefined);
   });
 });
 

@@ -23,9 +23,9 @@ const TABLES: Record<'sqlite' | 'postgres', Record<string, string>> = {
     group_attributions:
       'SELECT a.start_month, a.end_month, g.name FROM group_attributions a JOIN users u ON u.pk = a.user_pk JOIN groups g ON g.pk = a.group_pk WHERE u.tenant_id = $1 ORDER BY a.user_pk, a.dimension_pk, a.start_month',
     manager_attributions: 'SELECT a.start_month, a.end_month FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = $1 ORDER BY a.pk',
-    reporting_records: 'SELECT pos, id, month, head, tail FROM reporting_records WHERE tenant_id = $1 ORDER BY pos',
+    reporting_records: 'SELECT pos, id, month, body, user_at, user_len, user_rev FROM reporting_records WHERE tenant_id = $1 ORDER BY pos',
     reporting_records_v2: 'SELECT pos, month, body FROM reporting_records_v2 WHERE tenant_id = $1 ORDER BY pos',
-    dimension_values: 'SELECT month, fragment, fragment_v2 FROM dimension_values WHERE tenant_id = $1 ORDER BY user_pk, month',
+    dimension_values: 'SELECT month, fragment, fragment_v2, user_rev, user_json FROM dimension_values WHERE tenant_id = $1 ORDER BY user_pk, month',
     statements: 'SELECT month, status, total, currency_json FROM statements WHERE tenant_id = $1 ORDER BY user_pk, month',
     data_tables: 'SELECT key, name, fields FROM data_tables WHERE tenant_id = $1 ORDER BY pk',
     table_records: 'SELECT r.pos, r.id, r.body, r.body_v2 FROM table_records r JOIN data_tables t ON t.pk = r.table_pk WHERE t.tenant_id = $1 ORDER BY r.table_pk, r.pos',

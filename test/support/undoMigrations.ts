@@ -18,18 +18,23 @@ export const BEFORE_GROUP_KEYS_UNHELD: Record<TestEngine, string> = {
 };
 
 /**
- * SQL that takes a database of this build back to before a record's text was stored without its
- * user object (SQLite migration 28: the object read from the user; PostgreSQL migrations 35 to
- * 40: the object kept once per user and month): each record's whole bodies again, joined from
- * its parts and its user's object, the index by plan on the body.
+ * SQL that takes a database of this build back to before a rename left its user's records as they
+ * are (SQLite migration 28: whole bodies with the place of the user object in them, the current
+ * object in each user-month row once the user changed; PostgreSQL migrations 35 to 40: the
+ * object kept once per user and month): each record's whole bodies again, with its user's
+ * current object, no column of the place or revision (SQLite), the index by plan on the body
+ * (PostgreSQL).
  */
 export const BEFORE_USER_OBJECTS: Record<TestEngine, string> = {
   sqlite: `
-    DROP INDEX reporting_records_by_plan;
-    UPDATE reporting_records SET head = head || (SELECT json FROM users WHERE pk = reporting_records.user_pk) || tail;
-    ALTER TABLE reporting_records DROP COLUMN tail;
-    ALTER TABLE reporting_records RENAME COLUMN head TO body;
-    CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(body || '}', '$.plan'));
+    UPDATE reporting_records SET body = concat(substr(CAST(body AS BLOB), 1, user_at - 1), d.user_json, substr(CAST(body AS BLOB), user_at + user_len))
+      FROM dimension_values d
+      WHERE d.user_pk = reporting_records.user_pk AND d.month = reporting_records.month AND d.user_json IS NOT NULL AND d.user_rev <> reporting_records.user_rev;
+    ALTER TABLE reporting_records DROP COLUMN user_at;
+    ALTER TABLE reporting_records DROP COLUMN user_len;
+    ALTER TABLE reporting_records DROP COLUMN user_rev;
+    ALTER TABLE dimension_values DROP COLUMN user_rev;
+    ALTER TABLE dimension_values DROP COLUMN user_json;
     PRAGMA user_version = 27;
   `,
   postgres: `${BEFORE_GROUP_KEYS_UNHELD.postgres}

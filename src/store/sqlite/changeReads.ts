@@ -1,7 +1,7 @@
 import { mergeInChangeOrder } from '../paging/changePaging.js';
 import type { ChangeReads, ChangeRow, ResumeBounds } from '../engine/readSteps.js';
 import type { Db } from './db.js';
-import { recordV1, USER_JOIN } from './recordTexts.js';
+import { recordV1 } from './recordTexts.js';
 
 /** The parameters of a read in change order (see `resumeBounds`): tenant or table, bounds, rows wanted. */
 type ChangeParams = {
@@ -32,14 +32,12 @@ export function changeReads(db: Db) {
   const fieldsStream = `SELECT d.stamp AS stamp, 0 AS stream, d.user_pk AS a, d.month AS b, r.pos AS c, ${recordV1('d.fragment')} AS json
     FROM dimension_values d
     JOIN reporting_records r ON r.user_pk = d.user_pk AND r.month = d.month AND r.tenant_id = @owner
-    ${USER_JOIN}
     WHERE d.tenant_id = @owner AND (d.stamp, d.user_pk, d.month) >= (@fs, @fu, @fm)
       AND (d.stamp, d.user_pk, d.month, r.pos) > (@fs, @fu, @fm, @fp) AND r.stamp < d.stamp
     ORDER BY d.stamp, d.user_pk, d.month, r.pos LIMIT @n`;
   const recordStream = `SELECT r.stamp AS stamp, 1 AS stream, r.pos AS a, 0 AS b, 0 AS c, ${recordV1('ifnull(d.fragment, @empty)')} AS json
     FROM reporting_records r
     LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-    ${USER_JOIN}
     WHERE r.tenant_id = @owner AND (r.stamp, r.pos) > (@rs, @rp) AND r.stamp >= ifnull(d.stamp, 0)
     ORDER BY r.stamp, r.pos LIMIT @n`;
   const fieldRows = db.prepare<ChangeParams, ChangeRow>(fieldsStream).raw();

@@ -3,7 +3,7 @@ import { EMPTY_LISTING } from '../paging/attributionListing.js';
 import { ALL_POSITIONS, filteredRecords } from '../paging/filteredRecords.js';
 import type { KeyedRow, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
-import { headField, recordV1, USER_JOIN } from './recordTexts.js';
+import { recordV1 } from './recordTexts.js';
 
 /**
  * Filtered statement reporting records (paged as paging/filteredRecords.ts says). Each set of
@@ -12,7 +12,7 @@ import { headField, recordV1, USER_JOIN } from './recordTexts.js';
  * `reporting_records_by_user_position` (`user_pk`, then the primary key: `tenant_id`, `pos`), a
  * plan's from `reporting_records_by_plan`, a date range alone from the primary key within the
  * window of positions its months hold (`reporting_records_by_month`). The other filters are
- * checked on the rows read. The plan and the date are read from the stored head (the text before the user); the date only
+ * checked on the rows read. The plan and the date are read from the stored body; the date only
  * in the first and last month of the range (the months between match whole).
  */
 interface Shape {
@@ -80,17 +80,16 @@ function prepareShape(db: Db, shape: Shape) {
   const index = shape.user ? 'INDEXED BY reporting_records_by_user_position' : shape.plan ? 'INDEXED BY reporting_records_by_plan' : '';
   const where = ['r.tenant_id = @tenant', 'r.pos <= @last'];
   if (shape.user) where.push('r.user_pk = @user');
-  if (shape.plan) where.push(`${headField('r.head', 'plan')} = @plan`);
+  if (shape.plan) where.push(`json_extract(r.body || '}', '$.plan') = @plan`);
   if (shape.date) {
     // `+` keeps the month index out of the plan: it would give the rows out of position order.
     where.push('+r.month BETWEEN @firstMonth AND @lastMonth');
-    where.push(`(r.month > @firstMonth AND r.month < @lastMonth OR ${headField('r.head', 'date')} BETWEEN @from AND @to)`);
+    where.push(`(r.month > @firstMonth AND r.month < @lastMonth OR json_extract(r.body || '}', '$.date') BETWEEN @from AND @to)`);
   }
   const conditions = where.join(' AND ');
   const rowsSql = `SELECT ${recordV1('ifnull(d.fragment, @empty)')}, CAST(r.pos AS TEXT)
      FROM reporting_records r ${index}
      LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-     ${USER_JOIN}
      WHERE ${conditions} AND r.pos > @after ORDER BY r.pos LIMIT @n OFFSET @skip`;
   const totalSql = `SELECT count(*) FROM reporting_records r ${index} WHERE ${conditions} AND r.pos >= @first`;
   assertPositionOrder(db, rowsSql);

@@ -5,8 +5,7 @@ import { attributionSteps } from './bulkSteps.js';
 import type { Db } from './db.js';
 import { fieldSteps } from './dimensionValues.js';
 import { stampTime } from './changeStamps.js';
-import { cutAroundUser } from '../../domain/reportingJson.js';
-import { bothTexts, TAIL_OBJECT, userRerender } from './recordTexts.js';
+import { bothTexts, USER_PLACE, userRerender } from './recordTexts.js';
 import { statementSteps } from './statementSteps.js';
 import { directLookups } from './writerCache.js';
 
@@ -52,9 +51,9 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
 
     recordCount: () => s.recordCount.get(tenantId)!,
     recordPositions: (ids) => ids.flatMap((id) => s.recordPosition.all(tenantId, id)),
-    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord({ ...cutTexts(row), tenantId, stamp })),
+    insertRecords: (rows, stamp) => insertedIds(rows, (row) => s.insertRecord({ ...row, tenantId, stamp })),
     updateRecords(rows, stamp) {
-      for (const row of rows) s.updateRecord({ ...cutTexts(row), stamp, tenantId });
+      for (const row of rows) s.updateRecord({ ...row, stamp, tenantId });
     },
     ensureFieldRows(pairs, stamp) {
       for (const { userPk, month } of pairs) s.ensureFieldRow.run({ tenantId, userPk, month, stamp });
@@ -74,15 +73,8 @@ export function loadSteps(db: Db, tenantId: number): LoadSteps {
 
 type UserColumns = { pk: number; id: string; email: string; json: string };
 
-/** A record row as stored: its v1 text cut around its user object (migration 28), its v2 text. */
-type CutRecord = { pos: number; userPk: number; month: number; head: string; tail: string; bodyV2: string };
-
-/** A record row of a load with its v1 text cut around its user; a text without a user is a bug of the renderer. */
-function cutTexts<T extends { pos: number; userPk: number; month: number; body: string; bodyV2: string }>({ body, ...row }: T): Omit<T, 'body'> & CutRecord {
-  const v1 = cutAroundUser(body);
-  if (!v1) throw new Error('a record text without its user');
-  return { ...row, head: v1.head, tail: v1.tail };
-}
+/** A record row of a load: its v1 text, rendered with its user's current object, and its v2 text. */
+type RecordRow = { pos: number; userPk: number; month: number; body: string; bodyV2: string };
 
 /**
  * Inserts `rows` in order, each by `insert`, until one's id is stored already (the unique index
@@ -115,7 +107,7 @@ function statements(db: Db) {
     insertDimension: db.prepare<[number, string, number]>('INSERT INTO dimensions (tenant_id, key, position) VALUES (?, ?, ?)'),
     addMetricToBodies: bothTexts<{ fragment: string; fragmentV2: string; stamp: number; tenantId: number }>(
       db,
-      `UPDATE reporting_records SET tail = tail || @fragment || (${TAIL_OBJECT} -> '$.payment_currency'), stamp = @stamp WHERE tenant_id = @tenantId`,
+      `UPDATE reporting_records SET body = body || @fragment || ((body || '}') -> '$.payment_currency'), stamp = @stamp WHERE tenant_id = @tenantId`,
       `UPDATE reporting_records_v2 SET body = body || @fragmentV2 || ((body || '}') -> '$."standard.payment".currency') || '}',
          changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId`,
@@ -139,17 +131,18 @@ function statements(db: Db) {
     ),
     recordCount: db.prepare<[number], number>('SELECT ifnull(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = ?').pluck(),
     recordPosition: db.prepare<[number, string], { id: string; pos: number }>('SELECT id, pos FROM reporting_records WHERE tenant_id = ? AND id = ?'),
-    insertRecord: bothTexts<CutRecord & { tenantId: number; id: string; stamp: number }>(
+    insertRecord: bothTexts<RecordRow & { tenantId: number; id: string; stamp: number }>(
       db,
-      `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, head, tail, stamp) VALUES (@tenantId, @pos, @id, @userPk, @month, @head, @tail, @stamp)`,
+      `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, user_at, user_len, user_rev, stamp)
+       VALUES (@tenantId, @pos, @id, @userPk, @month, @body, ${USER_PLACE}, @stamp)`,
       `INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, body, changed_at)
        VALUES (@tenantId, @pos, @userPk, @month, @bodyV2, ${stampTime('@tenantId', '@stamp')})`,
     ),
     /** Updates a record whose content changed (an unchanged one keeps its stamp). */
-    updateRecord: bothTexts<CutRecord & { stamp: number; tenantId: number }>(
+    updateRecord: bothTexts<RecordRow & { stamp: number; tenantId: number }>(
       db,
-      `UPDATE reporting_records SET user_pk = @userPk, month = @month, head = @head, tail = @tail, stamp = @stamp
-       WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, head, tail) IS NOT (@userPk, @month, @head, @tail)`,
+      `UPDATE reporting_records SET user_pk = @userPk, month = @month, body = @body, (user_at, user_len, user_rev) = (${USER_PLACE}), stamp = @stamp
+       WHERE tenant_id = @tenantId AND pos = @pos AND (user_pk, month, body) IS NOT (@userPk, @month, @body)`,
       `UPDATE reporting_records_v2 SET user_pk = @userPk, month = @month, body = @bodyV2, changed_at = ${stampTime('@tenantId', '@stamp')}
        WHERE tenant_id = @tenantId AND pos = @pos`,
     ),

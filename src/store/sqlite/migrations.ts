@@ -6,9 +6,11 @@
  * - `reporting_records.pos` and `table_records.pos` are dense per tenant / table (0..n-1):
  *   records are only appended at the end, updated in place, or deleted all together. So the
  *   raw `offset` of a paged read is the key to seek, and `max(pos) + 1` is the count.
- * - `reporting_records.head` and `tail` are the record's JSON before and after its user object
- *   (the `json` of its row of `users`, migration 28), without its dimension fields and closing brace;
- *   `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}").
+ * - `reporting_records.body` is the record's JSON without its dimension fields and closing brace;
+ *   `dimension_values.fragment` holds those for one user and month (",\"region\":[..]}"). Its
+ *   user object stands at byte `user_at` for `user_len` bytes; when the record's `user_rev` is
+ *   not its user-month row's and the row holds a `user_json`, that is the user's object instead
+ *   (migration 28).
  *   Every (user_pk, month) of a reporting record has a `dimension_values` row.
  * - `tenants.data_version` changes in every transaction that changes the tenant's data (see
  *   writeSteps.ts, ../storeOver.ts); a read of it that precedes a read of the data is a version the data has
@@ -579,24 +581,30 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE group_attributions;
   ALTER TABLE group_attributions_27 RENAME TO group_attributions;
   `,
-  // 28: the user object once per user (docs/rules.md#users): a rename writes its user and
-  // stamps the user's rows of `dimension_values`, not each of its records.
-  // - `reporting_records.body` becomes `head`, the record's text up to and including `"user":`,
-  //   and `tail`, its text from `,"payment":` on (no user object, no dimensions, no closing
-  //   brace). A JSON string holds neither text unescaped, so the first of each is the field. A
-  //   read joins head, the user's object (`json` of `users`), tail and dimension fields (why from
-  //   `users` rather than a copy in each user-month row: bench/results/rename-sqlite-2026-11-28.md).
+  // 28: a rename writes its user and the user's rows of `dimension_values`, not each of its
+  // records (docs/rules.md#users).
+  // - `reporting_records` keeps its whole v1 text (`body`) and says where the user object stands
+  //   in it: `user_at`, the position of its first byte, and `user_len`, its length in bytes,
+  //   both counted as `instr` and `substr` count in the text as a BLOB (`substr` of a text walks
+  //   its characters), and `user_rev`, the revision of its user-month row's object it was
+  //   written with.
+  // - `dimension_values.user_rev` is the revision of the user's object, moved on by each change
+  //   of the user; `user_json` the user's current object once the user changed (NULL before).
+  // - A read gives the body of a record written with its row's revision (or whose user never
+  //   changed), and otherwise the body with the row's object in place of the one at `user_at`
+  //   (why not the object cut out of every record: bench/results/rename-sqlite-2026-11-28.md).
   // - The v2 texts keep the user's reference (`{"id":…,"email":…}`), which `PUT /v1/users/bulk`
   //   cannot change (the same file says what cutting them cost); a load that changes a user's
   //   e-mail rewrites them.
-  // - The plan index reads the plan from the head (`head || 'null}'` is a JSON object).
   // Rows are updated in place: their keys and order stay.
   `
-  DROP INDEX reporting_records_by_plan;
-  ALTER TABLE reporting_records RENAME COLUMN body TO head;
-  ALTER TABLE reporting_records ADD COLUMN tail TEXT NOT NULL DEFAULT '';
-  UPDATE reporting_records SET head = substr(head, 1, instr(head, '"user":') + 6), tail = substr(head, instr(head, ',"payment":'));
-  CREATE INDEX reporting_records_by_plan ON reporting_records (tenant_id, json_extract(head || 'null}', '$.plan'));
+  ALTER TABLE reporting_records ADD COLUMN user_at INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE reporting_records ADD COLUMN user_len INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE reporting_records ADD COLUMN user_rev INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE dimension_values ADD COLUMN user_rev INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE dimension_values ADD COLUMN user_json TEXT;
+  UPDATE reporting_records SET user_at = instr(CAST(body AS BLOB), CAST('"user":' || u.json AS BLOB)) + 7, user_len = length(CAST(u.json AS BLOB))
+    FROM users u WHERE u.pk = reporting_records.user_pk;
   `,
 ];
 

@@ -1,6 +1,6 @@
 import type { JoinedRows, PagedSource } from '../engine/pagedSource.js';
 import type { Db } from './db.js';
-import { recordV1, USER_JOIN } from './recordTexts.js';
+import { recordV1 } from './recordTexts.js';
 
 /** A paged source of this engine: every answer is there when the call returns. */
 export interface SqlitePagedSource extends PagedSource {
@@ -17,7 +17,6 @@ export function pagedReads(db: Db) {
   const reportingRecord = recordV1('ifnull(d.fragment, @empty)');
   const reportingFrom = `reporting_records r
        LEFT JOIN dimension_values d ON d.user_pk = r.user_pk AND d.month = r.month
-       ${USER_JOIN}
        WHERE r.tenant_id = @owner AND r.pos >= @from`;
   const reportingRows = db.prepare<PageParams, string>(`SELECT ${reportingRecord} FROM ${reportingFrom} ORDER BY r.pos LIMIT @n`).pluck();
   const reportingJoined = prepareJoinedPage(db, joinedPage(reportingRecord, reportingFrom, 'reporting_records', 'tenant_id'), 'tenant_id');

@@ -9,6 +9,7 @@ import { inReadTransaction, inWriteTransaction, isDatabaseBusy, isDiskFull, open
 import { invariantReads } from './invariantReads.js';
 import { keySteps } from './keys.js';
 import { sqliteReads } from './reads.js';
+import { refreshRenamedRecords } from './recordTexts.js';
 import { writeSteps } from './writeSteps.js';
 import { startTransactionThread } from './transactionThreadClient.js';
 import { startWriter } from './writer.js';
@@ -105,10 +106,11 @@ export function openSqliteEngine(path: string, options: SqliteEngineOptions): En
     },
     databaseBytes: async () => fileBytes(path) + fileBytes(`${path}-wal`),
     backup: (target) => backupDatabase(db, target),
-    // VACUUM rewrites the file through the WAL; the checkpoint then copies it back, and the file
-    // shrinks to the pages left.
+    // The records of renamed users first take their user's object (one transaction). VACUUM rewrites the file through the WAL; the checkpoint then copies it back,
+    // and the file shrinks to the pages left.
     compact: () =>
       withConnection(async (connection) => {
+        refreshRenamedRecords(connection);
         connection.exec('VACUUM');
         connection.pragma('wal_checkpoint(TRUNCATE)');
       }),

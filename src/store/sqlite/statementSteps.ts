@@ -1,11 +1,10 @@
 import type { StatementSteps } from '../engine/loadSteps.js';
 import { stampTime } from './changeStamps.js';
 import type { Db } from './db.js';
-import { TAIL_OBJECT } from './recordTexts.js';
 
-/** A stored line's payment currency (as JSON text) and payment in millionths, read from its text after its user (columns of `reporting_records`). */
-export const LINE_CURRENCY = `${TAIL_OBJECT} -> '$.payment_currency'`;
-export const LINE_MICROS = `CAST(round((${TAIL_OBJECT} ->> '$.payment') * 1000000) AS INTEGER)`;
+/** A stored line's payment currency (as JSON text) and payment in millionths, read from its body (columns of `reporting_records`). */
+export const LINE_CURRENCY = `(body || '}') -> '$.payment_currency'`;
+export const LINE_MICROS = `CAST(round(((body || '}') ->> '$.payment') * 1000000) AS INTEGER)`;
 
 /**
  * The statements of a tenant on SQLite (migration 16, docs/rules.md#statements): each total is

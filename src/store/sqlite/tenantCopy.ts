@@ -41,13 +41,13 @@ export function tenantCopySteps(db: Db): Pick<WriteSteps, 'copyData' | 'dataVers
     `INSERT INTO manager_attributions (pk, user_pk, manager_pk, start_month, end_month)
      SELECT a.pk + @managerAttributions, a.user_pk + @users, a.manager_pk + @users, a.start_month, a.end_month
      FROM manager_attributions a JOIN users u ON u.pk = a.user_pk WHERE u.tenant_id = @from ORDER BY a.pk`,
-    `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, head, tail, stamp)
-     SELECT @to, pos, id, user_pk + @users, month, head, tail, @stamp FROM reporting_records WHERE tenant_id = @from ORDER BY pos`,
+    `INSERT INTO reporting_records (tenant_id, pos, id, user_pk, month, body, user_at, user_len, user_rev, stamp)
+     SELECT @to, pos, id, user_pk + @users, month, body, user_at, user_len, user_rev, @stamp FROM reporting_records WHERE tenant_id = @from ORDER BY pos`,
     `INSERT INTO reporting_records_v2 (tenant_id, pos, user_pk, month, body, changed_at)
      SELECT @to, pos, user_pk + @users, month, body, @at FROM reporting_records_v2 WHERE tenant_id = @from ORDER BY pos`,
     // A dimension fields row made with its records holds minus their stamp (migration 5).
-    `INSERT INTO dimension_values (user_pk, month, fragment, tenant_id, stamp, changed_at)
-     SELECT user_pk + @users, month, fragment, @to, -@stamp, NULL FROM dimension_values WHERE tenant_id = @from ORDER BY user_pk, month`,
+    `INSERT INTO dimension_values (user_pk, month, fragment, tenant_id, stamp, changed_at, user_rev, user_json)
+     SELECT user_pk + @users, month, fragment, @to, -@stamp, NULL, user_rev, user_json FROM dimension_values WHERE tenant_id = @from ORDER BY user_pk, month`,
     `INSERT INTO statements (tenant_id, user_pk, month, status, total, currency_json, changed_at)
      SELECT @to, user_pk + @users, month, status, total, currency_json, @at FROM statements WHERE tenant_id = @from ORDER BY user_pk, month`,
     `INSERT INTO data_tables (pk, tenant_id, key, name, fields) SELECT pk + @tables, @to, key, name, fields FROM data_tables WHERE tenant_id = @from ORDER BY pk`,

@@ -82,20 +82,6 @@ export function renderReportingBody(
   return body;
 }
 
-/**
- * A record body (as {@link renderReportingBody} wrote it) cut around its user object: the text
- * up to and including `"user":`, and the text after the object. `head + userJson + tail` is the
- * body again. The user object is found as `"user":` followed by `userJson`: a JSON string value
- * cannot hold an unescaped quote, so the first match is the field itself. `undefined` when the
- * body does not hold that user object.
- */
-export function cutAtUser(body: string, userJson: string): { head: string; tail: string } | undefined {
-  const at = body.indexOf(`"user":${userJson}`);
-  if (at < 0) return undefined;
-  const end = at + '"user":'.length;
-  return { head: body.slice(0, end), tail: body.slice(end + userJson.length) };
-}
-
 /** A number as the stored JSON writes it (`null` when none); never NaN or infinite. */
 export function num(value: number | null): string {
   if (value === null) return 'null';

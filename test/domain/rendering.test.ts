@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { customKeyProblem, tableFieldKeyProblem, STANDARD_REPORTING_FIELDS } from '../../src/domain/fieldKeys.js';
-import { cutAtUser, renderDimensionFragment, renderReportingBody, renderUser, type StatementLine } from '../../src/domain/reportingJson.js';
+import { renderDimensionFragment, renderReportingBody, renderUser, type StatementLine } from '../../src/domain/reportingJson.js';
 import { renderTableRecord } from '../../src/domain/tableJson.js';
 
 const user = { id: 'u"1', email: 'a@b.example', name: 'Zoë "Q" \\ Ünïcode', role: 'AE', currency: 'EUR', calculation_currency: 'USD', country: 'DE', code: 'X\n1' };
@@ -37,38 +37,6 @@ describe('renderReportingBody', () => {
         assert.equal(json.m, value === null ? null : value === 0 ? 0 : value);
       }),
     );
-  });
-});
-
-describe('cutAtUser', () => {
-  const userArb = fc.record({
-    id: fc.string(), email: fc.string(), name: fc.string(), role: fc.string(), currency: fc.string(),
-    calculation_currency: fc.string(), country: fc.string(), code: fc.string(),
-  });
-
-  test('cuts a body around its user object, whatever the strings before and in it', () => {
-    fc.assert(
-      fc.property(fc.string(), fc.string(), fc.string(), userArb, (id, date, plan, someone) => {
-        const userJson = renderUser(someone);
-        const body = renderReportingBody({ ...line, id, date, plan }, userJson, ['arr']);
-        const parts = cutAtUser(body, userJson);
-        assert.ok(parts);
-        assert.equal(parts.head + userJson + parts.tail, body);
-        assert.equal(parts.head, `{"id":${JSON.stringify(id)},"date":${JSON.stringify(date)},"plan":${JSON.stringify(plan)},"user":`);
-        assert.ok(parts.tail.startsWith(',"payment":'));
-      }),
-    );
-  });
-
-  test('a plan that spells a user object is not taken for it', () => {
-    const userJson = renderUser(user);
-    const body = renderReportingBody({ ...line, plan: `"user":${userJson}` }, userJson, []);
-    const parts = cutAtUser(body, userJson)!;
-    assert.equal(JSON.parse(`${parts.head}null${parts.tail}}`).plan, `"user":${userJson}`);
-  });
-
-  test('a body without that user object has no cut', () => {
-    assert.equal(cutAtUser(renderReportingBody(line, renderUser(user), []), renderUser({ ...user, name: 'Other' })), undefined);
   });
 });
 

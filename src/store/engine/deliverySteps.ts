@@ -1,3 +1,4 @@
+import { faultsOfStored } from '../../domain/webhookFaults.js';
 import type { Answer } from '../vocabulary/answer.js';
 import type { CallAttempt, CallEndpoint, CallStatement } from '../vocabulary/deliveryShapes.js';
 import type { WebhookEvent } from '../vocabulary/webhookShapes.js';
@@ -17,6 +18,26 @@ export interface StoredCall {
   readonly userId: string;
   readonly month: number;
   readonly endpoint: CallEndpoint;
+}
+
+/**
+ * A claimed call's row as both engines read it: the call's columns and its endpoint's, flat
+ * (`secretHeader`: a boolean, or SQLite's 1 and 0; `faults`: their stored JSON).
+ */
+export interface StoredCallRow extends Omit<StoredCall, 'endpoint'> {
+  readonly endpointId: string;
+  readonly url: string;
+  readonly secretHeader: boolean | number;
+  readonly secret: string;
+  readonly signingSecret: string;
+  readonly previousSigningSecret: string | null;
+  readonly faults: string | null;
+}
+
+/** A {@link StoredCall} from its row. */
+export function storedCallOf(row: StoredCallRow): StoredCall {
+  const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = row;
+  return { ...stored, endpoint: { id: endpointId, url, secretHeader: Boolean(secretHeader), secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
 }
 
 /**

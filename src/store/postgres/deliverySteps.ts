@@ -1,7 +1,5 @@
-import { faultsOfStored } from '../../domain/webhookFaults.js';
-import type { DeliverySteps, DueCall } from '../engine/deliverySteps.js';
+import { storedCallOf, type DeliverySteps, type DueCall, type StoredCallRow } from '../engine/deliverySteps.js';
 import type { CallQueue } from '../vocabulary/callLogShapes.js';
-import type { WebhookEvent } from '../vocabulary/webhookShapes.js';
 import { firstRow, rowsOf, run, statement, type Queryable } from './connection.js';
 import { statementRecordsOf } from './v2Reads.js';
 
@@ -11,21 +9,6 @@ import { statementRecordsOf } from './v2Reads.js';
  * shard on Citus); every other statement names its tenant as `$1`, so goes to its node alone.
  */
 
-type CallRow = {
-  event: WebhookEvent;
-  createdAt: string;
-  attempts: number;
-  seriesFrom: number;
-  userId: string;
-  month: number;
-  endpointId: string;
-  url: string;
-  secretHeader: boolean;
-  secret: string;
-  signingSecret: string;
-  previousSigningSecret: string | null;
-  faults: string | null;
-};
 
 const due = statement<[string, number], DueCall>(
   `SELECT c.tenant_id AS "tenantId", c.id FROM webhook_calls c
@@ -35,7 +18,7 @@ const due = statement<[string, number], DueCall>(
    ORDER BY c.next_attempt_at LIMIT $2`,
 );
 // The claim and the read of what the call is made of, in one statement: the update returns the row it claimed with its endpoint's.
-const claim = statement<[number, string, string, string, string], CallRow>(
+const claim = statement<[number, string, string, string, string], StoredCallRow>(
   `UPDATE webhook_calls c SET lease_owner = $3, lease_until = $5
    FROM webhook_endpoints e
    WHERE c.tenant_id = $1 AND c.id = $2 AND c.state = 'pending' AND c.next_attempt_at <= $4 AND (c.lease_until IS NULL OR c.lease_until <= $4)
@@ -79,9 +62,7 @@ export const dueCallReads =
 export const deliverySteps = (db: Queryable): DeliverySteps => ({
   async claimCall(tenant, id, owner, now, until) {
     const row = await firstRow(db, claim, tenant, id, owner, now, until);
-    if (!row) return undefined;
-    const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = row;
-    return { ...stored, endpoint: { id: endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
+    return row && storedCallOf(row);
   },
   async callStatement(tenant, userId, month) {
     const found = await firstRow(db, statementOf, tenant, userId, month);

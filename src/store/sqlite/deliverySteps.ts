@@ -1,26 +1,9 @@
-import { faultsOfStored } from '../../domain/webhookFaults.js';
-import type { DeliverySteps, DueCall, StoredCall } from '../engine/deliverySteps.js';
+import { storedCallOf, type DeliverySteps, type DueCall, type StoredCall, type StoredCallRow } from '../engine/deliverySteps.js';
 import type { CallQueue } from '../vocabulary/callLogShapes.js';
 import type { CallAttempt } from '../vocabulary/deliveryShapes.js';
-import type { WebhookEvent } from '../vocabulary/webhookShapes.js';
 import type { Db } from './db.js';
 import { statementRecordsRead } from './v2Reads.js';
 
-type CallRow = {
-  event: WebhookEvent;
-  createdAt: string;
-  attempts: number;
-  seriesFrom: number;
-  userId: string;
-  month: number;
-  endpointId: string;
-  url: string;
-  secretHeader: number;
-  secret: string;
-  signingSecret: string;
-  previousSigningSecret: string | null;
-  faults: string | null;
-};
 
 /** The calls due across tenants (`EngineReads.dueWebhookCalls`), on one connection. */
 export function dueCallReads(db: Db): (now: string, limit: number) => DueCall[] {
@@ -51,7 +34,7 @@ export function deliveryStepsOn(db: Db): { deliverySteps(): DeliverySteps } {
     `UPDATE webhook_calls SET lease_owner = @owner, lease_until = @until
      WHERE tenant_id = @tenant AND id = @id AND state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)`,
   );
-  const call = db.prepare<{ tenant: number; id: string; now: string }, CallRow>(
+  const call = db.prepare<{ tenant: number; id: string; now: string }, StoredCallRow>(
     `SELECT c.event, c.created_at AS createdAt, c.attempts, c.series_from AS seriesFrom, c.user_id AS userId, c.month, e.id AS endpointId, e.url, e.secret_header AS secretHeader,
        e.secret, e.signing_secret AS signingSecret,
        CASE WHEN e.previous_until > @now THEN e.previous_signing_secret END AS previousSigningSecret, e.faults
@@ -80,8 +63,7 @@ export function deliveryStepsOn(db: Db): { deliverySteps(): DeliverySteps } {
   const steps: DeliverySteps = {
     claimCall(tenant, id, owner, now, until): StoredCall | undefined {
       if (claim.run({ tenant, id, owner, now, until }).changes === 0) return undefined;
-      const { endpointId, url, secretHeader, secret, signingSecret, previousSigningSecret, faults, ...stored } = call.get({ tenant, id, now })!;
-      return { ...stored, endpoint: { id: endpointId, url, secretHeader: secretHeader === 1, secret, signingSecret, previousSigningSecret, faults: faultsOfStored(faults) } };
+      return storedCallOf(call.get({ tenant, id, now })!);
     },
     callStatement(tenant, userId, month) {
       const found = statement.get(tenant, userId, month);

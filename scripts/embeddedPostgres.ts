@@ -60,6 +60,8 @@ export interface ClusterOptions {
    * acknowledged before the disk filled must survive. Default: in the data directory.
    */
   walDirectory?: string;
+  /** Server settings beyond these (`-c NAME=VALUE`), such as the test servers' (test/support/testServerSettings.ts). */
+  settings?: Readonly<Record<string, string | number>>;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const databaseDir = join(directory, 'data');
   // A cluster of a full-WAL test keeps PostgreSQL's durability: it is what the test is about.
   const fast = throwaway && !options.walDirectory ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   const wal = options.walDirectory ? { initdb: [`--waldir=${options.walDirectory}`, '--wal-segsize=1'], server: ['-c', 'wal_recycle=off', '-c', 'min_wal_size=2MB', '-c', 'max_wal_size=8MB'] } : { initdb: [], server: [] };
   const cluster = new EmbeddedPostgres({
     databaseDir,
@@ -84,7 +87,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C', ...(throwaway ? ['--no-sync'] : []), ...wal.initdb],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...fast, ...wal.server],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', ...fast, ...wal.server, ...settings],
     onLog: () => {},
     onError: () => {},
   });

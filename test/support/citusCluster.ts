@@ -38,6 +38,13 @@ const NODE_SETTINGS = {
   // The tests' own SQL looks inside across tenants (joins by keys without the tenant); the
   // engine's statements are held to one node each by test/store/postgres/citus.test.ts.
   'citus.enable_repartition_joins': 'on',
+  // A commit does not wait for its WAL to reach the disk (fsync is off anyway): throwaway data.
+  synchronous_commit: 'off',
+  // One connection from a coordinator's session to each worker, not one per shard placement
+  // there: a statement over several shards of a worker runs them one after another on it. Each
+  // connection is a backend forked on the worker, which loads Citus' metadata anew; no test
+  // measures the speed of a statement across shards.
+  'citus.max_adaptive_executor_pool_size': 1,
 };
 
 /** A node of the cluster: its port, its postmaster's process id (whose children are its backends), its URL. */

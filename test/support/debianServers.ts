@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { scratchDirectory } from '../../scripts/scratchDirectory.js';
+import { TEST_SERVER_SETTINGS } from './testServerSettings.js';
 
 /**
  * Real database servers from Debian's packages, for the tests of several servers (a primary and
@@ -139,6 +140,7 @@ const BASE_SETTINGS: Record<string, string | number> = {
   // Throwaway data: no fsync (a crash of the machine loses the test, nothing else).
   fsync: 'off',
   full_page_writes: 'off',
+  ...TEST_SERVER_SETTINGS,
 };
 
 /**

@@ -14,6 +14,7 @@
 import { debianServersMissing, startPgBouncer, startPostgres, type PoolMode } from './debianServers.js';
 import { runCommand } from './runCommand.js';
 import { migratedTemplate } from './templateDatabase.js';
+import { NO_REPLICA_SETTINGS } from './testServerSettings.js';
 
 let args = process.argv.slice(2);
 let mode: PoolMode = 'transaction';
@@ -35,7 +36,7 @@ if (missing) {
   process.stdout.write(`skipping the tests through PgBouncer: ${missing}\n`);
   process.exit(0);
 }
-const server = await startPostgres();
+const server = await startPostgres({ settings: NO_REPLICA_SETTINGS });
 const bouncer = await startPgBouncer(server, mode);
 let code = 1;
 try {

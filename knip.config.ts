@@ -37,7 +37,7 @@ const config: KnipConfig = {
   ignoreDependencies: [
     // Its files are served by GET /docs, found by createRequire().resolve in src/http/docsAssets.ts.
     'swagger-ui-dist',
-    // Run by the Makefile (npx): `make lint`, `make generate` / `make check-generated`, `make coverage`.
+    // Run by the Makefile (from node_modules/.bin): `make lint`, `make generate` / `make check-generated`, `make coverage`.
     '@redocly/cli',
     'madge',
     'openapi-typescript',

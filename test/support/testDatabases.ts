@@ -33,7 +33,7 @@ export interface DatabaseOptions {
  * whatever `beforeRemoval` was given (servers and stores over it) has closed.
  */
 export async function newDatabase(t: { after(fn: () => Promise<void> | void): void }, engine: TestEngine = TEST_ENGINE, options: DatabaseOptions = {}) {
-  logDatabaseMade(engine);
+  const logMade = databaseLog(engine);
   const closers: (() => Promise<void>)[] = [];
   let location: string;
   let remove: () => Promise<void>;
@@ -42,6 +42,7 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
     if (options.smallDiskMegabytes) disk = mountSmallDisk({ megabytes: options.smallDiskMegabytes });
     const directory = disk ? disk.directory : mkdtempSync(join(tmpdir(), 'compdata-test-'));
     location = join(directory, 'compdata.db');
+    logMade?.('');
     remove = async () => (disk ? disk.unmount() : rmSync(directory, { recursive: true, force: true }));
   } else {
     const admin = postgresAdmin();
@@ -65,6 +66,7 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
     url.pathname = `/${name}`;
     location = url.toString();
     remove = async () => {
+      if (logMade) logMade(String(await sessionsOn([admin, ...citusWorkers()], name)));
       await Promise.all([admin, ...citusWorkers()].map((server) => dropDatabase(server, name)));
       if (disk) {
         await admin.query(`DROP TABLESPACE ${name}`);
@@ -80,14 +82,30 @@ export async function newDatabase(t: { after(fn: () => Promise<void> | void): vo
 }
 
 /**
- * With `COMPDATA_TEST_DATABASE_LOG=FILE`, a line per database made (its engine and the test file
- * that asked for it, from the stack) is appended to FILE (`sort FILE | uniq -c` counts them per file).
+ * With `COMPDATA_TEST_DATABASE_LOG=FILE`, a line per database made is appended to FILE: its
+ * engine, the test file that asked for it (from the stack) and, on PostgreSQL, the sessions
+ * (connections) that were opened to it, on every node, written when it is dropped (those that
+ * the server has counted by then: a session counts once it has reported its statistics, at
+ * its end at the latest). `cut -f2 FILE | sort | uniq -c` counts the databases per file;
+ * `awk -F'\t' '{n[$2] += $3} END {for (f in n) print n[f], f}' FILE | sort -n` the sessions.
+ * Undefined (nothing to log) without it.
  */
-function logDatabaseMade(engine: TestEngine): void {
+function databaseLog(engine: TestEngine): ((sessions: string) => void) | undefined {
   const log = process.env.COMPDATA_TEST_DATABASE_LOG;
-  if (!log) return;
+  if (!log) return undefined;
   const file = /[^\s(]*\/test\/(?!support\/)[^\s:]+\.test\.ts/.exec(new Error().stack ?? '')?.[0] ?? 'unknown';
-  appendFileSync(log, `${engine}\t${file.replace(/^.*\/test\//, 'test/')}\n`);
+  return (sessions) => appendFileSync(log, `${engine}\t${file.replace(/^.*\/test\//, 'test/')}\t${sessions}\n`);
+}
+
+/** The sessions opened to database `name` on `servers` so far (pg_stat_database). */
+async function sessionsOn(servers: readonly AdminConnection[], name: string): Promise<number> {
+  const counts = await Promise.all(
+    servers.map(async (server) => {
+      const result = (await server.query(`SELECT coalesce(sum(sessions), 0)::integer AS sessions FROM pg_stat_database WHERE datname = '${name}'`)) as { rows: { sessions: number }[] };
+      return result.rows[0]?.sessions ?? 0;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /**
@@ -124,8 +142,10 @@ let admin: AdminConnection | undefined;
 let workers: AdminConnection[] | undefined;
 
 function adminConnection(url: string): AdminConnection {
-  // Idle connections do not keep the test process alive.
-  const pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
+  // Idle connections do not keep the test process alive, and are kept for the whole run (no idle
+  // timeout): a test that makes no database for a while (a crash round, a CLI command's run)
+  // would otherwise have them closed, and the next test forks new backends for them.
+  const pool = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true, idleTimeoutMillis: 0 });
   return { url, query: (sql: string) => pool.query(sql) };
 }
 

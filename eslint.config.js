@@ -13,7 +13,7 @@ import tseslint from 'typescript-eslint';
 import typeCheck from './scripts/eslintTypeCheck.mjs';
 
 export default defineConfig(
-  { ignores: ['dist/', 'generated/', 'node_modules/', '.node/', '.demo/', '.scratch/', 'bench/.work/'] },
+  { ignores: ['dist/', 'generated/', 'node_modules/', '.node/', '.demo/', '.scratch/', '.coverage/', 'bench/.work/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

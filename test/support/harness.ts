@@ -11,6 +11,7 @@ import { isAdminPath } from '../../src/http/adminApi.js';
 import type { SandboxLimits } from '../../src/http/handlers/admin/adminDeps.js';
 import { assertConforms, assertConformsToAdmin } from './contract.js';
 import type { SmallDisk } from './smallDisk.js';
+import { copyMigratedSqlite } from './sqliteTemplate.js';
 import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
 
 export { onlyOn, TEST_ENGINE } from './testDatabases.js';
@@ -128,6 +129,8 @@ export interface TempDatabase {
  */
 export async function tempDatabase(t: Scope, engine: TestEngine = TEST_ENGINE, options?: DatabaseOptions): Promise<TempDatabase> {
   const { location, disk, beforeRemoval } = await newDatabase(t, engine, options);
+  // A copy of a migrated file, which the store opens as it would have made it (sqliteTemplate.ts).
+  if (engine === 'sqlite') await copyMigratedSqlite(location);
   const store = await openStore(location, { role: 'command' });
   const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location, { busyTimeoutMs: 0 })) : postgresSql(location);
   const closers: (() => Promise<void>)[] = [];

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { openStore } from '../../src/store/openStore.js';
 
 /**
@@ -21,7 +21,12 @@ async function migratedTemplate(): Promise<string> {
   return path;
 }
 
-/** Writes a migrated, empty SQLite database at `location` (a path where no file is yet). */
+/**
+ * Writes a migrated, empty SQLite database at `location` when it names a SQLite file that is not
+ * there yet, in a directory that is; a PostgreSQL URL, a `sqlite:` location or a file that
+ * exists is left to the store to open as it is.
+ */
 export async function copyMigratedSqlite(location: string): Promise<void> {
+  if (/^(postgres(ql)?|sqlite):/.test(location) || existsSync(location) || !existsSync(dirname(location))) return;
   copyFileSync(await (template ??= migratedTemplate()), location);
 }

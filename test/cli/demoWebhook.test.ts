@@ -6,11 +6,13 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServe } from '../support/serveProcess.js';
-import { runCli, temporaryDirectory } from './cliProcess.js';
+import { runInProcess, temporaryDirectory } from './cliProcess.js';
 import { startListener } from './webhookListener.js';
 
 // The steps `make demo` prints to watch a payroll webhook call arrive, followed as printed (on
-// the listener's port instead of 9009), against a server started as the demo starts it.
+// the listener's port instead of 9009), against a server started as the demo starts it. The
+// CLI's command lines (seed, statements) run in the test's process, as inProcess.test.ts proves
+// the binary runs them; the server and the listener are processes.
 
 const HINT = fileURLToPath(new URL('../../scripts/demoWebhookHint.mjs', import.meta.url));
 const PRINTED_PORT = '9009';
@@ -20,7 +22,7 @@ test('the webhook steps make demo prints bring a call of the demo tenant, signed
   const db = join(directory, 'compdata.db');
   const tokenFile = join(directory, 'admin.token');
   writeFileSync(tokenFile, 'a-demo-administration-token-of-some-length');
-  assert.equal((await runCli(['seed', '--db', db, '--tenant', 'demo', '--records', '1000'])).code, 0);
+  assert.equal((await runInProcess(['seed', '--db', db, '--tenant', 'demo', '--records', '1000'])).code, 0);
   const server = await startServe(t, db, ['--admin-token-file', tokenFile, '--webhook-allow-private']);
   const { stdout: hint } = await promisify(execFile)(process.execPath, [HINT, new URL(server.url).port, tokenFile, db]);
   const lines = hint.split('\n').map((line) => line.trim());
@@ -54,7 +56,7 @@ test('the webhook steps make demo prints bring a call of the demo tenant, signed
   const statements = cli.filter((line) => line.startsWith('statements ')).map((line) => line.split(' '));
   assert.deepEqual(statements.map((args) => args.slice(0, 2)), [['statements', 'validate'], ['statements', 'send']]);
   for (const args of statements) {
-    const run = await runCli(args);
+    const run = await runInProcess(args);
     assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
   }
   assert.match(await listener.nextLine(), /^\S+ msg_[0-9a-f]{24} statement\.sent_to_payroll stm_[0-9a-f]{12} mateo\.miller@example\.com \d{4}-\d{2}: [1-9]\d* record\(s\); signature verified -> 204$/);

@@ -6,7 +6,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
-import { runCli, startCli } from './cliProcess.js';
+import { runCli, runInProcess, startCli } from './cliProcess.js';
 import { databaseFor } from '../support/testDatabases.js';
 import { until } from '../support/until.js';
 
@@ -95,10 +95,11 @@ describe('compdata serve, as a process', { concurrency: true }, () => {
     assert.deepEqual(quiet.logs(), []);
   });
 
+  // Refused before anything is served: the command line in the test's process (inProcess.test.ts).
   test('bad limits are usage errors: one line on stderr, exit 2', async (t) => {
     const path = await databaseFor(t);
     for (const args of [['--headers-timeout', '5000', '--request-timeout', '1000'], ['--log-level', 'loud'], ['--max-url-length', '0'], ['--idle-timeout', '1.5']]) {
-      const result = await runCli(['serve', '--db', path, '--port', '0', ...args]);
+      const result = await runInProcess(['serve', '--db', path, '--port', '0', ...args]);
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /^error: [^\n]+\n$/, args.join(' '));
     }

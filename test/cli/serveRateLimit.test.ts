@@ -4,7 +4,7 @@ import { fixtureFile } from '../support/fixture.js';
 import { exchange } from '../support/harness.js';
 import { startServe } from '../support/serveProcess.js';
 import { databaseFor } from '../support/testDatabases.js';
-import { runCli } from './cliProcess.js';
+import { runInProcess } from './cliProcess.js';
 
 /**
  * `serve --rate-limit` as the command line sets it up, across `--workers`: every request on a
@@ -37,7 +37,8 @@ describe('serve --rate-limit', () => {
     const dbPath = await databaseFor(t);
     await fixtureFile(dbPath, { tenant: 'acme', records: 1 });
     for (const bad of ['0', '10/0', 'ten', '-1', '1.5', '5/', '/5', '10/20/30']) {
-      const result = await runCli(['serve', '--db', dbPath, '--port', '0', '--rate-limit', bad]);
+      // Refused before anything is served: the command line in the test's process (inProcess.test.ts).
+      const result = await runInProcess(['serve', '--db', dbPath, '--port', '0', '--rate-limit', bad]);
       assert.equal(result.code, 2, `--rate-limit ${bad}`);
       assert.match(result.stderr, /--rate-limit/);
     }

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli, temporaryDirectory } from './cliProcess.js';
+import { runCli, runInProcess, temporaryDirectory } from './cliProcess.js';
+
+/**
+ * The command lines run in this process (`runInProcess`, which inProcess.test.ts proves gives
+ * the binary's exit code, stdout and stderr byte for byte), not a process each: what is tested
+ * here is what the command line says, not what a process does. `serve`, which owns its process
+ * once it starts, still runs as `compdata` where its database is missing.
+ */
 
 /** One line on stderr, nothing on stdout: what every refused command line looks like. */
 function assertOneLineError(result: { stdout: string; stderr: string }, pattern: RegExp): void {
@@ -50,7 +57,7 @@ describe('a wrong command line is one line on stderr and exit 2', { concurrency:
   ];
   for (const [name, { args, error }] of cases) {
     test(name, async () => {
-      const result = await runCli(args);
+      const result = await runInProcess(args);
       assert.equal(result.code, 2, result.stderr);
       assertOneLineError(result, error);
     });
@@ -61,7 +68,7 @@ describe('--help on every command exits 0 and prints its usage on stdout', { con
   const commands = [[], ['seed'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list'], ['serve'], ['backup'], ['compact'], ['check']];
   for (const command of commands) {
     test(['compdata', ...command].join(' '), async () => {
-      const result = await runCli([...command, '--help']);
+      const result = await runInProcess([...command, '--help']);
       assert.equal(result.code, 0);
       assert.equal(result.stderr, '');
       assert.ok(result.stdout.startsWith(`Usage: ${['compdata', ...command].join(' ')} `), result.stdout);
@@ -72,7 +79,7 @@ describe('--help on every command exits 0 and prints its usage on stdout', { con
 test('--version prints the version of package.json and exits 0', async () => {
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   for (const flag of ['--version', '-V']) {
-    const result = await runCli([flag]);
+    const result = await runInProcess([flag]);
     assert.deepEqual([result.code, result.stdout, result.stderr], [0, `${version}\n`, ''], flag);
   }
 });
@@ -85,7 +92,7 @@ describe('a database that cannot be opened is one line on stderr and exit 1', { 
   for (const [name, { args, error }] of cases) {
     test(name, async (t) => {
       const missing = join(temporaryDirectory(t), 'no-such-directory', 'x.db');
-      const result = await runCli(args(missing), '{"format":"compdata-dataset/1"}');
+      const result = await runInProcess(args(missing), '{"format":"compdata-dataset/1"}');
       assert.equal(result.code, 1, result.stderr);
       assertOneLineError(result, error);
     });
@@ -108,7 +115,7 @@ describe('only seed and import create a database: the others refuse a missing on
     test(name, async (t) => {
       const directory = temporaryDirectory(t);
       const missing = join(directory, 'typo.db');
-      const result = await runCli(args(missing));
+      const result = await (args(missing)[0] === 'serve' ? runCli : runInProcess)(args(missing));
       assert.equal(result.code, 2, result.stderr);
       const named = missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       assertOneLineError(result, new RegExp(`^error: no database at ${named}; create one with 'compdata seed' or 'compdata import'\n$`));

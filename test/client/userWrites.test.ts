@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { parse } from 'yaml';
+import { contractDocument } from '../../src/http/document.js';
 import { ARCHIVE_LIMIT, ProblemError, USERS_LIMIT } from '../../src/client/index.js';
 import { collect, startClientServer } from './clientServer.js';
 
@@ -11,7 +10,7 @@ import { collect, startClientServer } from './clientServer.js';
  * made safe by an `Idempotency-Key`.
  */
 test('the client limits are the contract maxItems of the bodies', () => {
-  const schemas = parse(readFileSync(new URL('../../openapi/openapi.yaml', import.meta.url), 'utf8')).components.schemas;
+  const schemas = (contractDocument().definition as any).components.schemas;
   assert.equal(USERS_LIMIT, schemas.UsersBulkPutBody.properties.data.maxItems);
   assert.equal(USERS_LIMIT, schemas.ManagersBulkPutBody.properties.data.maxItems);
   assert.equal(ARCHIVE_LIMIT, schemas.ArchiveBulkBody.properties.data.maxItems);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 
 type Json = Record<string, any>;
-const { definition } = loadDocument();
+const { definition } = contractDocument();
 const operations = Object.entries(definition.paths as Json).flatMap(([path, methods]) =>
   Object.entries(methods as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })),
 );

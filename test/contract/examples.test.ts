@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 import { createLogger } from '../../src/http/logging.js';
-import { runCli } from '../cli/cliProcess.js';
+import { runInProcess } from '../cli/cliProcess.js';
 import { exchange, serveDatabase, tempDatabase } from '../support/harness.js';
 import { until } from '../support/until.js';
 
 /**
  * The document's examples work against `make demo`'s data: the demo tenant seeded as the
- * Makefile seeds it (same tenant, same default seed, same record count), served by a real server.
+ * Makefile seeds it (same tenant, same default seed, same record count; the command lines run in
+ * this process, as inProcess.test.ts proves the binary answers them), served by a real server.
  */
 type Json = Record<string, any>;
-const { definition } = loadDocument();
+const { definition } = contractDocument();
 const components = definition.components as Json;
 const paths = definition.paths as Json;
 const makefile = readFileSync(new URL('../../Makefile', import.meta.url), 'utf8');
@@ -35,10 +36,10 @@ const parameter = (entry: Json): Json => (entry.$ref ? components.parameters[ent
 
 test("the document's examples work against make demo's data", { timeout: 120_000 }, async (t) => {
   const { database: dbPath, sql, beforeRemoval } = await tempDatabase(t);
-  const seeded = await runCli(['seed', '--db', dbPath, ...demoSeed]);
+  const seeded = await runInProcess(['seed', '--db', dbPath, ...demoSeed]);
   assert.equal(seeded.code, 0, seeded.stderr);
   const tenant = demoSeed[demoSeed.indexOf('--tenant') + 1]!;
-  const key = (await runCli(['keys', 'create', '--db', dbPath, '--tenant', tenant])).stdout.trimEnd().split('\n').at(-1)!;
+  const key = (await runInProcess(['keys', 'create', '--db', dbPath, '--tenant', tenant])).stdout.trimEnd().split('\n').at(-1)!;
   const server = await serveDatabase(dbPath, { logger: createLogger('warn', process.stderr) });
   beforeRemoval(() => server.close());
   const call = (method: string, path: string, json?: unknown) => exchange(server.url, method, path, { key, json });

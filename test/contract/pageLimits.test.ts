@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePageRequest, type LimitBounds } from '../../src/domain/paging.js';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 import { contractPageLimits, pageLimits } from '../../src/http/pageLimits.js';
 
 type Json = Record<string, any>;
 
 /** A fresh copy of the contract's definition with the schemas of `Limit` and `V2Limit` changed. */
 function changedContract(limit: Partial<LimitBounds>, v2Limit: Partial<LimitBounds>): Json {
-  const definition = loadDocument().definition as Json;
+  const definition = structuredClone(contractDocument().definition) as Json;
   Object.assign(definition.components.parameters.Limit.schema, limit);
   Object.assign(definition.components.parameters.V2Limit.schema, v2Limit);
   return definition;
 }
 
 describe("the bounds of limit are the contract's", () => {
-  const { definition } = loadDocument();
+  const { definition } = contractDocument();
   const schemaOf = (name: string) => ((definition.components as Json).parameters[name] as Json).schema as Json;
   const stated = (name: string) => ({ minimum: schemaOf(name).minimum, maximum: schemaOf(name).maximum, default: schemaOf(name).default });
 

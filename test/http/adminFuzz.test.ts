@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Agent } from 'node:http';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { buildFixture, type Fixture } from '../support/fixture.js';
@@ -12,7 +13,8 @@ import { exchange, startTestServer, type Exchange, type TestServer } from '../su
  * listed with its key and the key reads its tenant; a key made reads its tenant and is listed; a
  * tenant deleted is gone and its keys refused; a key revoked is refused and listed as revoked;
  * a sandbox reset still answers its keys. Sizes are kept small (`integerCaps`) so that a run
- * makes hundreds of sandboxes in seconds.
+ * makes hundreds of sandboxes in seconds. The generated requests go one after another over a
+ * kept-alive connection, as clients send them (a new one where the server closed the last).
  * Replay a run with `FUZZ_SEED=<seed> FUZZ_RUNS=<runs> [FUZZ_PATH=<path>]` (printed on failure).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
@@ -47,10 +49,12 @@ test(`${RUNS} requests derived from the administration contract break no rule of
   };
   t.diagnostic(`replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node --import tsx --test test/http/adminFuzz.test.ts`);
 
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
   const tally = new Map<string, number>();
   const started = performance.now();
   const property = fc.asyncProperty(fuzzRequest(contractOperations('admin.yaml'), dictionary), async (request) => {
-    const response = await exchange(server.url, request.method, request.path, { headers: request.headers, raw: request.body, chunked: request.chunked });
+    const response = await exchange(server.url, request.method, request.path, { headers: request.headers, raw: request.body, chunked: request.chunked, agent });
     assert.ok(response.status < 500, `${response.status}: ${response.text.slice(0, 300)}`);
     const write = acceptedWrite(request, response);
     if (write) {

@@ -4,11 +4,17 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ValidationContext, type OpenAPIBackend } from 'openapi-backend';
 import { createApi } from '../../src/http/api.js';
 import { contractAjv } from '../../src/http/contractAjv.js';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 import type { HandlerDeps } from '../../src/http/handlerTypes.js';
 
+/**
+ * A copy of the contract's definition, for openapi-backend to set up and for a test to change:
+ * the document is parsed once per process (contractDocument), not once per copy.
+ */
+const contractCopy = () => structuredClone(contractDocument().definition);
+
 /** openapi-backend as createApi sets it up, over the contract or a changed copy of it; no request is served. */
-const apiOver = async (definition = loadDocument().definition) =>
+const apiOver = async (definition = contractCopy()) =>
   (await createApi({ definition, deps: {} as HandlerDeps, authenticate: async () => undefined, readBody: async () => undefined, readPushBody: async () => undefined })).backend;
 
 const api = await apiOver();
@@ -61,14 +67,14 @@ describe('openapi-backend as createApi sets it up', () => {
   });
 
   it('fails at start-up, not at the first request, on a request schema Ajv cannot compile', async () => {
-    const definition = loadDocument().definition as { components: { parameters: { Cursor: { schema: Record<string, unknown> } } } };
+    const definition = contractCopy() as { components: { parameters: { Cursor: { schema: Record<string, unknown> } } } };
     definition.components.parameters.Cursor.schema.pattern = '(';
     await assert.rejects(apiOver(definition), /Invalid regular expression/);
   });
 
   it("has every request validator's schema valid JSON Schema 2020-12 (checked here: a server's start does not)", async () => {
     checkRequestSchemas(api);
-    const definition = loadDocument().definition as { components: { parameters: { Cursor: { schema: Record<string, unknown> } } } };
+    const definition = contractCopy() as { components: { parameters: { Cursor: { schema: Record<string, unknown> } } } };
     definition.components.parameters.Cursor.schema.maxLength = -1; // compiles, but is no length
     const faulty = await apiOver(definition);
     assert.throws(() => checkRequestSchemas(faulty), /schema is invalid: data\/properties\/query\/properties\/cursor\/maxLength must be >= 0/);

@@ -5,12 +5,13 @@ import { describe, it } from 'node:test';
 import { OpenAPIRouter, type Context as ApiContext, type Document, type Request } from 'openapi-backend';
 import { createApi } from '../../src/http/api.js';
 import { ContractRouter } from '../../src/http/contractRouter.js';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 import type { HandlerDeps } from '../../src/http/handlerTypes.js';
 import type { Principal } from '../../src/store/vocabulary/tenancy.js';
 
 // The stock router of openapi-backend is the reference: ContractRouter must answer as it does.
-const definition = loadDocument().definition as unknown as Document;
+// Copies for openapi-backend of the document parsed once per process.
+const definition = structuredClone(contractDocument().definition) as unknown as Document;
 const options = { definition, ignoreTrailingSlashes: false };
 const stock = new OpenAPIRouter(options);
 const router = new ContractRouter(options);
@@ -120,7 +121,7 @@ describe('what ContractRouter relies on in openapi-backend', () => {
 
   it('a routed request is parsed once, through the router createApi installs, and the operations are never listed again', async (t) => {
     const principal = { tenantId: 1 } as unknown as Principal;
-    const served = await createApi({ definition: loadDocument().definition, deps: { store: { servedBy: () => undefined, confirm: async () => true } } as unknown as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined, readPushBody: async () => undefined });
+    const served = await createApi({ definition: structuredClone(contractDocument().definition), deps: { store: { servedBy: () => undefined, confirm: async () => true } } as unknown as HandlerDeps, authenticate: async () => principal, readBody: async () => undefined, readPushBody: async () => undefined });
     const api = served.backend;
     assert.ok(api.router instanceof ContractRouter);
     assert.equal(api.validator.router, api.router);

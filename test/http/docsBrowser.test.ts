@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { loadDocument } from '../../src/http/document.js';
+import { contractDocument } from '../../src/http/document.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer } from '../support/harness.js';
 
@@ -26,7 +26,7 @@ const ARGS = [
 ];
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium) to run the browser test`;
 
-const operationIds = Object.values(loadDocument().definition.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+const operationIds = Object.values(contractDocument().definition.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
   (methods) => Object.values(methods).map((operation) => operation.operationId),
 );
 

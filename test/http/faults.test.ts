@@ -7,7 +7,7 @@ import { SLOW_PAUSE_MS, SLOW_PIECE_BYTES } from '../../src/http/faults.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
-import { runCli } from '../cli/cliProcess.js';
+import { runInProcess } from '../cli/cliProcess.js';
 
 /**
  * `serve --faults`: each kind of fault at 100% is seen by a real client (node:http, through
@@ -188,7 +188,8 @@ describe('faults on demand', { concurrency: true }, () => {
   });
 
   test('serve refuses a spec it cannot read: exit 2, one line', async () => {
-    const result = await runCli(['serve', '--db', 'unused.db', '--faults', 'latency=50-400ms,503=2']);
+    // Refused before anything is served: the command line in the test's process (inProcess.test.ts).
+    const result = await runInProcess(['serve', '--db', 'unused.db', '--faults', 'latency=50-400ms,503=2']);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /^error: option '--faults <spec>' argument 'latency=50-400ms,503=2' is invalid\. 503=2: must be a percentage [^\n]*\n$/);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Agent } from 'node:http';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { buildFixture, type Fixture } from '../support/fixture.js';
@@ -12,7 +13,9 @@ import { exchange, type Exchange } from '../support/harness.js';
  * Requests generated from the contract (see test/support/fuzz) against a real server: no
  * answer is a 5xx, every answer is one the contract declares (status, headers, body: checked by
  * the harness on every exchange), no 200 accepts a body the contract's schema refuses, and the
- * server still answers at the end.
+ * server still answers at the end. The requests go one after another over a kept-alive
+ * connection, as clients send them; a new one where the server closed the last (after its
+ * answers to requests it cannot parse, which say `Connection: close`).
  * Replay a run with `FUZZ_SEED=<seed> FUZZ_RUNS=<runs> [FUZZ_PATH=<path>]` (printed on failure);
  * `FUZZ_TRACE=1` prints each request and its status.
  */
@@ -53,10 +56,12 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
   };
   t.diagnostic(`replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node --import tsx --test test/http/fuzz.test.ts`);
 
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
   const tally = new StatusTally();
   const started = performance.now();
   const property = fc.asyncProperty(fuzzRequest(contractOperations(), dictionary), async (request) => {
-    const response = await send(server.url, request);
+    const response = await send(server.url, request, agent);
     tally.count(request, response.status);
     assert.ok(response.status < 500, `${response.status}: ${response.text.slice(0, 300)}`);
     const operation = request.operation;
@@ -78,9 +83,9 @@ test(`${RUNS} requests derived from the contract break no rule of it (seed ${SEE
   assert.deepEqual([page.status, page.body.count], [200, 5]);
 });
 
-async function send(base: string, request: FuzzRequest): Promise<Exchange> {
+async function send(base: string, request: FuzzRequest, agent: Agent): Promise<Exchange> {
   if (TRACE) console.log(request.method, request.path.slice(0, 200), JSON.stringify(request.headers), request.body?.length ?? 0);
-  const response = await exchange(base, request.method, request.path, { headers: request.headers, raw: request.body, chunked: request.chunked });
+  const response = await exchange(base, request.method, request.path, { headers: request.headers, raw: request.body, chunked: request.chunked, agent });
   if (TRACE) console.log(`  -> ${response.status}`);
   return response;
 }

@@ -2,6 +2,7 @@ import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import type { ReportingLineInput } from '../../src/store/vocabulary/tenantWriter.js';
 import type { ReportingUser } from '../../src/domain/reportingJson.js';
+import { copyMigratedSqlite } from './sqliteTemplate.js';
 
 /**
  * A small tenant whose every value follows from its index, so tests can compute what the API
@@ -65,11 +66,13 @@ export function fixtureLine(tenant: string, i: number, users: number): Reporting
 
 /** A new database at `path` with no tenant, made as `seed` and `import` make one (through the store). */
 export async function emptyDatabaseFile(path: string): Promise<void> {
+  await copyMigratedSqlite(path);
   await (await openStore(path, { role: 'command' })).close();
 }
 
 /** The database `path` (as `--db` names it) holding the fixture's tenant (for tests of processes that open it). */
 export async function fixtureFile(path: string, spec: FixtureSpec): Promise<Fixture> {
+  await copyMigratedSqlite(path);
   const store = await openStore(path, { role: 'command' });
   try {
     return await buildFixture(store, spec);

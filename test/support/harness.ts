@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Agent } from 'node:http';
 import { after } from 'node:test';
 import pg from 'pg';
 import { createLogger } from '../../src/http/logging.js';
@@ -11,6 +11,7 @@ import { isAdminPath } from '../../src/http/adminApi.js';
 import type { SandboxLimits } from '../../src/http/handlers/admin/adminDeps.js';
 import { assertConforms, assertConformsToAdmin } from './contract.js';
 import type { SmallDisk } from './smallDisk.js';
+import { copyMigratedSqlite } from './sqliteTemplate.js';
 import { newDatabase, TEST_ENGINE, type DatabaseOptions, type TestEngine } from './testDatabases.js';
 
 export { onlyOn, TEST_ENGINE } from './testDatabases.js';
@@ -67,6 +68,13 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Send the body with Transfer-Encoding: chunked (in two chunks) instead of Content-Length. */
   chunked?: boolean;
+  /**
+   * Sent over this agent's kept-alive connections instead of a connection of its own (for runs of
+   * thousands of requests, such as the fuzz tests). A kept-alive connection that the server
+   * closed as it was reused is a reset before any answer: that request is sent once more, on a
+   * connection of its own (as Node's documentation of `request.reusedSocket` advises).
+   */
+  agent?: Agent;
 }
 
 /**
@@ -121,6 +129,8 @@ export interface TempDatabase {
  */
 export async function tempDatabase(t: Scope, engine: TestEngine = TEST_ENGINE, options?: DatabaseOptions): Promise<TempDatabase> {
   const { location, disk, beforeRemoval } = await newDatabase(t, engine, options);
+  // A copy of a migrated file, which the store opens as it would have made it (sqliteTemplate.ts).
+  if (engine === 'sqlite') await copyMigratedSqlite(location);
   const store = await openStore(location, { role: 'command' });
   const sql = engine === 'sqlite' ? sqliteSql(openDatabase(location, { busyTimeoutMs: 0 })) : postgresSql(location);
   const closers: (() => Promise<void>)[] = [];
@@ -303,13 +313,14 @@ export async function exchange(base: string, method: string, path: string, optio
   // Framed explicitly: node's client sends a GET's body with neither header (garbage on the wire).
   if (body !== undefined && options.chunked) headers['Transfer-Encoding'] = 'chunked';
   else if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
-  const { status, headers: responseHeaders, text } = await new Promise<{ status: number; headers: Headers; text: string }>(
+  const send = (agent: Agent | false) => new Promise<{ status: number; headers: Headers; text: string }>(
     (resolve, reject) => {
       // The path goes out as given: no URL parsing that would resolve dot segments or re-encode.
-      // A connection of its own (no agent): a kept-alive one could be reused at the moment the
-      // server closes it for idleness (servers in tests have short timeouts), a reset.
+      // A connection of its own (no agent) unless an agent is given: a kept-alive one could be
+      // reused at the moment the server closes it for idleness (servers in tests have short
+      // timeouts), a reset.
       const { hostname, port } = new URL(base);
-      const request = httpRequest({ hostname, port, path, method, headers, agent: false }, (response) => {
+      const request = httpRequest({ hostname, port, path, method, headers, agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
@@ -321,7 +332,7 @@ export async function exchange(base: string, method: string, path: string, optio
         });
         response.on('error', reject);
       });
-      request.on('error', reject);
+      request.on('error', (error: NodeJS.ErrnoException) => (agent && request.reusedSocket && error.code === 'ECONNRESET' ? resolve(send(false)) : reject(error)));
       if (options.chunked && body !== undefined && body.length > 1) {
         const half = Math.floor(body.length / 2);
         request.write(body.slice(0, half));
@@ -331,6 +342,7 @@ export async function exchange(base: string, method: string, path: string, optio
       }
     },
   );
+  const { status, headers: responseHeaders, text } = await send(options.agent ?? false);
   // A path of the administration API is checked against its own document (openapi/admin.yaml).
   const check = isAdminPath(path) ? assertConformsToAdmin : assertConforms;
   const parsed = check(method, path.split('?')[0]!, status, responseHeaders, text);

@@ -187,12 +187,20 @@ export function changedFragments(
     if (list) list.push(item);
     else itemsOf.set(item.userRow.pk, [item]);
   }
+  // A user's months mostly hold the same text under the same items: such a run is rendered once.
+  let last: { covering: readonly ResolvedGroup[]; fragment: string; rendered: string } | undefined;
   const changed: UserMonthFragment[] = [];
   for (const { userPk, month, fragment } of stored) {
     const covering = (itemsOf.get(userPk) ?? []).filter((item) => periodContains(item, month));
     if (covering.length === 0) continue;
-    const rendered = replaceDimensionGroups(dimensionKeys, fragment, new Map(covering.map((item) => [item.dimension, item.group])));
+    const rendered =
+      last && last.fragment === fragment && sameItems(last.covering, covering)
+        ? last.rendered
+        : replaceDimensionGroups(dimensionKeys, fragment, new Map(covering.map((item) => [item.dimension, item.group])));
+    last = { covering, fragment, rendered };
     if (rendered !== fragment) changed.push({ userPk, month, fragment: rendered });
   }
   return changed;
 }
+
+const sameItems = (a: readonly ResolvedGroup[], b: readonly ResolvedGroup[]) => a.length === b.length && a.every((item, i) => item === b[i]);

@@ -152,3 +152,23 @@ test('changedFragments: a stored fragment with the items written equals one rend
     { numRuns: RUNS },
   );
 });
+
+test("changedFragments: over several users' rows, each user's fields change as they do with that user alone", () => {
+  const KEYS = ['region', 'segment'];
+  const NAMES = ['EMEA', 'NA'];
+  const itemArb = fc.record({ user: fc.integer({ min: 1, max: 3 }), dimension: fc.constantFrom(...KEYS), group: fc.constantFrom(...NAMES), start: fc.integer({ min: 0, max: 6 }), length: fc.integer({ min: 0, max: 3 }) });
+  const storedArb = fc.array(fc.constantFrom(...NAMES), { minLength: 2, maxLength: 2 });
+  fc.assert(
+    fc.property(fc.array(itemArb, { maxLength: 8 }), fc.array(storedArb, { minLength: 8, maxLength: 8 }), (drawn, texts) => {
+      // The users share their stored texts month by month: rows alike across users and months.
+      const byUser = apart(drawn.map((item) => ({ ...item, slot: `${item.user}:${item.dimension}`, end: item.start + item.length })));
+      const stored = [1, 2, 3].flatMap((userPk) => texts.map(([region, segment], month) => ({ userPk, month, fragment: `,"region":["${region}"],"segment":["${segment}"]}` })));
+      const resolved = byUser.map((item, index) => ({ kind: 'group' as const, user: `u${item.user}@x.example`, dimension: item.dimension, group: item.group, start: item.start, end: item.end, index, userRow: { pk: item.user, email: `u${item.user}@x.example` }, dimensionPk: KEYS.indexOf(item.dimension) }));
+      const alone = [1, 2, 3].flatMap((userPk) =>
+        changedFragments(KEYS, stored.filter((row) => row.userPk === userPk), resolved.filter((item) => item.userRow.pk === userPk)),
+      );
+      assert.deepEqual(changedFragments(KEYS, stored, resolved), alone);
+    }),
+    { numRuns: RUNS },
+  );
+});

@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, type NewRow, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
@@ -75,7 +75,7 @@ export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) =
     )
     .raw();
   const fragments = fragmentStatements(db);
-  const groupWrites = tableWriter<GroupKey>(db, 'group_attributions', 'user_pk = ? AND dimension_pk = ? AND start_month = ?', ['user_pk', 'dimension_pk', 'group_pk']);
+  const groupWrites = groupWriter(db);
   const managerWrites = tableWriter<number>(db, 'manager_attributions', 'pk = ?', ['user_pk', 'manager_pk']);
   const groupPk = (dimensionPk: number, name: string) => groupByName.get(dimensionPk, name) ?? insertGroup.get(dimensionPk, name)!;
 
@@ -109,6 +109,31 @@ export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) =
     },
     dimensionKeys: () => fragments.dimensionKeys(tenantId),
   });
+}
+
+const GROUP_KEY = 'user_pk = ? AND dimension_pk = ? AND start_month = ?';
+
+/**
+ * Carries out {@link SlotWrites} on group attributions as {@link tableWriter} does, except that
+ * an insert at the key of a row to delete (an item that starts where a stored period of its
+ * slot started) rewrites that row's group and end in place: one statement and one seek instead
+ * of a delete and an insert. No other write takes that key: inserts share no slot and start,
+ * and an update's new start is a month outside every item.
+ */
+function groupWriter(db: Db): (writes: SlotWrites<Columns, GroupKey>) => void {
+  const write = tableWriter<GroupKey>(db, 'group_attributions', GROUP_KEY, ['user_pk', 'dimension_pk', 'group_pk']);
+  const rewrite = db.prepare<[groupPk: number, end: number | null, ...GroupKey]>(`UPDATE group_attributions SET group_pk = ?, end_month = ? WHERE ${GROUP_KEY}`);
+  return (writes) => {
+    const deleted = new Map(writes.deletes.map((key) => [key.join(':'), key]));
+    const inserts: NewRow<Columns>[] = [];
+    const rewritten: NewRow<Columns>[] = [];
+    for (const row of writes.inserts) {
+      if (row.start !== null && deleted.delete(`${row.payload[0]}:${row.payload[1]}:${row.start}`)) rewritten.push(row);
+      else inserts.push(row);
+    }
+    write({ deletes: [...deleted.values()], updates: writes.updates, inserts });
+    for (const { payload, start, end } of rewritten) rewrite.run(payload[2]!, end, payload[0]!, payload[1]!, start!);
+  };
 }
 
 /**

@@ -23,12 +23,14 @@ export function fragmentStatements(db: Db) {
     .prepare<[number, number, number], [number, string]>('SELECT month, fragment FROM dimension_values WHERE user_pk = ? AND month BETWEEN ? AND ?')
     .raw();
   // A row made by this same transaction keeps minus its stamp (see migration 5). The stamp's
-  // time is read once for all the rows a transaction changes (`@at`).
+  // time is read once for all the rows a transaction changes (`at`).
   const stampAt = db.prepare<{ tenantId: number; stamp: number }, string | null>(`SELECT ${stampTime('@tenantId', '@stamp')}`).pluck();
-  const update = db.prepare<{ fragment: string; stamp: number; at: string | null; userPk: number; month: number }>(
-    `UPDATE dimension_values SET fragment = @fragment, stamp = CASE stamp WHEN -@stamp THEN stamp ELSE @stamp END,
-       changed_at = CASE stamp WHEN -@stamp THEN changed_at ELSE @at END
-     WHERE user_pk = @userPk AND month = @month`,
+  // Parameters by position: binding by name costs most of a microsecond more per row.
+  // `made` is minus the stamp: the mark of a row made by this transaction.
+  const update = db.prepare<[fragment: string, made: number, stamp: number, madeAgain: number, at: string | null, userPk: number, month: number]>(
+    `UPDATE dimension_values SET fragment = ?, stamp = CASE stamp WHEN ? THEN stamp ELSE ? END,
+       changed_at = CASE stamp WHEN ? THEN changed_at ELSE ? END
+     WHERE user_pk = ? AND month = ?`,
   );
   return {
     /** The tenant's dimension keys, in the order of the record fields. */
@@ -41,7 +43,7 @@ export function fragmentStatements(db: Db) {
     setFragments(tenantId: number, changed: readonly UserMonthFragment[], stamp: number): void {
       if (changed.length === 0) return;
       const at = stampAt.get({ tenantId, stamp }) ?? null;
-      for (const { userPk, month, fragment } of changed) update.run({ fragment, stamp, at, userPk, month });
+      for (const { userPk, month, fragment } of changed) update.run(fragment, -stamp, stamp, -stamp, at, userPk, month);
     },
   };
 }

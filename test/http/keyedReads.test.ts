@@ -126,7 +126,11 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
     assert.equal((await server.call('GET', page, { key: fixture.key })).status, 200, 'the tenant\'s other key reads on');
   });
 
-  for (const [listing, path] of [['the reporting records', page], ['a data table', '/v1/tables/deals/records?limit=1']]) {
+  const listings: [name: string, path: string][] = [
+    ['the reporting records', page],
+    ['a data table', '/v1/tables/deals/records?limit=1'],
+  ];
+  for (const [listing, path] of listings) {
     test(`the rate limit on ${listing}: a key gone is a 401 before a 429, and its refused reads take no token`, async (t) => {
       const policy = { perSecond: 0.02, burst: 3 };
       let fixture!: Fixture;

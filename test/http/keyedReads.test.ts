@@ -120,6 +120,8 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
       ['a table the tenant has not (404)', '/v1/tables/none/records'],
       ['a filtered page (read as before, the key looked up first)', '/v1/reporting?user=nobody@example.com'],
       ['a data table', '/v1/tables/deals/records'],
+      ['a data table\'s page with a limit the contract refuses (400)', '/v1/tables/deals/records?limit=abc'],
+      ['a data table\'s count', '/v1/tables/deals/records?limit=0'],
       ['the fields', '/v1/reporting/fields'],
     ];
     for (const [name, path] of cases) assert.equal((await server.call('GET', path, { key: held.key })).status, 401, name);

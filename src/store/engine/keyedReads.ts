@@ -14,10 +14,16 @@ export interface KeyedRead<T> {
   value: T | undefined;
 }
 
-/** The reads of a tenant's statement reporting records (unfiltered) with the key check inside. */
+/**
+ * A listing read with its key: the tenant's statement reporting records (unfiltered), or the
+ * records of its data table `table` (`null` as the value when the tenant has no such table).
+ */
+export type KeyedListing = { readonly kind: 'reporting' } | { readonly kind: 'tableRecords'; readonly table: string };
+
+/** The reads of a tenant's listings with the key check inside. */
 export interface KeyedReads {
   /** A page as `PagedSource.joined` reads it, from position `from`, up to `n` records. */
-  reportingJoined(keyId: string, secretHash: Buffer, tenantId: number, from: number, n: number): Promise<KeyedRead<JoinedRows>>;
+  joined(keyId: string, secretHash: Buffer, tenantId: number, listing: KeyedListing, from: number, n: number): Promise<KeyedRead<JoinedRows | null>>;
   /** The number of records, as `PagedSource.total` counts it. */
-  reportingTotal(keyId: string, secretHash: Buffer, tenantId: number): Promise<KeyedRead<number>>;
+  total(keyId: string, secretHash: Buffer, tenantId: number, listing: KeyedListing): Promise<KeyedRead<number | null>>;
 }

@@ -1,6 +1,6 @@
 import type { KeyedRead, KeyedReads } from '../engine/keyedReads.js';
 import type { StoredKey } from '../engine/readSteps.js';
-import { firstRow, statement, textsOf, type Queryable } from './connection.js';
+import { firstRow, statement, storable, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
 import { recordOf } from './recordParts.js';
 
@@ -14,8 +14,12 @@ const keyOfTenant = `k AS MATERIALIZED (
             k.revoked_at IS NULL AND k.secret_hash = $3 AS granted
      FROM api_keys k JOIN tenant_state s ON s.tenant_id = $1
      WHERE k.id = $2 AND k.tenant_id = $1)`;
-/** The key's row as one text (a JSON array), parsed by {@link storedKey}. */
-const keyText = `json_build_array(encode(k.secret_hash, 'hex'), k.revoked, k.scope, k.empty_fragment, k.data_version::text)::text`;
+/** The tenant's data table whose key is the parameter `key`, looked up only when the key grants the read. */
+const tableOfKey = (key: string) => `t AS MATERIALIZED (SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = ${key} AND (SELECT granted FROM k))`;
+/** The key's row as one text (a JSON array), parsed by {@link storedKey}; for a data table, whether the tenant has it last. */
+const keyText = (table = '') =>
+  `json_build_array(encode(k.secret_hash, 'hex'), k.revoked, k.scope, k.empty_fragment, k.data_version::text${table})::text`;
+const tableFound = ', EXISTS (SELECT FROM t)';
 
 /**
  * The page of pagedReads.ts's `reportingRows` (from position `$4`, `$5` records), read only when
@@ -28,7 +32,7 @@ const keyText = `json_build_array(encode(k.secret_hash, 'hex'), k.revoked, k.sco
  */
 const reportingRows = statement<[number, string, Buffer, number, number], { record: string }>(
   `WITH ${keyOfTenant}
-   SELECT ${keyText} AS record FROM k
+   SELECT ${keyText()} AS record FROM k
    UNION ALL
    (SELECT ${recordOf('r', 'd', 'coalesce(d.fragment, (SELECT empty_fragment FROM k))')} AS record
     FROM reporting_records r
@@ -36,6 +40,16 @@ const reportingRows = statement<[number, string, Buffer, number, number], { reco
       SELECT d.user_json, d.fragment FROM dimension_values d
       WHERE d.tenant_id = $1 AND d.user_pk = r.user_pk AND d.month = r.month OFFSET 0) AS d ON true
     WHERE (SELECT granted FROM k) AND r.tenant_id = $1 AND ${positionsFrom('r.pos', '$4', '$5')}
+    ORDER BY r.pos)`,
+);
+
+/** pagedReads.ts's `tableRows` of the data table `$6`, as {@link reportingRows} reads the reporting records: the key's row saying whether the table is the tenant's. */
+const tableRows = statement<[number, string, Buffer, number, number, string], { record: string }>(
+  `WITH ${keyOfTenant}, ${tableOfKey('$6')}
+   SELECT ${keyText(tableFound)} AS record FROM k
+   UNION ALL
+   (SELECT r.body AS record FROM table_records r
+    WHERE r.tenant_id = $1 AND r.table_pk = (SELECT pk FROM t) AND ${positionsFrom('r.pos', '$4', '$5')}
     ORDER BY r.pos)`,
 );
 
@@ -48,31 +62,59 @@ function keyRowOf(found: string[]): string | undefined {
 /** pagedReads.ts's `reportingTotal`, counted only when the key grants it, beside the key's row; no row when the key is no key of the tenant. */
 const reportingTotal = statement<[number, string, Buffer], { key: string; total: number | null }>(
   `WITH ${keyOfTenant}
-   SELECT ${keyText} AS key,
+   SELECT ${keyText()} AS key,
           CASE WHEN k.granted THEN (SELECT coalesce(max(pos) + 1, 0) FROM reporting_records WHERE tenant_id = $1) END AS total
    FROM k`,
 );
 
-function storedKey(tenantId: number, text: string): StoredKey {
-  const [hash, revoked, scope, emptyFragment, dataVersion] = JSON.parse(text) as [string, boolean, StoredKey['scope'], string, string];
-  return { secretHash: Buffer.from(hash, 'hex'), revoked, tenantId, scope, emptyFragment, dataVersion };
+/** pagedReads.ts's `tableTotal` of the data table `$4`, as {@link reportingTotal} counts the reporting records. */
+const tableTotal = statement<[number, string, Buffer, string], { key: string; total: number | null }>(
+  `WITH ${keyOfTenant}, ${tableOfKey('$4')}
+   SELECT ${keyText(tableFound)} AS key,
+          (SELECT coalesce(max(r.pos) + 1, 0) FROM table_records r WHERE r.tenant_id = $1 AND r.table_pk = (SELECT pk FROM t)) AS total
+   FROM k`,
+);
+
+/** The key of a key's row, and for a data table whether the tenant has it. */
+function storedKey(tenantId: number, text: string): { key: StoredKey; table: boolean } {
+  const [hash, revoked, scope, emptyFragment, dataVersion, table] = JSON.parse(text) as [string, boolean, StoredKey['scope'], string, string, boolean?];
+  return { key: { secretHash: Buffer.from(hash, 'hex'), revoked, tenantId, scope, emptyFragment, dataVersion }, table: table ?? true };
 }
 
-/** The reads of ../engine/keyedReads.ts, over a pool. */
+/** Whether a key's row grants the read to the secret whose hash is `secretHash`. */
+const grants = (key: StoredKey, secretHash: Buffer): boolean => !key.revoked && key.secretHash.equals(secretHash);
+
+/** Nothing read: the key is checked in full, then the listing read as for any key (pagedReads.ts). */
+const unread: KeyedRead<never> = { key: undefined, value: undefined };
+
+/**
+ * The reads of ../engine/keyedReads.ts, over a pool. A table key PostgreSQL cannot hold (see
+ * `storable`) is left {@link unread}: the plain read answers it as no table of the tenant's.
+ */
 export function keyedReads(db: Queryable): KeyedReads {
   return {
-    async reportingJoined(keyId, secretHash, tenantId, from, n): Promise<KeyedRead<ReturnType<typeof joinedTexts>>> {
-      const found = await textsOf(db, reportingRows, tenantId, keyId, secretHash, from, n + 1);
-      const keyRow = keyRowOf(found);
-      if (keyRow === undefined) return { key: undefined, value: undefined };
-      const key = storedKey(tenantId, keyRow);
-      const granted = !key.revoked && key.secretHash.equals(secretHash);
-      return { key, value: granted ? joinedTexts(found, n) : undefined };
+    async total(keyId, secretHash, tenantId, listing) {
+      if (listing.kind === 'tableRecords' && !storable(listing.table)) return unread;
+      const row =
+        listing.kind === 'reporting'
+          ? await firstRow(db, reportingTotal, tenantId, keyId, secretHash)
+          : await firstRow(db, tableTotal, tenantId, keyId, secretHash, listing.table);
+      if (!row) return unread;
+      const { key, table } = storedKey(tenantId, row.key);
+      if (!grants(key, secretHash)) return { key, value: undefined };
+      return { key, value: table ? row.total : null };
     },
-    async reportingTotal(keyId, secretHash, tenantId) {
-      const row = await firstRow(db, reportingTotal, tenantId, keyId, secretHash);
-      if (!row) return { key: undefined, value: undefined };
-      return { key: storedKey(tenantId, row.key), value: row.total ?? undefined };
+    async joined(keyId, secretHash, tenantId, listing, from, n) {
+      if (listing.kind === 'tableRecords' && !storable(listing.table)) return unread;
+      const found =
+        listing.kind === 'reporting'
+          ? await textsOf(db, reportingRows, tenantId, keyId, secretHash, from, n + 1)
+          : await textsOf(db, tableRows, tenantId, keyId, secretHash, from, n + 1, listing.table);
+      const keyRow = keyRowOf(found);
+      if (keyRow === undefined) return unread;
+      const { key, table } = storedKey(tenantId, keyRow);
+      if (!grants(key, secretHash)) return { key, value: undefined };
+      return { key, value: table ? joinedTexts(found, n) : null };
     },
   };
 }

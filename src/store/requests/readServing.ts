@@ -12,7 +12,7 @@ import type { Source } from '../vocabulary/readShapes.js';
 import { KeyGone } from '../vocabulary/storeErrors.js';
 import type { Principal } from '../vocabulary/tenancy.js';
 import { grantOf, type KeyCheck } from './keyCheck.js';
-import { keyedReporting } from './keyedReporting.js';
+import { keyedListings } from './keyedListings.js';
 
 type Reads = Pick<RequestStore, 'page' | 'total' | 'changes' | 'v2Page' | 'tables' | 'reportingSchema' | 'importOf' | 'health' | 'readServers'>;
 
@@ -43,7 +43,7 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
     if (!(await keys.confirm(principal))) throw new KeyGone();
   };
   // The unfiltered reporting records of a provisional principal: read with its key check.
-  const keyed = keyedReporting(context, keys, confirmed);
+  const keyed = keyedListings(context, keys, confirmed);
   /**
    * Runs a request's reads on its server; on a replica that fails (taken out of the rotation
    * when it stops answering), or whose answer `onPrimary` says only the primary can give, again

@@ -1,0 +1,101 @@
+import { narrows } from '../../domain/reportingFilter.js';
+import type { KeyedListing, KeyedRead } from '../engine/keyedReads.js';
+import type { PagedSource } from '../engine/pagedSource.js';
+import { readPage, scopeOf } from '../paging/pageReading.js';
+import type { RequestStore } from '../store.js';
+import type { StoreContext } from '../storeContext.js';
+import type { Source, PageQuery } from '../vocabulary/readShapes.js';
+import { KeyGone } from '../vocabulary/storeErrors.js';
+import type { Principal } from '../vocabulary/tenancy.js';
+import { grantOf, type Grant, type KeyCheck } from './keyCheck.js';
+
+type Page = ReturnType<RequestStore['page']>;
+type Total = ReturnType<RequestStore['total']>;
+
+/** No records: the page of a data table the tenant has not, answered `unknownTable`. */
+const NOTHING = { count: 0, json: Buffer.alloc(0), more: false };
+
+/** The listing of `source` that a keyed read serves: the unfiltered reporting records, or a data table's records. */
+function listingOf(source: Source): KeyedListing | undefined {
+  if (source.kind === 'reporting') return narrows(source) ? undefined : source;
+  return source.kind === 'tableRecords' ? source : undefined;
+}
+
+/**
+ * The page and the count of a tenant's unfiltered reporting records, or of a data table's
+ * records, for a provisional principal (keyCheck.ts), on an engine that checks the key in the
+ * read's statement (../engine/keyedReads.ts): one round trip for the key and the read. The key's
+ * row read with the page settles the grant (its scope, empty fields and data version, all of the
+ * page's snapshot); a key gone throws {@link KeyGone}; no row (an id made again for another
+ * tenant) checks the key in full, and the page is then read as any other. `undefined` where this
+ * does not apply: the store reads as for any principal.
+ */
+export function keyedListings({ engine, inTurn }: StoreContext, keys: KeyCheck, confirmed: (principal: Principal) => Promise<void>) {
+  const reads = engine.keyedReads;
+  const applies = (principal: Principal, source: Source): { held: Grant; listing: KeyedListing } | undefined => {
+    const held = grantOf(principal);
+    const listing = listingOf(source);
+    return reads && listing && held.pending && !held.server ? { held, listing } : undefined;
+  };
+  /** The listing read as for any principal (its key checked by now), `undefined` for a data table the tenant has not. */
+  const plainly = (held: Grant, listing: KeyedListing): Promise<PagedSource | undefined> =>
+    inTurn(async () => (listing.kind === 'reporting' ? engine.reads.reporting(held.tenantId, held.emptyFragment) : engine.reads.tableRecords(held.tenantId, listing.table)));
+  /**
+   * What a keyed read gave when its key granted it, with the data version of its snapshot;
+   * `undefined` when it must be read again as for any principal (with the version of the grant,
+   * read before).
+   */
+  const settled = async <T>(held: Grant, read: KeyedRead<T>): Promise<{ value: T; version: string } | undefined> => {
+    if (read.key === undefined) {
+      await confirmed(held);
+      return undefined;
+    }
+    const version = keys.settle(held, read.key);
+    if (version === undefined) throw new KeyGone();
+    return read.value === undefined ? undefined : { value: read.value, version };
+  };
+  return {
+    page(principal: Principal, source: Source, query: PageQuery): Page | undefined {
+      const found = applies(principal, source);
+      if (!found || !reads) return undefined;
+      const { held, listing } = found;
+      const { keyId, tenantId, presented } = held;
+      // The listing read as for any principal, looked up once when needed (`null`: no such data table).
+      let plainSource: Promise<PagedSource | null> | undefined;
+      const plain = () => (plainSource ??= plainly(held, listing).then((paged) => paged ?? null));
+      let version: string | undefined;
+      let noTable = false;
+      const paged: PagedSource = {
+        rows: async (from, n) => (await plain())?.rows(from, n) ?? [],
+        total: async () => (await plain())?.total() ?? 0,
+        joined: async (from, n) => {
+          const keyed = await settled(held, await inTurn(() => reads.joined(keyId, presented!.secretHash, tenantId, listing, from, n)));
+          if (keyed) version = keyed.version;
+          if (keyed?.value) return keyed.value;
+          const other = keyed ? null : await plain();
+          noTable = !other;
+          return other ? await inTurn(async () => other.joined!(from, n)) : NOTHING;
+        },
+      };
+      return (async () => {
+        const page = await readPage(paged, query, () => scopeOf(source));
+        // A page past every position reads nothing: the key is checked on its own then.
+        await confirmed(held);
+        if (noTable || (listing.kind === 'tableRecords' && version === undefined && !(await plain()))) return 'unknownTable';
+        return typeof page === 'string' ? page : { ...page, version: version ?? held.dataVersion };
+      })();
+    },
+    total(principal: Principal, source: Source): Total | undefined {
+      const found = applies(principal, source);
+      if (!found || !reads) return undefined;
+      const { held, listing } = found;
+      const { keyId, tenantId, presented } = held;
+      return (async () => {
+        const keyed = await settled(held, await inTurn(() => reads.total(keyId, presented!.secretHash, tenantId, listing)));
+        if (keyed) return keyed.value === null ? undefined : { count: keyed.value, version: keyed.version };
+        const plain = await plainly(held, listing);
+        return plain && { count: await inTurn(async () => plain.total()), version: held.dataVersion };
+      })();
+    },
+  };
+}

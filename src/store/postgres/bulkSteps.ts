@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, type SlotRow, type SlotWrites, type UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import type { Period } from '../../domain/periods.js';
@@ -21,11 +21,31 @@ const usersByEmailKey = statement<[number, string[]], { pk: number; email: strin
   'SELECT pk, email, email_key, archived_after FROM users WHERE tenant_id = $1 AND email_key = ANY ($2)',
 );
 const dimensions = statement<[number], { key: string; pk: number }>('SELECT key, pk FROM dimensions WHERE tenant_id = $1 ORDER BY position');
-const groupsOverlapping = statement<[number, number[], number[], number[], number[]], Months & { user_pk: number; dimension_pk: number; group_pk: number }>(
-  `SELECT DISTINCT ON (a.pk) a.pk, a.user_pk, a.dimension_pk, a.group_pk, a.start_month AS start, a.end_month AS "end"
+/** The stored group attributions sharing a month with each (user `$2`, dimension `$3`, months `$4` to `$5`), each once; `extra`: more columns. */
+const groupsOverlappingOf = (extra = '') =>
+  `SELECT DISTINCT ON (a.pk) a.pk, a.user_pk, a.dimension_pk, a.group_pk, a.start_month AS start, a.end_month AS "end"${extra}
    FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::integer[]) AS w (user_pk, dimension_pk, first, last)
    JOIN group_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk AND a.dimension_pk = w.dimension_pk
-     AND a.start_month <= w.last AND (a.end_month IS NULL OR a.end_month >= w.first)`,
+     AND a.start_month <= w.last AND (a.end_month IS NULL OR a.end_month >= w.first)`;
+/** The stored dimension fields of each (user `$u`, months `$u+1` to `$u+2`) (after a select list of `v`, the user-month rows). */
+const fieldsOverMonths = (u: number) =>
+  `FROM unnest($${u}::bigint[], $${u + 1}::integer[], $${u + 2}::integer[]) AS u (user_pk, first, last)
+   JOIN dimension_values v ON v.tenant_id = $1 AND v.user_pk = u.user_pk AND v.month BETWEEN u.first AND u.last`;
+type StoredGroupRow = Months & { user_pk: number; dimension_pk: number; group_pk: number };
+const groupsOverlapping = statement<[number, number[], number[], number[], number[]], StoredGroupRow>(groupsOverlappingOf());
+/**
+ * {@link groupsOverlapping} and, in the same round trip, the stored dimension fields of each user
+ * over the months of its items (`$6` to `$8`: a user, the first and last of the months): the
+ * rows of the attributions carry no `month`, those of the fields no `pk`. The bulk upsert reads
+ * both before it writes; its writes of attributions leave the fields as they are.
+ */
+const groupsAndFields = statement<
+  [number, number[], number[], number[], number[], number[], number[], number[]],
+  (StoredGroupRow & { month: null; fragment: null }) | { pk: null; user_pk: number; month: number; fragment: string }
+>(
+  `(${groupsOverlappingOf(', NULL::integer AS month, NULL::text AS fragment')})
+   UNION ALL
+   SELECT NULL, v.user_pk, NULL, NULL, NULL, NULL, v.month, v.fragment ${fieldsOverMonths(6)}`,
 );
 const managersOverlapping = statement<[number, number[], number[], number[]], Months & { user_pk: number; manager_pk: number }>(
   `SELECT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end"
@@ -51,9 +71,7 @@ const managersReachable = statement<[number, number[], number[], number[]], Mont
    ORDER BY a.pk`,
 );
 const fragments = statement<[number, number[], number[], number[]], { user_pk: number; month: number; fragment: string }>(
-  `SELECT v.user_pk, v.month, v.fragment
-   FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS w (user_pk, first, last)
-   JOIN dimension_values v ON v.tenant_id = $1 AND v.user_pk = w.user_pk AND v.month BETWEEN w.first AND w.last`,
+  `SELECT v.user_pk, v.month, v.fragment ${fieldsOverMonths(2)}`,
 );
 const dimensionKeys = statement<[number], { key: string }>('SELECT key FROM dimensions WHERE tenant_id = $1 ORDER BY position');
 const emailsOfUsers = statement<[number, number[]], { pk: number; email: string }>('SELECT pk, email FROM users WHERE tenant_id = $1 AND pk = ANY ($2)');
@@ -110,6 +128,7 @@ const stampedFragments = statement<[number, number[], number[], string[], number
 export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   let versioned = false; // the data's new version written with the dimension fields
   let keys: string[] | undefined; // the dimensions, read once: the tenant's write lock keeps them
+  let fieldsRead: { hulls: Hulls; rows: UserMonthFragment[] } | undefined; // read with the stored groups, over these months of each user
   return {
     ...attributionSteps(db, tenantId),
     async users(sent) {
@@ -132,7 +151,15 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       const rows = await rowsOf(db, managersReachable, tenantId, edges.map((edge) => edge.manager), ...bounds(edges));
       return rows.map((row): ManagerEdge => ({ user: row.user_pk, manager: row.manager_pk, start: row.start, end: row.end }));
     },
+    async storedGroups(wanted) {
+      const hulls = hullsOf(wanted);
+      const users = [...hulls.keys()];
+      const rows = await rowsOf(db, groupsAndFields, tenantId, ...groupColumns(wanted), users, ...transposed(users.map((pk) => hulls.get(pk)!)));
+      fieldsRead = { hulls, rows: rows.flatMap((row) => (row.pk === null ? [{ userPk: row.user_pk, month: row.month, fragment: row.fragment }] : [])) };
+      return rows.flatMap((row) => (row.pk === null ? [] : [storedGroup(row)]));
+    },
     async fragments(months) {
+      if (fieldsRead && sameHulls(fieldsRead.hulls, months)) return fieldsRead.rows;
       const entries = [...months];
       const rows = await rowsOf(db, fragments, tenantId, entries.map(([pk]) => pk), ...bounds(entries.map(([, period]) => period)));
       return rows.map((row) => ({ userPk: row.user_pk, month: row.month, fragment: row.fragment }));
@@ -148,26 +175,23 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   };
 }
 
-/** The attribution steps of the bulk upsert and of a load: each one statement over arrays. */
+/** The attribution steps of the bulk upsert and of a load: each one statement over arrays (new groups: two more). */
 export function attributionSteps(db: Queryable, tenantId: number): AttributionSteps<number> {
+  /** The stored keys of these groups, by `dimension:name`. */
+  const groupKeys = async (wanted: readonly (readonly [number, string])[]) =>
+    new Map((await rowsOf(db, groupsByName, tenantId, wanted.map(([pk]) => pk), wanted.map(([, name]) => name))).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
   return {
     emails: async (userPks) => new Map((await rowsOf(db, emailsOfUsers, tenantId, [...userPks])).map((row) => [row.pk, row.email])),
     async groupPks(wanted) {
-      const [dimensionPks, names] = [wanted.map(([pk]) => pk), wanted.map(([, name]) => name)];
-      await run(db, insertGroups, tenantId, dimensionPks, names);
-      const found = new Map((await rowsOf(db, groupsByName, tenantId, dimensionPks, names)).map((row) => [`${row.dimension_pk}:${row.name}`, row.pk]));
+      const found = await groupKeys(wanted);
+      const missing = wanted.filter(([pk, name]) => !found.has(`${pk}:${name}`));
+      if (missing.length > 0) {
+        await run(db, insertGroups, tenantId, missing.map(([pk]) => pk), missing.map(([, name]) => name));
+        for (const [key, pk] of await groupKeys(missing)) found.set(key, pk);
+      }
       return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
     },
-    async storedGroups(wanted) {
-      const rows = await rowsOf(db, groupsOverlapping, tenantId, wanted.map((x) => x.userPk), wanted.map((x) => x.dimensionPk), ...bounds(wanted.map((x) => x.period)));
-      return rows.map((row): SlotRow<Columns, number> => ({
-        key: row.pk,
-        slot: groupSlot(row.user_pk, row.dimension_pk),
-        payload: [row.user_pk, row.dimension_pk, row.group_pk],
-        start: row.start,
-        end: row.end,
-      }));
-    },
+    storedGroups: async (wanted) => (await rowsOf(db, groupsOverlapping, tenantId, ...groupColumns(wanted))).map(storedGroup),
     async storedManagers(wanted) {
       const rows = await rowsOf(db, managersOverlapping, tenantId, wanted.map((x) => x.userPk), ...bounds(wanted.map((x) => x.period)));
       const distinct = new Map(rows.map((row) => [row.pk, row]));
@@ -184,6 +208,45 @@ export function attributionSteps(db: Queryable, tenantId: number): AttributionSt
     dimensionKeys: async () => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
   };
 }
+
+type Wanted = Parameters<AttributionSteps<number>['storedGroups']>[0];
+/** The arrays {@link groupsOverlapping} takes for `wanted`. */
+const groupColumns = (wanted: Wanted) => [wanted.map((x) => x.userPk), wanted.map((x) => x.dimensionPk), ...bounds(wanted.map((x) => x.period))] as const;
+
+const storedGroup = (row: StoredGroupRow): SlotRow<Columns, number> => ({
+  key: row.pk,
+  slot: groupSlot(row.user_pk, row.dimension_pk),
+  payload: [row.user_pk, row.dimension_pk, row.group_pk],
+  start: row.start,
+  end: row.end,
+});
+
+/** Per user, the first and last month (open bounds as {@link LOWEST} and {@link HIGHEST}). */
+type Hulls = Map<number, readonly [number, number]>;
+
+/** The months of each user's items, first to last: those whose fields the items may change (domain/bulkPlan.ts touchedMonths). */
+function hullsOf(wanted: Wanted): Hulls {
+  const hulls: Hulls = new Map();
+  const [firsts, lasts] = bounds(wanted.map((x) => x.period));
+  wanted.forEach(({ userPk }, i) => {
+    const hull = hulls.get(userPk);
+    hulls.set(userPk, hull ? [Math.min(hull[0], firsts[i]!), Math.max(hull[1], lasts[i]!)] : [firsts[i]!, lasts[i]!]);
+  });
+  return hulls;
+}
+
+/** Whether `months` are the months of `hulls`, user by user. */
+function sameHulls(hulls: Hulls, months: ReadonlyMap<number, Period>): boolean {
+  if (hulls.size !== months.size) return false;
+  for (const [pk, period] of months) {
+    const hull = hulls.get(pk);
+    if (!hull || hull[0] !== (period.start ?? LOWEST) || hull[1] !== (period.end ?? HIGHEST)) return false;
+  }
+  return true;
+}
+
+/** Pairs as two arrays. */
+const transposed = (pairs: readonly (readonly [number, number])[]): [number[], number[]] => [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
 
 /** Carries out {@link SlotWrites} on one attribution table in at most two statements. */
 async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, table: typeof groupWrites): Promise<void> {

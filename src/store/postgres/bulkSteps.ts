@@ -47,28 +47,34 @@ const groupsAndFields = statement<
    UNION ALL
    SELECT NULL, v.user_pk, NULL, NULL, NULL, NULL, v.month, v.fragment ${fieldsOverMonths(6)}`,
 );
-const managersOverlapping = statement<[number, number[], number[], number[]], Months & { user_pk: number; manager_pk: number }>(
-  `SELECT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end"
-   FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS w (user_pk, first, last)
+type StoredManagerRow = Months & { user_pk: number; manager_pk: number };
+/** The stored manager attributions sharing a month with each (user `$u`, months `$u+1` to `$u+2`); `extra`: more columns. */
+const managersOverlappingOf = (u: number, extra = '') =>
+  `SELECT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end"${extra}
+   FROM unnest($${u}::bigint[], $${u + 1}::integer[], $${u + 2}::integer[]) AS w (user_pk, first, last)
    JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
-     AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first)`,
-);
+     AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first)`;
+const managersOverlapping = statement<[number, number[], number[], number[]], StoredManagerRow>(managersOverlappingOf(2));
 /**
- * The stored manager attributions reachable upwards from each (user, first, last): those of the
- * user sharing a month with its months, then those of each one's manager over the months both
- * share, and so on. A (user, months) is walked once (UNION), so the walk ends.
+ * The stored manager attributions reachable upwards from each (user `$2`, first `$3`, last `$4`):
+ * those of the user sharing a month with its months, then those of each one's manager over the
+ * months both share, and so on. A (user, months) is walked once (UNION), so the walk ends. Then,
+ * in the same round trip, {@link managersOverlapping} of each (user `$5`, months `$6` to `$7`):
+ * the bulk upsert reads both before it writes (`reached` tells them apart).
  */
-const managersReachable = statement<[number, number[], number[], number[]], Months & { user_pk: number; manager_pk: number }>(
+const managersReachableAndOverlapping = statement<[number, number[], number[], number[], number[], number[], number[]], StoredManagerRow & { reached: boolean }>(
   `WITH RECURSIVE walk (user_pk, first, last) AS (
      SELECT * FROM unnest($2::bigint[], $3::integer[], $4::integer[])
      UNION
      SELECT a.manager_pk, greatest(w.first, coalesce(a.start_month, ${LOWEST})), least(w.last, coalesce(a.end_month, ${HIGHEST}))
      FROM walk w JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
        AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first))
-   SELECT DISTINCT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end"
-   FROM walk w JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
-     AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first)
-   ORDER BY a.pk`,
+   (SELECT DISTINCT a.pk, a.user_pk, a.manager_pk, a.start_month AS start, a.end_month AS "end", true AS reached
+    FROM walk w JOIN manager_attributions a ON a.tenant_id = $1 AND a.user_pk = w.user_pk
+      AND (a.start_month IS NULL OR a.start_month <= w.last) AND (a.end_month IS NULL OR a.end_month >= w.first))
+   UNION ALL
+   (${managersOverlappingOf(5, ', false')})
+   ORDER BY pk`,
 );
 const fragments = statement<[number, number[], number[], number[]], { user_pk: number; month: number; fragment: string }>(
   `SELECT v.user_pk, v.month, v.fragment ${fieldsOverMonths(2)}`,
@@ -128,6 +134,7 @@ const stampedFragments = statement<[number, number[], number[], string[], number
 export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
   let versioned = false; // the data's new version written with the dimension fields
   let keys: string[] | undefined; // the dimensions, read once: the tenant's write lock keeps them
+  let managersRead: { edges: readonly ManagerEdge[]; rows: SlotRow<Columns, number>[] } | undefined; // read with the walk, over the new edges' users and months
   let fieldsRead: { hulls: Hulls; rows: UserMonthFragment[] } | undefined; // read with the stored groups, over these months of each user
   return {
     ...attributionSteps(db, tenantId),
@@ -148,8 +155,13 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
     },
     dimensionKeys: async () => keys ?? (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
     async reachableManagers(edges) {
-      const rows = await rowsOf(db, managersReachable, tenantId, edges.map((edge) => edge.manager), ...bounds(edges));
-      return rows.map((row): ManagerEdge => ({ user: row.user_pk, manager: row.manager_pk, start: row.start, end: row.end }));
+      const rows = await rowsOf(db, managersReachableAndOverlapping, tenantId, edges.map((edge) => edge.manager), ...bounds(edges), edges.map((edge) => edge.user), ...bounds(edges));
+      managersRead = { edges, rows: distinctManagers(rows.filter((row) => !row.reached)) };
+      return rows.flatMap((row): ManagerEdge[] => (row.reached ? [{ user: row.user_pk, manager: row.manager_pk, start: row.start, end: row.end }] : []));
+    },
+    async storedManagers(wanted) {
+      if (managersRead && sameUsersAndMonths(managersRead.edges, wanted)) return managersRead.rows;
+      return distinctManagers(await rowsOf(db, managersOverlapping, tenantId, wanted.map((x) => x.userPk), ...bounds(wanted.map((x) => x.period))));
     },
     async storedGroups(wanted) {
       const hulls = hullsOf(wanted);
@@ -192,17 +204,8 @@ export function attributionSteps(db: Queryable, tenantId: number): AttributionSt
       return wanted.map(([pk, name]) => found.get(`${pk}:${name}`)!);
     },
     storedGroups: async (wanted) => (await rowsOf(db, groupsOverlapping, tenantId, ...groupColumns(wanted))).map(storedGroup),
-    async storedManagers(wanted) {
-      const rows = await rowsOf(db, managersOverlapping, tenantId, wanted.map((x) => x.userPk), ...bounds(wanted.map((x) => x.period)));
-      const distinct = new Map(rows.map((row) => [row.pk, row]));
-      return [...distinct.values()].map((row): SlotRow<Columns, number> => ({
-        key: row.pk,
-        slot: managerSlot(row.user_pk),
-        payload: [row.user_pk, row.manager_pk],
-        start: row.start,
-        end: row.end,
-      }));
-    },
+    storedManagers: async (wanted) =>
+      distinctManagers(await rowsOf(db, managersOverlapping, tenantId, wanted.map((x) => x.userPk), ...bounds(wanted.map((x) => x.period)))),
     writeGroups: (writes) => writeSlots(db, tenantId, writes, groupWrites),
     writeManagers: (writes) => writeSlots(db, tenantId, writes, managerWrites),
     dimensionKeys: async () => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
@@ -220,6 +223,21 @@ const storedGroup = (row: StoredGroupRow): SlotRow<Columns, number> => ({
   start: row.start,
   end: row.end,
 });
+
+/** Each stored manager attribution of `rows` once. */
+function distinctManagers(rows: readonly StoredManagerRow[]): SlotRow<Columns, number>[] {
+  return [...new Map(rows.map((row) => [row.pk, row])).values()].map((row) => ({
+    key: row.pk,
+    slot: managerSlot(row.user_pk),
+    payload: [row.user_pk, row.manager_pk],
+    start: row.start,
+    end: row.end,
+  }));
+}
+
+/** Whether `wanted` are the users and months of `edges`, one by one. */
+const sameUsersAndMonths = (edges: readonly ManagerEdge[], wanted: readonly { userPk: number; period: Period }[]): boolean =>
+  edges.length === wanted.length && wanted.every((x, i) => x.userPk === edges[i]!.user && x.period.start === edges[i]!.start && x.period.end === edges[i]!.end);
 
 /** Per user, the first and last month (open bounds as {@link LOWEST} and {@link HIGHEST}). */
 type Hulls = Map<number, readonly [number, number]>;

@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type SlotRow, type SlotWrites, type UserMonthFragment } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, type SlotRow, type UserMonthFragment } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { asciiLowerCase } from '../../domain/emailKey.js';
 import type { Period } from '../../domain/periods.js';
@@ -9,6 +9,7 @@ import { changeStamps } from './changeStamps.js';
 import { rowsOf, run, statement, storable, type Queryable } from './connection.js';
 import { newKey, tenantRows } from './tenantKeys.js';
 import { bumpDataVersion, newDataVersion } from './dataVersion.js';
+import { finishBulk, groupWrites, insertSlots, managerWrites, writeSlots, type BulkEnd } from './attributionWrites.js';
 
 /** An open bound as a month the database compares with (months are 0..119999). */
 const LOWEST = -2_147_483_648;
@@ -91,48 +92,22 @@ const insertGroups = statement<[number, number[], string[]]>(
    ON CONFLICT DO NOTHING`,
 );
 /**
- * The statements of one attribution table: the deletes (keys `$2`) and the updates of months
- * (keys `$3`, months `$4`, `$5`) in one, each on its own rows; the inserts (the payload
- * `columns`, then months) in another (Citus runs an INSERT ... SELECT beside a modifying CTE in
- * steps). A new row's key is drawn from the rows before the statement (tenantKeys.ts).
- */
-const slotStatementsOf = (table: string, columns: readonly string[]) => ({
-  width: columns.length,
-  removeAndMove: statement<[number, number[], number[], (number | null)[], (number | null)[]]>(
-    `WITH removed AS (DELETE FROM ${table} WHERE tenant_id = $1 AND pk = ANY ($2))
-     UPDATE ${table} a SET start_month = c.start_month, end_month = c.end_month
-     FROM unnest($3::bigint[], $4::integer[], $5::integer[]) AS c (pk, start_month, end_month)
-     WHERE a.tenant_id = $1 AND a.pk = c.pk`,
-  ),
-  insert: statement<[number, ...unknown[][]]>(
-    `INSERT INTO ${table} (tenant_id, pk, ${columns.join(', ')}, start_month, end_month)
-     SELECT s.tenant_id, ${newKey(table, 'a.n')}, ${columns.map((name) => `a.${name}`).join(', ')}, a.start_month, a.end_month
-     FROM ${tenantRows(`unnest(${columns.map((_, i) => `$${2 + i}::bigint[]`).join(', ')}, $${2 + columns.length}::integer[], $${3 + columns.length}::integer[]) WITH ORDINALITY AS a (${columns.join(', ')}, start_month, end_month, n)`)}`,
-  ),
-});
-const groupWrites = slotStatementsOf('group_attributions', ['user_pk', 'dimension_pk', 'group_pk']);
-const managerWrites = slotStatementsOf('manager_attributions', ['user_pk', 'manager_pk']);
-
-/**
- * The changed dimension fields, stamped with the request's change (`$5`) and its time (`$6`,
- * changeStamps.ts), and the tenant's data a new version (`$7`): one statement.
- */
-const stampedFragments = statement<[number, number[], number[], string[], number, string, number]>(
-  `WITH versioned AS (UPDATE tenant_state SET data_version = $7 WHERE tenant_id = $1)
-   UPDATE dimension_values v SET fragment = c.fragment, stamp = $5, changed_at = $6
-   FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS c (user_pk, month, fragment)
-   WHERE v.tenant_id = $1 AND v.user_pk = c.user_pk AND v.month = c.month`,
-);
-
-/**
  * The steps of the bulk upsert (../writes/attributionBulk.ts) on PostgreSQL, for one tenant inside its
  * write transaction: each step is one statement over arrays of the request's values (`unnest`),
- * so a request costs about fifteen round trips whatever its size. Statements that write are
- * joined only where Citus still runs the whole as one task on the tenant's node (a modifying CTE
- * beside an UPDATE; not beside an INSERT ... SELECT). A stored attribution's key is its primary key.
+ * so a request costs a dozen round trips whatever its size. Statements are joined where Citus
+ * still runs the whole as one task on the tenant's node: reads under `UNION ALL`, modifying CTEs
+ * beside an UPDATE (not beside an INSERT ... SELECT). So the attributions' deletes and moves wait
+ * for the last statement, with the fields and the data version (attributionWrites.ts `finishBulk`);
+ * their inserts do not wait (no key of either table is unique but the row's own, drawn above every
+ * stored one). A stored attribution's key is its primary key.
  */
 export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
-  let versioned = false; // the data's new version written with the dimension fields
+  let left: Pick<BulkEnd, 'groups' | 'managers'> = { groups: NOTHING, managers: NOTHING }; // the deletes and moves the last statement makes
+  let finished = false; // the last statement sent
+  const finish = async (fields: BulkEnd['fields'], stamp: number, at: string) => {
+    await finishBulk(db, tenantId, { ...left, fields, stamp, at, dataVersion: newDataVersion() });
+    finished = true;
+  };
   let keys: string[] | undefined; // the dimensions, read once: the tenant's write lock keeps them
   let managersRead: { edges: readonly ManagerEdge[]; rows: SlotRow<Columns, number>[] } | undefined; // read with the walk, over the new edges' users and months
   let fieldsRead: { hulls: Hulls; rows: UserMonthFragment[] } | undefined; // read with the stored groups, over these months of each user
@@ -176,13 +151,23 @@ export function bulkSteps(db: Queryable, tenantId: number): BulkSteps<number> {
       const rows = await rowsOf(db, fragments, tenantId, entries.map(([pk]) => pk), ...bounds(entries.map(([, period]) => period)));
       return rows.map((row) => ({ userPk: row.user_pk, month: row.month, fragment: row.fragment }));
     },
+    async writeGroups(writes) {
+      left = { ...left, groups: writes };
+      await insertSlots(db, tenantId, writes, groupWrites);
+    },
+    async writeManagers(writes) {
+      left = { ...left, managers: writes };
+      await insertSlots(db, tenantId, writes, managerWrites);
+    },
     async updateFragments(changed) {
       const { stamp, at } = await changeStamps(db).next(tenantId);
-      await run(db, stampedFragments, tenantId, changed.map((c) => c.userPk), changed.map((c) => c.month), changed.map((c) => c.fragment), stamp, at, newDataVersion());
-      versioned = true;
+      await finish(changed, stamp, at);
     },
-    dataChanged: async () => {
-      if (!versioned) await bumpDataVersion(db, tenantId);
+    async dataChanged() {
+      if (finished) return;
+      const { groups, managers } = left;
+      if (groups.deletes.length + groups.updates.length + managers.deletes.length + managers.updates.length > 0) await finish([], 0, '');
+      else await bumpDataVersion(db, tenantId);
     },
   };
 }
@@ -211,6 +196,9 @@ export function attributionSteps(db: Queryable, tenantId: number): AttributionSt
     dimensionKeys: async () => (await rowsOf(db, dimensionKeys, tenantId)).map((row) => row.key),
   };
 }
+
+/** No deletes and no moves. */
+const NOTHING: BulkEnd['groups'] = { deletes: [], updates: [] };
 
 type Wanted = Parameters<AttributionSteps<number>['storedGroups']>[0];
 /** The arrays {@link groupsOverlapping} takes for `wanted`. */
@@ -265,14 +253,3 @@ function sameHulls(hulls: Hulls, months: ReadonlyMap<number, Period>): boolean {
 
 /** Pairs as two arrays. */
 const transposed = (pairs: readonly (readonly [number, number])[]): [number[], number[]] => [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
-
-/** Carries out {@link SlotWrites} on one attribution table in at most two statements. */
-async function writeSlots(db: Queryable, tenantId: number, writes: SlotWrites<Columns, number>, table: typeof groupWrites): Promise<void> {
-  const { deletes, updates, inserts } = writes;
-  if (deletes.length + updates.length > 0) {
-    await run(db, table.removeAndMove, tenantId, [...deletes], updates.map((u) => u.key), updates.map((u) => u.period.start), updates.map((u) => u.period.end));
-  }
-  if (inserts.length === 0) return;
-  const payloadColumns = Array.from({ length: table.width }, (_, i) => inserts.map((row) => row.payload[i]!));
-  await run(db, table.insert, tenantId, ...payloadColumns, inserts.map((row) => row.start), inserts.map((row) => row.end));
-}

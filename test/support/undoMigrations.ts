@@ -2,13 +2,25 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * SQL that takes a PostgreSQL database of this build back to before group attributions lost their
+ * index by group (migration 42; SQLite has no such step).
+ */
+export const BEFORE_GROUP_INDEX_DROPPED: Record<TestEngine, string> = {
+  sqlite: '',
+  postgres: `
+    CREATE INDEX group_attributions_by_group ON group_attributions (tenant_id, group_pk);
+    UPDATE schema_version SET version = 41;
+  `,
+};
+
+/**
  * SQL that takes a PostgreSQL database of this build back to before group attributions dropped
  * their foreign keys to `users` and `groups` (migration 41; SQLite has no such step). A constraint
  * per statement: Citus adds no foreign key beside another subcommand.
  */
 export const BEFORE_GROUP_KEYS_UNHELD: Record<TestEngine, string> = {
   sqlite: '',
-  postgres: `
+  postgres: `${BEFORE_GROUP_INDEX_DROPPED.postgres}
     ALTER TABLE group_attributions
       ADD CONSTRAINT group_attributions_tenant_id_user_pk_fkey FOREIGN KEY (tenant_id, user_pk) REFERENCES users (tenant_id, pk) ON DELETE CASCADE;
     ALTER TABLE group_attributions

@@ -532,6 +532,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE group_attributions DROP CONSTRAINT group_attributions_tenant_id_user_pk_fkey,
     DROP CONSTRAINT group_attributions_tenant_id_group_pk_fkey
   `,
+  // 42: no index of group attributions by group. It served the cascade from `groups`, which 41
+  // took away, and no statement reads the attributions by group alone; each row a bulk upsert
+  // inserts or moves wrote an entry in it.
+  'DROP INDEX group_attributions_by_group',
 ];
 
 /** v1's dimension fields (`column`) as v2 writes them: under `custom.` keys, without the closing brace (see ../sqlite/migrations.ts, 8). */

@@ -3,12 +3,13 @@ import { test } from 'node:test';
 import { buildFixture } from '../../support/fixture.js';
 import { tempDatabase, withOtherStore } from '../../support/harness.js';
 import { onlyOn } from '../../support/testDatabases.js';
-import { BEFORE_GROUP_KEYS_UNHELD } from '../../support/undoMigrations.js';
+import { BEFORE_GROUP_INDEX_DROPPED, BEFORE_GROUP_KEYS_UNHELD } from '../../support/undoMigrations.js';
 
 /**
  * PostgreSQL's migration 41: group attributions hold no foreign key to their user and their
  * group; the deletions of users and groups delete them by the one kept to their dimension, and
- * `compdata check` reports one left without its user or its group.
+ * `compdata check` reports one left without its user or its group. Migration 42: nor an index by
+ * group.
  */
 const skip = onlyOn('postgres');
 type Sql = Awaited<ReturnType<typeof tempDatabase>>['sql'];
@@ -19,6 +20,8 @@ const parents = async (sql: Sql) =>
       `SELECT confrelid::regclass::text FROM pg_constraint WHERE conrelid = 'group_attributions'::regclass AND contype = 'f' ORDER BY 1`,
     )
   ).map(([parent]) => parent);
+const indexes = async (sql: Sql) =>
+  (await sql.rows(`SELECT indexname FROM pg_indexes WHERE tablename = 'group_attributions' ORDER BY 1`)).map(([name]) => name);
 const groupRows = (sql: Sql) => sql.rows('SELECT tenant_id, pk, user_pk, dimension_pk, group_pk, start_month, end_month FROM group_attributions ORDER BY tenant_id, pk');
 const storageProblems = (database: string) => withOtherStore(database, async (store) => (await store.check()).filter((problem) => problem.kind === 'foreign-keys'));
 
@@ -33,6 +36,22 @@ test('migration 41 keeps every group attribution and drops their foreign keys to
   await withOtherStore(database, async () => {}); // opening migrates
   assert.deepEqual(await groupRows(sql), before);
   assert.deepEqual(await parents(sql), ['dimensions']);
+  assert.deepEqual(await storageProblems(database), []);
+});
+
+test('migration 42 keeps every group attribution and drops their index by group', { skip }, async (t) => {
+  const { database, store, sql } = await tempDatabase(t, 'postgres');
+  await buildFixture(store, { tenant: 'acme', users: 4 });
+  const migrated = await indexes(sql);
+  for (const statement of BEFORE_GROUP_INDEX_DROPPED.postgres.split(';').filter((text) => text.trim() !== '')) await sql.exec(statement);
+  const before = await groupRows(sql);
+  assert.ok(before.length > 0, 'the fixture has group attributions');
+  assert.deepEqual(await indexes(sql), ['group_attributions_by_group', 'group_attributions_by_user', 'group_attributions_pkey']);
+
+  await withOtherStore(database, async () => {}); // opening migrates
+  assert.deepEqual(await groupRows(sql), before);
+  assert.deepEqual(await indexes(sql), migrated);
+  assert.deepEqual(migrated, ['group_attributions_by_user', 'group_attributions_pkey']);
   assert.deepEqual(await storageProblems(database), []);
 });
 

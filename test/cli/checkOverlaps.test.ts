@@ -42,26 +42,21 @@ test('check reports overlapping periods of a slot exactly when two share a month
     fc.uniqueArray(fc.tuple(periodArb, fc.boolean()), { maxLength: 4, selector: ([p]) => p.start ?? FIRST }),
     async (managers, groups) => {
       const groupPeriods = groups.map(([p]) => ({ start: p.start ?? FIRST, end: p.end }));
-      await db.sql.exec('DELETE FROM manager_attributions; DELETE FROM group_attributions');
-      for (const [i, p] of managers.entries()) {
-        await db.sql.rows(
-          `INSERT INTO manager_attributions (${tenant[0]}user_pk, manager_pk, start_month, end_month) VALUES (${tenant[1]}?, ?, ?, ?)`,
-          u1,
-          i % 2 === 0 ? u0 : u2,
-          p.start,
-          p.end,
-        );
-      }
-      for (const [i, p] of groupPeriods.entries()) {
-        await db.sql.rows(
-          `INSERT INTO group_attributions (${tenant[0]}user_pk, dimension_pk, group_pk, start_month, end_month) VALUES (${tenant[1]}?, ?, ?, ?, ?)`,
-          u2,
-          region,
-          groups[i]![1] ? emea : apac,
-          p.start,
-          p.end,
-        );
-      }
+      // The periods of a run replace the last run's in one transaction, sent as one script: the
+      // values are numbers and NULLs of this test's own.
+      const value = (month: number | null) => (month === null ? 'NULL' : String(month));
+      const managerRows = managers.map((p, i) => `(${tenant[1]}${u1}, ${i % 2 === 0 ? u0 : u2}, ${value(p.start)}, ${value(p.end)})`);
+      const groupRows = groupPeriods.map((p, i) => `(${tenant[1]}${u2}, ${region}, ${groups[i]![1] ? emea : apac}, ${value(p.start)}, ${value(p.end)})`);
+      await db.sql.exec(
+        [
+          'BEGIN',
+          'DELETE FROM manager_attributions',
+          'DELETE FROM group_attributions',
+          ...(managerRows.length ? [`INSERT INTO manager_attributions (${tenant[0]}user_pk, manager_pk, start_month, end_month) VALUES ${managerRows.join(', ')}`] : []),
+          ...(groupRows.length ? [`INSERT INTO group_attributions (${tenant[0]}user_pk, dimension_pk, group_pk, start_month, end_month) VALUES ${groupRows.join(', ')}`] : []),
+          'COMMIT',
+        ].join('; '),
+      );
       const found = new Map((await db.store.check()).map((v) => [v.kind, v.example]));
       for (const [kind, periods] of [
         ['manager-overlap', managers],

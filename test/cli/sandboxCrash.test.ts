@@ -28,7 +28,7 @@ const TOKEN = 'admin-token-0123456789abcdef';
 const MOST_TRIES = 5;
 
 test(`SIGKILL during a sandbox copy, reset and delete leaves the tenant whole or absent, and every other tenant as it was (seed ${SEED})`, { timeout: 240_000 }, async (t) => {
-  const { database, store } = await tempDatabase(t);
+  const { database, engine, store, sql } = await tempDatabase(t);
   await seedTenant(store, 'golden', generateSeed({ seed: 'crash', users: 200, records: 8000 }));
   const random = createRandom(SEED);
   const args = ['--admin-token-file', tokenFile(t)];
@@ -36,7 +36,6 @@ test(`SIGKILL during a sandbox copy, reset and delete leaves the tenant whole or
   const admin = (method: string, path: string, json?: unknown) => exchange(server.url, method, path, { bearer: TOKEN, ...(json !== undefined && { json }) });
   const restart = async () => (server = await startServe(t, database, args));
 
-  const golden = await exportOf(store, 'golden');
   /** Every tenant's export but `but`'s. */
   const others = async (but: string) => {
     const all = new Map<string, string | undefined>();
@@ -72,6 +71,9 @@ test(`SIGKILL during a sandbox copy, reset and delete leaves the tenant whole or
 
   // A copy: the new tenant is the template's copy whole (with its key), or there is no such tenant.
   const copyBefore = await others('copy');
+  // The template's export, as every tenant but the copy (the template alone, so far) was exported just now.
+  const golden = copyBefore.get('golden');
+  assert.ok(golden, 'the template exports');
   await killedDuring(
     'copy',
     () => admin('POST', '/admin/v1/sandboxes', { name: 'copy', template: 'golden' }),
@@ -123,6 +125,9 @@ test(`SIGKILL during a sandbox copy, reset and delete leaves the tenant whole or
     assert.deepEqual(await others('victim'), victimBefore);
     t.diagnostic(`delete after the kill: ${victim === undefined ? 'done' : 'not done'}`);
   });
+  // The planner's statistics of the tenants copied and deleted seconds ago, brought up to date as
+  // autovacuum would within its minute: the check then reads the same rows in a fraction of the time.
+  if (engine === 'postgres') await sql.exec('ANALYZE');
   assert.deepEqual(await store.check(), []);
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { databaseFor, onlyOn } from '../support/testDatabases.js';
-import { runCli } from './cliProcess.js';
+import { runCli, runInProcess } from './cliProcess.js';
 
 /**
  * The options of read replicas and PgBouncer that are refused before anything is served (the
@@ -23,13 +23,14 @@ test('a SQLite database with --db-replica is refused: replicas are for PostgreSQ
   assert.match(result.stderr, /^error: read replicas are for PostgreSQL[^\n]*\n$/);
 });
 
+// A command of the CLI in this process: the URL's option is the subject, not the process.
 test('prepared=… on a PostgreSQL URL is on or off, else refused at the start', { skip: onlyOn('postgres') }, async (t) => {
   const url = new URL(await databaseFor(t));
   url.searchParams.set('prepared', 'maybe');
-  const refused = await runCli(['keys', 'list', '--db', url.toString()]);
+  const refused = await runInProcess(['keys', 'list', '--db', url.toString()]);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^error: [^\n]*prepared must be on or off, not "maybe"\n$/);
   url.searchParams.set('prepared', 'off');
-  const listed = await runCli(['keys', 'list', '--db', url.toString()]);
+  const listed = await runInProcess(['keys', 'list', '--db', url.toString()]);
   assert.equal(listed.code, 0, listed.stderr);
 });

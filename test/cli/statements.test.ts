@@ -23,6 +23,8 @@ async function validated(t: Parameters<typeof databaseFor>[0]): Promise<string> 
 }
 
 describe('compdata statements', { concurrency: true }, () => {
+  // The first command runs as the binary; the others in this process (inProcess.test.ts shows that
+  // both print the same): what they change and print is the subject, not the process.
   test('send, then paid: the lines printed; a change the lifecycle refuses exits 1 and changes nothing', async (t) => {
     const path = await validated(t);
     const base = ['--db', path, '--tenant', 'acme'];
@@ -32,14 +34,14 @@ describe('compdata statements', { concurrency: true }, () => {
       sent.stdout,
       `${statementId('u0', 2026 * 12 + 3)} user0@acme.example 2026-04 validated -> sent_to_payroll\n1 statement(s) now sent_to_payroll; 0 webhook call(s) queued\n`,
     );
-    const refused = await runCli(['statements', 'paid', ...base, '--statement', 'user0@acme.example:2026-04', '--statement', 'user0@acme.example:2026-07']);
+    const refused = await runInProcess(['statements', 'paid', ...base, '--statement', 'user0@acme.example:2026-04', '--statement', 'user0@acme.example:2026-07']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /nothing changed: the statement of user0@acme\.example in 2026-07 is validated: only a sent_to_payroll statement can become paid/);
     // 2026-04 was not paid by the refused command: it can be paid now, alone.
-    const paid = await runCli(['statements', 'paid', ...base, '--user', 'USER0@acme.example']);
+    const paid = await runInProcess(['statements', 'paid', ...base, '--user', 'USER0@acme.example']);
     assert.equal(paid.code, 0, paid.stderr);
     assert.match(paid.stdout, /2026-04 sent_to_payroll -> paid\n1 statement\(s\) now paid/);
-    const byPeriod = await runCli(['statements', 'send', ...base, '--from', '2026-01', '--to', '2026-07']);
+    const byPeriod = await runInProcess(['statements', 'send', ...base, '--from', '2026-01', '--to', '2026-07']);
     // Every statement of those months but user0's of 2026-04, paid.
     assert.match(byPeriod.stdout, /^6 statement\(s\) now sent_to_payroll/m);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { exportOf } from '../support/datasets.js';
 import { buildFixture, fixtureUser } from '../support/fixture.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { shared, startTestServer, type TestServer } from '../support/harness.js';
 
 const TOKEN = 'admin-token-0123456789abcdef';
 
@@ -18,11 +18,24 @@ async function exports(server: TestServer): Promise<Map<string, string | undefin
   return all;
 }
 
+/** The kept answers of sandbox creates, by tenant. */
+const keptAnswers = async (server: TestServer, tenantName: string) =>
+  Number(await server.sql.value('SELECT count(*) FROM sandbox_requests WHERE tenant_id = (SELECT id FROM tenants WHERE name = ?)', tenantName));
+
 describe('POST /admin/v1/sandboxes with Idempotency-Key', () => {
-  test('a retry with the same body answers the first answer (same tenant, same key), generated or copied; nothing is made twice', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN }, async (store) => {
+  /**
+   * One server for these tests: each uses Idempotency-Keys of its own, and tells what it made
+   * by the tenants that were not there before it.
+   */
+  const sharedServer = shared((scope) =>
+    startTestServer(scope, { adminToken: TOKEN }, async (store) => {
       await buildFixture(store, { tenant: 'golden', users: 3, records: 6, deals: 2 });
-    });
+    }),
+  );
+
+  test('a retry with the same body answers the first answer (same tenant, same key), generated or copied; nothing is made twice', async () => {
+    const server = await sharedServer();
+    const sandboxes: string[] = [];
     for (const [label, body] of [['generated', { users: 4, records: 10 }], ['copied', { template: 'golden', key_scope: 'read' }]] as const) {
       const first = await create(server, body, `retry-${label}`);
       assert.equal(first.status, 201, first.text);
@@ -38,18 +51,19 @@ describe('POST /admin/v1/sandboxes with Idempotency-Key', () => {
       assert.deepEqual(keys.body.data.map((key: { id: string }) => key.id), [first.body.key.id], `${label}: one key`);
       assert.equal((await server.call('GET', '/v1/reporting?limit=1', { key: again.body.key.key })).status, 200, 'the replayed key works');
       assert.equal(await exportOf(server.store, first.body.tenant.name), made);
+      sandboxes.push(first.body.tenant.name);
     }
     // Neither the key's secret nor the Idempotency-Key is in the database in the clear.
+    for (const name of sandboxes) assert.equal(await keptAnswers(server, name), 1, `${name}: one answer kept`);
     const kept = (await server.sql.rows('SELECT lookup, answer FROM sandbox_requests')) as [string, Uint8Array][];
-    assert.equal(kept.length, 2);
     for (const [lookup, answer] of kept) {
       const text = Buffer.from(answer).toString('latin1');
       assert.ok(!text.includes('cdk_') && !lookup.includes('retry-') && !text.includes('sandbox-'), 'sealed');
     }
   });
 
-  test('the same key with another body is a 422 at the header, nothing made; a refused create is not remembered', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN });
+  test('the same key with another body is a 422 at the header, nothing made; a refused create is not remembered', async () => {
+    const server = await sharedServer();
     const first = await create(server, { records: 5 }, 'k-1');
     assert.equal(first.status, 201);
     const names = await tenantNames(server);
@@ -72,30 +86,33 @@ describe('POST /admin/v1/sandboxes with Idempotency-Key', () => {
     assert.equal(afterRefusal.headers.get('Idempotent-Replayed'), null);
   });
 
-  test('a deleted sandbox is forgotten with its answer, and an answer older than a day is forgotten: the key makes a new sandbox', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN });
+  test('a deleted sandbox is forgotten with its answer, and an answer older than a day is forgotten: the key makes a new sandbox', async () => {
+    const server = await sharedServer();
     const first = await create(server, { records: 2 }, 'gone-1');
+    const firstId = await server.sql.value('SELECT id FROM tenants WHERE name = ?', first.body.tenant.name);
+    assert.equal(await keptAnswers(server, first.body.tenant.name), 1);
     assert.equal((await server.call('DELETE', `/admin/v1/tenants/${first.body.tenant.name}`, { bearer: TOKEN })).status, 204);
-    assert.equal(Number(await server.sql.value('SELECT count(*) FROM sandbox_requests')), 0);
+    assert.equal(Number(await server.sql.value('SELECT count(*) FROM sandbox_requests WHERE tenant_id = ?', firstId)), 0);
     const second = await create(server, { records: 2 }, 'gone-1');
     assert.equal(second.status, 201);
     assert.equal(second.headers.get('Idempotent-Replayed'), null);
     assert.notEqual(second.body.tenant.name, first.body.tenant.name);
 
-    await server.sql.exec(`UPDATE sandbox_requests SET created_at = created_at - ${24 * 60 * 60 * 1000 + 1}`);
+    await server.sql.rows(`UPDATE sandbox_requests SET created_at = created_at - ${24 * 60 * 60 * 1000 + 1} WHERE tenant_id = (SELECT id FROM tenants WHERE name = ?)`, second.body.tenant.name);
     const third = await create(server, { records: 2 }, 'gone-1');
     assert.equal(third.status, 201);
     assert.equal(third.headers.get('Idempotent-Replayed'), null);
     assert.notEqual(third.body.tenant.name, second.body.tenant.name);
   });
 
-  test('two creates with the same key at once: one sandbox, both answered with it', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN });
+  test('two creates with the same key at once: one sandbox, both answered with it', async () => {
+    const server = await sharedServer();
+    const before = await tenantNames(server);
     const body = { users: 30, records: 3000 };
     const answers = await Promise.all([create(server, body, 'race-1'), create(server, body, 'race-1')]);
     for (const answer of answers) assert.equal(answer.status, 201, answer.text);
     assert.deepEqual(answers[0].body, answers[1].body);
-    assert.deepEqual(await tenantNames(server), [answers[0].body.tenant.name]);
+    assert.deepEqual((await tenantNames(server)).sort(), [...before, answers[0].body.tenant.name].sort(), 'one tenant made');
   });
 });
 

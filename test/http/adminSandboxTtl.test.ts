@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildFixture } from '../support/fixture.js';
-import { serveDatabase, startTestServer, type TestServer } from '../support/harness.js';
+import { serveDatabase, shared, startTestServer, type TestServer } from '../support/harness.js';
 import { captureLogs } from '../support/logCapture.js';
 import { until } from '../support/until.js';
 
@@ -22,6 +22,16 @@ async function listedExpiry(server: Pick<TestServer, 'call'>, name: string): Pro
 const ms = (iso: string | null | undefined): number => Date.parse(String(iso));
 
 describe('the time to live of sandboxes', () => {
+  /**
+   * A server that never sweeps by itself, for the tests that ask for no other option: each uses
+   * sandboxes of names of its own, and none of them expires while another test runs.
+   */
+  const unswept = shared((scope) =>
+    startTestServer(scope, { adminToken: TOKEN, sandboxes: { sweepEveryMs: NEVER } }, async (store) => {
+      await buildFixture(store, { tenant: 'seeded', users: 2, records: 3, deals: 0 });
+    }),
+  );
+
   test('an expired sandbox is removed by the server itself and its key is refused; one not expired, one without expiry and a seeded tenant stay', async (t) => {
     const logs = captureLogs('info');
     const server = await startTestServer(t, { adminToken: TOKEN, logger: logs.logger, sandboxes: { sweepEveryMs: 50 } }, async (store) => {
@@ -65,10 +75,8 @@ describe('the time to live of sandboxes', () => {
     assert.equal(await listedExpiry(server, 'bad'), undefined, 'nothing made');
   });
 
-  test('POST /admin/v1/tenants/{name}/ttl moves the expiry, counted from now; an extended sandbox is not swept; 404, 409 and 400 as documented', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN, sandboxes: { sweepEveryMs: NEVER } }, async (store) => {
-      await buildFixture(store, { tenant: 'seeded', users: 2, records: 3, deals: 0 });
-    });
+  test('POST /admin/v1/tenants/{name}/ttl moves the expiry, counted from now; an extended sandbox is not swept; 404, 409 and 400 as documented', async () => {
+    const server = await unswept();
     const made = await create(server, { name: 'sb', users: 2, records: 3, ttl_seconds: 1 });
     const before = Date.now();
     const extended = await setTtl(server, 'sb', 7200);
@@ -98,32 +106,32 @@ describe('the time to live of sandboxes', () => {
     assert.equal((await server.call('POST', '/admin/v1/tenants/sb/ttl', { json: { ttl_seconds: 60 } })).status, 401);
   });
 
-  test('a reset restarts the clock with the time to live last set', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN, sandboxes: { sweepEveryMs: NEVER } });
-    const made = await create(server, { name: 'sb', users: 2, records: 3, ttl_seconds: 3600 });
+  test('a reset restarts the clock with the time to live last set', async () => {
+    const server = await unswept();
+    const made = await create(server, { name: 'sb-reset', users: 2, records: 3, ttl_seconds: 3600 });
     await until('the clock has moved past the creation', () => Date.now() > ms(made.body.tenant.created_at) + 5);
     const before = Date.now();
-    assert.equal((await server.call('POST', '/admin/v1/tenants/sb/reset', { bearer: TOKEN })).status, 204);
-    const afterReset = ms(await listedExpiry(server, 'sb'));
+    assert.equal((await server.call('POST', '/admin/v1/tenants/sb-reset/reset', { bearer: TOKEN })).status, 204);
+    const afterReset = ms(await listedExpiry(server, 'sb-reset'));
     assert.ok(afterReset >= before + 3_600_000 && afterReset <= Date.now() + 3_600_000, 'counted from the reset');
     assert.ok(afterReset > ms(made.body.tenant.expires_at));
 
-    assert.equal((await setTtl(server, 'sb', 60)).status, 200);
+    assert.equal((await setTtl(server, 'sb-reset', 60)).status, 200);
     const beforeSecond = Date.now();
-    assert.equal((await server.call('POST', '/admin/v1/tenants/sb/reset', { bearer: TOKEN })).status, 204);
-    const second = ms(await listedExpiry(server, 'sb'));
+    assert.equal((await server.call('POST', '/admin/v1/tenants/sb-reset/reset', { bearer: TOKEN })).status, 204);
+    const second = ms(await listedExpiry(server, 'sb-reset'));
     assert.ok(second >= beforeSecond + 60_000 && second <= Date.now() + 60_000, 'the time to live last set, from the reset');
 
-    assert.equal((await setTtl(server, 'sb', null)).status, 200);
-    assert.equal((await server.call('POST', '/admin/v1/tenants/sb/reset', { bearer: TOKEN })).status, 204);
-    assert.equal(await listedExpiry(server, 'sb'), null, 'no expiry stays none');
+    assert.equal((await setTtl(server, 'sb-reset', null)).status, 200);
+    assert.equal((await server.call('POST', '/admin/v1/tenants/sb-reset/reset', { bearer: TOKEN })).status, 204);
+    assert.equal(await listedExpiry(server, 'sb-reset'), null, 'no expiry stays none');
   });
 
-  test('reads of the public API, and writes, never extend a sandbox', async (t) => {
-    const server = await startTestServer(t, { adminToken: TOKEN, sandboxes: { sweepEveryMs: NEVER } });
-    const made = await create(server, { name: 'sb', users: 3, records: 5, ttl_seconds: 3600 });
+  test('reads of the public API, and writes, never extend a sandbox', async () => {
+    const server = await unswept();
+    const made = await create(server, { name: 'sb-reads', users: 3, records: 5, ttl_seconds: 3600 });
     const key = made.body.key.key as string;
-    const stored = async () => server.sql.rows('SELECT ttl_seconds, expires_at FROM sandbox_recipes');
+    const stored = async () => server.sql.rows('SELECT ttl_seconds, expires_at FROM sandbox_recipes WHERE tenant_id = (SELECT id FROM tenants WHERE name = ?)', 'sb-reads');
     const before = await stored();
     await until('the clock has moved past the creation', () => Date.now() > ms(made.body.tenant.created_at) + 5);
     for (const path of ['/v1/reporting?limit=2', '/v1/users/groups', '/v1/users/managers', '/v1/reporting?changed_since=0', '/v2/statements']) {
@@ -133,7 +141,7 @@ describe('the time to live of sandboxes', () => {
     const user = { email: 'new@example.com' };
     assert.equal((await server.call('PUT', '/v1/users/bulk', { key, json: { data: [user] } })).status, 200);
     assert.deepEqual(await stored(), before);
-    assert.equal(await listedExpiry(server, 'sb'), made.body.tenant.expires_at);
+    assert.equal(await listedExpiry(server, 'sb-reads'), made.body.tenant.expires_at);
   });
 
   test('two servers over one database: one sweeps at a time; the other takes over once the first has stopped', async (t) => {

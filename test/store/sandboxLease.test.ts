@@ -92,6 +92,32 @@ describe('the sandbox sweeper over a store', () => {
     assert.equal(await store.takeLease({ name: SWEEPER_LEASE, owner: 'next', now: Date.now(), until: Date.now() + 1000 }), true, 'a stopped sweeper gives its lease up');
   });
 
+  test('a sweeper with nothing expired takes no lease and writes nothing, not at its stop either; one that swept gives its lease up', async (t) => {
+    const { store } = await tempDatabase(t);
+    await seedSandbox(store, 'sb', { seed: 's', users: 1, records: 0 });
+    await store.setSandboxTtl('sb', 3600, Date.now());
+    // The store itself, each write of the lease noted on its way there.
+    const leaseWrites: string[] = [];
+    const noted: Parameters<typeof startSandboxSweeper>[0] = {
+      expiredSandboxes: (now, limit) => store.expiredSandboxes(now, limit),
+      deleteTenant: (name, options) => store.deleteTenant(name, options),
+      requestsInProgress: store.requestsInProgress,
+      takeLease: (claim) => (leaseWrites.push(`take ${claim.owner}`), store.takeLease(claim)),
+      releaseLease: (name, owner) => (leaseWrites.push(`release ${owner}`), store.releaseLease(name, owner)),
+    };
+    const idle = startSandboxSweeper(noted, quiet, { everyMs: 24 * 3600 * 1000, owner: 'idle' });
+    assert.equal(await idle.sweep(), 0);
+    await idle.stop();
+    assert.deepEqual(leaseWrites, [], 'nothing to sweep: no lease taken, none given up');
+
+    await store.setSandboxTtl('sb', 1, Date.now() - 2000);
+    const busy = startSandboxSweeper(noted, quiet, { everyMs: 24 * 3600 * 1000, owner: 'busy' });
+    assert.equal(await busy.sweep(), 1);
+    await busy.stop();
+    assert.deepEqual(leaseWrites, ['take busy', 'release busy']);
+    assert.equal(await store.takeLease({ name: SWEEPER_LEASE, owner: 'next', now: Date.now(), until: Date.now() + 1000 }), true, 'its lease given up');
+  });
+
   test('a database from before sandboxes had a time to live is migrated: its sandboxes never expire until given a time to live', async (t) => {
     const { engine, database, store, sql } = await tempDatabase(t);
     await seedSandbox(store, 'sb', { seed: 's', users: 1, records: 0 });

@@ -22,7 +22,7 @@ export interface SweepLog extends StoreLog {
 export interface SandboxSweeper {
   /** One pass now (after the one in progress, if any): how many sandboxes this server removed. */
   sweep(): Promise<number>;
-  /** Stops sweeping and gives the lease up; resolves once the pass in progress (if any) has stopped. */
+  /** Stops sweeping and gives the lease up, if it took it; resolves once the pass in progress (if any) has stopped. */
   stop(): Promise<void>;
 }
 
@@ -39,9 +39,13 @@ export function startSandboxSweeper(store: SweeperStore, log: SweepLog, { everyM
   let pass: Promise<number> = Promise.resolve(0);
   let stopped = false;
 
-  const holdLease = () => {
+  /** Whether this server has taken the lease: a server that never did has none to give up at its stop (a write). */
+  let tookLease = false;
+  const holdLease = async () => {
     const now = Date.now();
-    return store.takeLease({ name: SWEEPER_LEASE, owner, now, until: now + SWEEPER_LEASE_MS });
+    const held = await store.takeLease({ name: SWEEPER_LEASE, owner, now, until: now + SWEEPER_LEASE_MS });
+    tookLease ||= held;
+    return held;
   };
   const runPass = async (): Promise<number> => {
     let removed = 0;
@@ -87,7 +91,7 @@ export function startSandboxSweeper(store: SweeperStore, log: SweepLog, { everyM
       stopped = true;
       clearTimeout(timer);
       await pass;
-      await store.releaseLease(SWEEPER_LEASE, owner).catch(() => {});
+      if (tookLease) await store.releaseLease(SWEEPER_LEASE, owner).catch(() => {});
     },
   };
 }

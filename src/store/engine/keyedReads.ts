@@ -1,3 +1,4 @@
+import type { Structure } from '../../domain/v2Json.js';
 import type { JoinedRows } from './pagedSource.js';
 import type { StoredKey } from './readSteps.js';
 
@@ -20,10 +21,24 @@ export interface KeyedRead<T> {
  */
 export type KeyedListing = { readonly kind: 'reporting' } | { readonly kind: 'tableRecords'; readonly table: string };
 
+/**
+ * A v2 page read with its key, what ../paging/v2Paging.ts asks of its reads for a page without
+ * time filters: the position of the page's start id (-1 without one; `undefined` when no record
+ * of the structure ever had it), up to `n` records from the next position and whether one
+ * follows, and the id of the `n`th of them when one does.
+ */
+export interface KeyedV2Page {
+  start: number | undefined;
+  page: JoinedRows;
+  lastId: string | undefined;
+}
+
 /** The reads of a tenant's listings with the key check inside. */
 export interface KeyedReads {
   /** A page as `PagedSource.joined` reads it, from position `from`, up to `n` records. */
   joined(keyId: string, secretHash: Buffer, tenantId: number, listing: KeyedListing, from: number, n: number): Promise<KeyedRead<JoinedRows | null>>;
   /** The number of records, as `PagedSource.total` counts it. */
   total(keyId: string, secretHash: Buffer, tenantId: number, listing: KeyedListing): Promise<KeyedRead<number | null>>;
+  /** A v2 page of `structure` of up to `n` records after the record `startId` (`null` as the value when the tenant has no such data table). */
+  v2Page(keyId: string, secretHash: Buffer, tenantId: number, structure: Structure, startId: string | undefined, n: number): Promise<KeyedRead<KeyedV2Page | null>>;
 }

@@ -1,8 +1,9 @@
-import type { KeyedRead, KeyedReads } from '../engine/keyedReads.js';
+import type { KeyedRead, KeyedReads, KeyedV2Page } from '../engine/keyedReads.js';
 import type { StoredKey } from '../engine/readSteps.js';
 import { firstRow, statement, storable, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
 import { recordOf } from './recordParts.js';
+import { statementPage, statementPositionOf, tablePage, tableRecordPositionOf } from './v2Reads.js';
 
 /**
  * The key `$2` of the tenant `$1` with its tenant's state, as keys.ts reads them, and whether it
@@ -75,10 +76,47 @@ const tableTotal = statement<[number, string, Buffer, string], { key: string; to
    FROM k`,
 );
 
-/** The key of a key's row, and for a data table whether the tenant has it. */
-function storedKey(tenantId: number, text: string): { key: StoredKey; table: boolean } {
-  const [hash, revoked, scope, emptyFragment, dataVersion, table] = JSON.parse(text) as [string, boolean, StoredKey['scope'], string, string, boolean?];
-  return { key: { secretHash: Buffer.from(hash, 'hex'), revoked, tenantId, scope, emptyFragment, dataVersion }, table: table ?? true };
+/**
+ * Where a v2 page starts, read only when the key grants it (and, `from t`, the tenant has the
+ * table): the position of the record `$4` (null when no record of the structure ever had it,
+ * `position`), or -1 without `$4`.
+ */
+const v2Start = (position: string, from = '') => `p AS MATERIALIZED (SELECT CASE WHEN $4::text IS NULL THEN -1 ELSE ${position} END AS pos ${from} WHERE (SELECT granted FROM k))`;
+/** After the key's row, the v2 page's start and the id of the record at its `$5 - 1`th position from it (the last of a page that more follow). */
+const v2Ends = (records: string, table = '') =>
+  `(SELECT pos FROM p), (SELECT id FROM ${records} WHERE tenant_id = $1${table} AND pos = (SELECT pos FROM p) + $5 - 1)`;
+const V2_FIRST = '((SELECT pos FROM p) + 1)';
+
+/**
+ * A v2 page of statement records as v2Reads.ts reads it (its start id `$4`, `$5` records: the
+ * page and one more), beside the key's row as {@link reportingRows} reads it, which also holds
+ * the page's start and the id of its last record ({@link v2Ends}).
+ */
+const v2StatementRows = statement<[number, string, Buffer, string | null, number], { record: string }>(
+  `WITH ${keyOfTenant}, ${v2Start(statementPositionOf('$4'))}
+   SELECT ${keyText(`, true, ${v2Ends('reporting_records')}`)} AS record FROM k
+   UNION ALL
+   (${statementPage(V2_FIRST, '$5')})`,
+);
+
+/** The v2 page of the data table whose key is `$6`, as {@link v2StatementRows} reads the statement records. */
+const v2TableRows = statement<[number, string, Buffer, string | null, number, string], { record: string }>(
+  `WITH ${keyOfTenant}, ${tableOfKey('$6')}, ${v2Start(tableRecordPositionOf('t.pk', '$6', '$4'), 'FROM t')}
+   SELECT ${keyText(`${tableFound}, ${v2Ends('table_records', ' AND table_pk = (SELECT pk FROM t)')}`)} AS record FROM k
+   UNION ALL
+   (${tablePage('(SELECT pk FROM t)', V2_FIRST, '$5')})`,
+);
+
+/** The key of a key's row, for a data table whether the tenant has it, and what follows in the row. */
+function storedKey(tenantId: number, text: string): { key: StoredKey; table: boolean; rest: unknown[] } {
+  const [hash, revoked, scope, emptyFragment, dataVersion, table, ...rest] = JSON.parse(text) as [string, boolean, StoredKey['scope'], string, string, boolean?, ...unknown[]];
+  return { key: { secretHash: Buffer.from(hash, 'hex'), revoked, tenantId, scope, emptyFragment, dataVersion }, table: table ?? true, rest };
+}
+
+/** The v2 page of a {@link v2StatementRows} answer whose key's row is taken out: its records and the row's rest. */
+function v2PageOf(found: string[], rest: unknown[], n: number): KeyedV2Page {
+  const [start, lastId] = rest as [number | null, string | null];
+  return { start: start ?? undefined, page: joinedTexts(found, n), lastId: lastId ?? undefined };
 }
 
 /** Whether a key's row grants the read to the secret whose hash is `secretHash`. */
@@ -88,8 +126,9 @@ const grants = (key: StoredKey, secretHash: Buffer): boolean => !key.revoked && 
 const unread: KeyedRead<never> = { key: undefined, value: undefined };
 
 /**
- * The reads of ../engine/keyedReads.ts, over a pool. A table key PostgreSQL cannot hold (see
- * `storable`) is left {@link unread}: the plain read answers it as no table of the tenant's.
+ * The reads of ../engine/keyedReads.ts, over a pool. A table key or a start id PostgreSQL cannot
+ * hold (see `storable`) is left {@link unread}: the plain read answers it as no table of the
+ * tenant's, or no record's id.
  */
 export function keyedReads(db: Queryable): KeyedReads {
   return {
@@ -115,6 +154,19 @@ export function keyedReads(db: Queryable): KeyedReads {
       const { key, table } = storedKey(tenantId, keyRow);
       if (!grants(key, secretHash)) return { key, value: undefined };
       return { key, value: table ? joinedTexts(found, n) : null };
+    },
+    async v2Page(keyId, secretHash, tenantId, structure, startId, n) {
+      if ((structure.kind === 'table' && !storable(structure.key)) || (startId !== undefined && !storable(startId))) return unread;
+      const start = startId ?? null;
+      const found =
+        structure.kind === 'statements'
+          ? await textsOf(db, v2StatementRows, tenantId, keyId, secretHash, start, n + 1)
+          : await textsOf(db, v2TableRows, tenantId, keyId, secretHash, start, n + 1, structure.key);
+      const keyRow = keyRowOf(found);
+      if (keyRow === undefined) return unread;
+      const { key, table, rest } = storedKey(tenantId, keyRow);
+      if (!grants(key, secretHash)) return { key, value: undefined };
+      return { key, value: table ? v2PageOf(found, rest, n) : null };
     },
   };
 }

@@ -27,18 +27,18 @@ const STATEMENTS_FROM = `reporting_records r
   WHERE r.tenant_id = $1`;
 /** A table record's v2 text: its stored body, then its time (the small parts joined first). */
 const TABLE_RECORD = `r.body_v2 || (${lastModified('r.changed_at')})`;
-const TABLE_FROM = 'table_records r WHERE r.tenant_id = $1 AND r.table_pk = $4';
 
 type Row = { record: string; id: string };
 
 /**
- * The records at positions `$2`..`$2 + $3 - 1` (`$3`: the records wanted and one more, which says
- * whether more follow), one row each in position order, read as v1's pages are (pagedReads.ts):
+ * The records at positions `first`..`first + count - 1` (`count`: the records wanted and one more,
+ * which says whether more follow; both SQL expressions), one row each in position order, read as
+ * v1's pages are (pagedReads.ts):
  * rows in binary format written straight into the page's bytes, each record's dimension fields
  * and statement looked up by key in LATERAL subqueries the planner may not pull up (a plain join,
  * planned once for any page, read every dimension value of the tenant for each page).
  */
-const statementRows = statement<[number, number, number], { record: string }>(
+export const statementPage = (first: string, count: string) =>
   `SELECT ${STATEMENT} AS record
    FROM reporting_records r
    LEFT JOIN LATERAL (
@@ -47,11 +47,12 @@ const statementRows = statement<[number, number, number], { record: string }>(
    LEFT JOIN LATERAL (
      SELECT s.fields_v2, s.changed_at FROM statements s
      WHERE s.tenant_id = $1 AND s.user_pk = r.user_pk AND s.month = r.month OFFSET 0) AS s ON true
-   WHERE r.tenant_id = $1 AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
-);
-const tableRows = statement<[number, number, number, number], { record: string }>(
-  `SELECT ${TABLE_RECORD} AS record FROM ${TABLE_FROM} AND ${positionsFrom('r.pos', '$2', '$3')} ORDER BY r.pos`,
-);
+   WHERE r.tenant_id = $1 AND ${positionsFrom('r.pos', first, count)} ORDER BY r.pos`;
+/** The records of the data table `table` at positions `first`.. as {@link statementPage} reads the statements' (SQL expressions all). */
+export const tablePage = (table: string, first: string, count: string) =>
+  `SELECT ${TABLE_RECORD} AS record FROM table_records r WHERE r.tenant_id = $1 AND r.table_pk = ${table} AND ${positionsFrom('r.pos', first, count)} ORDER BY r.pos`;
+const statementRows = statement<[number, number, number], { record: string }>(statementPage('$2', '$3'));
+const tableRows = statement<[number, number, number, number], { record: string }>(tablePage('$4', '$2', '$3'));
 /** Up to `$5` records from position `$2` whose time of last change is after `$3` and before `$4`. */
 const changedStatements = statement<[number, number, string, string, number], Row>(
   `SELECT ${STATEMENT} AS record, r.id FROM ${STATEMENTS_FROM} AND r.pos >= $2
@@ -61,14 +62,16 @@ const changedTable = statement<[number, number, string, string, number, number],
   `SELECT ${TABLE_RECORD} AS record, r.id FROM table_records r WHERE r.tenant_id = $1 AND r.table_pk = $6 AND r.pos >= $2
      AND r.changed_at > $3 AND r.changed_at < $4 ORDER BY r.pos LIMIT $5`,
 );
-const statementPosition = statement<[number, string], { pos: number | null }>(
-  `SELECT coalesce((SELECT pos FROM reporting_records WHERE tenant_id = $1 AND id = $2),
-                   (SELECT pos FROM removed_records WHERE tenant_id = $1 AND structure = '' AND id = $2)) AS pos`,
-);
-const tableRecordPosition = statement<[number, number, string, string], { pos: number | null }>(
-  `SELECT coalesce((SELECT pos FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND id = $4),
-                   (SELECT pos FROM removed_records WHERE tenant_id = $1 AND structure = $3 AND id = $4)) AS pos`,
-);
+/** The position of the statement record `id` (an SQL expression), or of where it stood when removed; null when none ever had it. */
+export const statementPositionOf = (id: string) =>
+  `coalesce((SELECT pos FROM reporting_records WHERE tenant_id = $1 AND id = ${id}),
+            (SELECT pos FROM removed_records WHERE tenant_id = $1 AND structure = '' AND id = ${id}))`;
+/** The position of the record `id` of the data table `table` whose key is `key`, as {@link statementPositionOf} (SQL expressions all). */
+export const tableRecordPositionOf = (table: string, key: string, id: string) =>
+  `coalesce((SELECT pos FROM table_records WHERE tenant_id = $1 AND table_pk = ${table} AND id = ${id}),
+            (SELECT pos FROM removed_records WHERE tenant_id = $1 AND structure = ${key} AND id = ${id}))`;
+const statementPosition = statement<[number, string], { pos: number | null }>(`SELECT ${statementPositionOf('$2')} AS pos`);
+const tableRecordPosition = statement<[number, number, string, string], { pos: number | null }>(`SELECT ${tableRecordPositionOf('$2', '$3', '$4')} AS pos`);
 const tableOf = statement<[number, string], { pk: number }>('SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = $2');
 const statementAt = statement<[number, number], { id: string }>('SELECT id FROM reporting_records WHERE tenant_id = $1 AND pos = $2');
 const tableRecordAt = statement<[number, number, number], { id: string }>('SELECT id FROM table_records WHERE tenant_id = $1 AND table_pk = $2 AND pos = $3');

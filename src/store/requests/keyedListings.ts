@@ -1,16 +1,20 @@
 import { narrows } from '../../domain/reportingFilter.js';
-import type { KeyedListing, KeyedRead } from '../engine/keyedReads.js';
+import type { Structure } from '../../domain/v2Json.js';
+import type { KeyedListing, KeyedRead, KeyedV2Page } from '../engine/keyedReads.js';
 import type { PagedSource } from '../engine/pagedSource.js';
+import type { V2Reads } from '../engine/readSteps.js';
 import { readPage, scopeOf } from '../paging/pageReading.js';
+import { readV2Page } from '../paging/v2Paging.js';
 import type { RequestStore } from '../store.js';
 import type { StoreContext } from '../storeContext.js';
-import type { Source, PageQuery } from '../vocabulary/readShapes.js';
+import type { Source, PageQuery, V2Query } from '../vocabulary/readShapes.js';
 import { KeyGone } from '../vocabulary/storeErrors.js';
 import type { Principal } from '../vocabulary/tenancy.js';
 import { grantOf, type Grant, type KeyCheck } from './keyCheck.js';
 
 type Page = ReturnType<RequestStore['page']>;
 type Total = ReturnType<RequestStore['total']>;
+type V2Answer = Awaited<ReturnType<RequestStore['v2Page']>>;
 
 /** No records: the page of a data table the tenant has not, answered `unknownTable`. */
 const NOTHING = { count: 0, json: Buffer.alloc(0), more: false };
@@ -21,9 +25,21 @@ function listingOf(source: Source): KeyedListing | undefined {
   return source.kind === 'tableRecords' ? source : undefined;
 }
 
+/** The reads of ../paging/v2Paging.ts over what a keyed read of the page read in advance: its start id's position, its records, the id of its last one. */
+function v2ReadsOf({ start, page, lastId }: KeyedV2Page): V2Reads {
+  return {
+    positionOf: () => start,
+    joined: () => page,
+    idAt: () => lastId!,
+    changedBetween: () => {
+      throw new Error('a v2 page with time filters is no keyed read');
+    },
+  };
+}
+
 /**
  * The page and the count of a tenant's unfiltered reporting records, or of a data table's
- * records, for a provisional principal (keyCheck.ts), on an engine that checks the key in the
+ * records, and a v2 page without time filters, for a provisional principal (keyCheck.ts), on an engine that checks the key in the
  * read's statement (../engine/keyedReads.ts): one round trip for the key and the read. The key's
  * row read with the page settles the grant (its scope, empty fields and data version, all of the
  * page's snapshot); a key gone throws {@link KeyGone}; no row (an id made again for another
@@ -83,6 +99,20 @@ export function keyedListings({ engine, inTurn }: StoreContext, keys: KeyCheck, 
         await confirmed(held);
         if (noTable || (listing.kind === 'tableRecords' && version === undefined && !(await plain()))) return 'unknownTable';
         return typeof page === 'string' ? page : { ...page, version: version ?? held.dataVersion };
+      })();
+    },
+    /** `undefined` where a keyed read does not apply; a promise of `undefined` when the page is to be read as for any principal (its key checked by now). */
+    v2Page(principal: Principal, structure: Structure, query: V2Query): Promise<V2Answer | undefined> | undefined {
+      const held = grantOf(principal);
+      const { keyId, tenantId, presented } = held;
+      const filtered = query.modifiedAfter !== undefined || query.modifiedBefore !== undefined;
+      if (!reads || filtered || !held.pending || held.server) return undefined;
+      return (async () => {
+        const keyed = await settled(held, await inTurn(() => reads.v2Page(keyId, presented!.secretHash, tenantId, structure, query.startId, query.limit)));
+        if (!keyed) return undefined;
+        if (!keyed.value) return 'unknownStructure';
+        const page = await readV2Page(v2ReadsOf(keyed.value), query);
+        return typeof page === 'string' ? page : { ...page, version: keyed.version };
       })();
     },
     total(principal: Principal, source: Source): Total | undefined {

@@ -42,7 +42,7 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
   const confirmed = async (principal: Principal): Promise<void> => {
     if (!(await keys.confirm(principal))) throw new KeyGone();
   };
-  // The unfiltered reporting records of a provisional principal: read with its key check.
+  // The unfiltered reporting records, a data table's records and v2 pages without time filters of a provisional principal: read with its key check.
   const keyed = keyedListings(context, keys, confirmed);
   /**
    * Runs a request's reads on its server; on a replica that fails (taken out of the rotation
@@ -99,7 +99,8 @@ export function readServing(context: StoreContext, keys: KeyCheck): Reads {
       );
       return page === 'ahead' ? 'badToken' : page;
     },
-    v2Page: (principal, structure, query) =>
+    v2Page: async (principal, structure, query) =>
+      (await keyed.v2Page(principal, structure, query)) ??
       onServer(principal, (on) => {
         const { tenantId } = principal;
         const reads = structure.kind === 'statements' ? on.v2Statements(tenantId) : on.v2TableRecords(tenantId, structure.key);

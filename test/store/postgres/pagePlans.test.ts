@@ -17,11 +17,13 @@ import { ON_CITUS } from '../../support/testDatabases.js';
  * coordinator plans every execution of a statement over a distributed table itself.
  */
 const RECORDS = 21_000;
-const pageOf = (text: string, marks: string[]) => marks.every((mark) => text.includes(mark));
-const cases: [string, string[], (at: { tenantId: number; keyId: string; hash: Buffer; from: number }) => unknown[]][] = [
-  ['the keyed page (key and records in one statement)', ['k AS MATERIALIZED', 'UNION ALL'], (at) => [at.tenantId, at.keyId, at.hash, at.from, 11]],
+/** Whether `text` holds every mark, and none of those written `!mark`. */
+const pageOf = (text: string, marks: string[]) => marks.every((mark) => (mark.startsWith('!') ? !text.includes(mark.slice(1)) : text.includes(mark)));
+const cases: [string, string[], (at: { tenantId: number; keyId: string; hash: Buffer; from: number; idBefore: string | null }) => unknown[]][] = [
+  ['the keyed page (key and records in one statement)', ['k AS MATERIALIZED', 'UNION ALL', 'd.user_json'], (at) => [at.tenantId, at.keyId, at.hash, at.from, 11]],
   ['the page of reporting records', ['(r.head || d.user_json) || (r.tail || coalesce(d.fragment, $4)) AS record'], (at) => [at.tenantId, at.from, 11, '}']],
-  ['the v2 page of statement records', ['fields_v2'], (at) => [at.tenantId, at.from, 11]],
+  ['the v2 page of statement records', ['fields_v2', '!k AS MATERIALIZED'], (at) => [at.tenantId, at.from, 11]],
+  ['the keyed v2 page of statement records', ['fields_v2', 'k AS MATERIALIZED'], (at) => [at.tenantId, at.keyId, at.hash, at.idBefore, 11]],
 ];
 
 test('page statements keep their generic plan on a connection', { skip: onlyOn('postgres') || (ON_CITUS && 'Citus plans each execution itself') }, async (t) => {
@@ -46,7 +48,9 @@ test('page statements keep their generic plan on a connection', { skip: onlyOn('
     const statementName = `page_${cases.findIndex(([other]) => other === name)}`;
     for (let i = 0; i < 12; i += 1) {
       const from = (i * 7919) % RECORDS;
-      const read = await client.query({ name: statementName, text: texts[0]!, values: values({ tenantId, keyId, hash, from }) });
+      const before = await client.query<{ id: string }>('SELECT id FROM reporting_records WHERE tenant_id = $1 AND pos = $2', [tenantId, from - 1]);
+      const idBefore = before.rows[0]?.id ?? null;
+      const read = await client.query({ name: statementName, text: texts[0]!, values: values({ tenantId, keyId, hash, from, idBefore }) });
       assert.ok(read.rows.length > 0, `${name}: rows read at ${from}`);
     }
     const plans = await client.query<{ generic: string; custom: string }>(

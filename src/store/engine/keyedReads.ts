@@ -1,5 +1,6 @@
+import type { ReportingFilter } from '../../domain/reportingFilter.js';
 import type { Structure } from '../../domain/v2Json.js';
-import type { JoinedRows } from './pagedSource.js';
+import type { JoinedRows, KeyedRow } from './pagedSource.js';
 import type { StoredKey } from './readSteps.js';
 
 /**
@@ -33,8 +34,16 @@ export interface KeyedV2Page {
   lastId: string | undefined;
 }
 
+/** The reads of a tenant's filtered reporting records with the key check inside, as readSteps.ts's `FilteredReads` reads them. */
+export interface KeyedFilteredReads {
+  /** `FilteredReads.rows`: up to `n` records that match `filter` at positions after `after`, the first `skip` of them skipped. */
+  filteredRows(keyId: string, secretHash: Buffer, tenantId: number, filter: ReportingFilter, after: number, skip: number, n: number): Promise<KeyedRead<KeyedRow[]>>;
+  /** `FilteredReads.total`: the number of records that match `filter`. */
+  filteredTotal(keyId: string, secretHash: Buffer, tenantId: number, filter: ReportingFilter): Promise<KeyedRead<number>>;
+}
+
 /** The reads of a tenant's listings with the key check inside. */
-export interface KeyedReads {
+export interface KeyedReads extends KeyedFilteredReads {
   /** A page as `PagedSource.joined` reads it, from position `from`, up to `n` records. */
   joined(keyId: string, secretHash: Buffer, tenantId: number, listing: KeyedListing, from: number, n: number): Promise<KeyedRead<JoinedRows | null>>;
   /** The number of records, as `PagedSource.total` counts it. */

@@ -14,8 +14,8 @@ import { planOf, recordOf } from './recordParts.js';
  * `reporting_records_by_month`), the other filters checked on the rows read. The plan and the
  * date are read from the stored body, the date only in the first and last month of the range.
  */
-const FILTERS = ['user', 'plan', 'date'] as const;
-type FilterName = (typeof FILTERS)[number];
+export const FILTERS = ['user', 'plan', 'date'] as const;
+export type FilterName = (typeof FILTERS)[number];
 
 /**
  * The plan and the date of a record, cut from its stored head (recordParts.ts) as JSON text, not
@@ -29,7 +29,7 @@ const PLAN_TEXT = planOf('r.head');
 const DATE_TEXT = `substr(r.head, strpos(r.head, ',"date":"') + 9, 10)`;
 
 /** The conditions of each filter; `$` stands for the next parameter. */
-const CONDITIONS: Record<FilterName, string[]> = {
+export const CONDITIONS: Record<FilterName, string[]> = {
   user: ['r.user_pk = $'],
   plan: [`${PLAN_TEXT} = $`],
   date: ['r.month BETWEEN $ AND $', `(r.month > $ AND r.month < $ OR ${DATE_TEXT} BETWEEN $ AND $)`],
@@ -59,15 +59,19 @@ const SHAPES = new Map(
 
 const userPk = statement<[number, string], { pk: number }>('SELECT pk FROM users WHERE tenant_id = $1 AND email_key = $2');
 const byMonth = 'reporting_records WHERE tenant_id = $1';
-const positionWindow = statement<[number, number, number], { first: number | null; last: number | null }>(
-  `WITH RECURSIVE months (m) AS (
-     SELECT (SELECT month FROM ${byMonth} AND month >= $2 ORDER BY month LIMIT 1)
+/** The months present from `firstMonth` to `lastMonth` (a recursive CTE, SQL expressions both), walked only when `condition` holds. */
+export const monthsPresent = (firstMonth: string, lastMonth: string, condition = 'true') => `months (m) AS (
+     SELECT (SELECT month FROM ${byMonth} AND month >= ${firstMonth} ORDER BY month LIMIT 1) WHERE ${condition}
      UNION ALL
-     SELECT (SELECT month FROM ${byMonth} AND month > m ORDER BY month LIMIT 1) FROM months WHERE m < $3
-   )
-   SELECT min((SELECT pos FROM ${byMonth} AND month = m ORDER BY pos LIMIT 1)) AS first,
+     SELECT (SELECT month FROM ${byMonth} AND month > m ORDER BY month LIMIT 1) FROM months WHERE m < ${lastMonth}
+   )`;
+/** The window of positions of {@link monthsPresent} (see `PositionWindow`): `first` and `last`, null when no month is present. */
+export const windowOfMonths = (lastMonth: string) => `SELECT min((SELECT pos FROM ${byMonth} AND month = m ORDER BY pos LIMIT 1)) AS first,
           max((SELECT pos FROM ${byMonth} AND month = m ORDER BY pos DESC LIMIT 1)) AS last
-   FROM months WHERE m <= $3`,
+   FROM months WHERE m <= ${lastMonth}`;
+const positionWindow = statement<[number, number, number], { first: number | null; last: number | null }>(
+  `WITH RECURSIVE ${monthsPresent('$2', '$3')}
+   ${windowOfMonths('$3')}`,
 );
 
 /** The tenant's records that match `filter` (`emptyFragment`: see keys.ts Principal). */

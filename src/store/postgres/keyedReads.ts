@@ -1,4 +1,4 @@
-import type { KeyedRead, KeyedReads, KeyedV2Page } from '../engine/keyedReads.js';
+import type { KeyedFilteredReads, KeyedRead, KeyedReads, KeyedV2Page } from '../engine/keyedReads.js';
 import type { StoredKey } from '../engine/readSteps.js';
 import { firstRow, statement, storable, textsOf, type Queryable } from './connection.js';
 import { joinedTexts, positionsFrom } from './pagedReads.js';
@@ -10,7 +10,7 @@ import { statementPage, statementPositionOf, tablePage, tableRecordPositionOf } 
  * grants a read to the secret whose hash is `$3` (active, the hash equal). Named, the tenant
  * routes every statement below to its node on Citus (`api_keys` is a reference table there).
  */
-const keyOfTenant = `k AS MATERIALIZED (
+export const keyOfTenant = `k AS MATERIALIZED (
      SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, k.scope, s.empty_fragment, s.data_version,
             k.revoked_at IS NULL AND k.secret_hash = $3 AS granted
      FROM api_keys k JOIN tenant_state s ON s.tenant_id = $1
@@ -18,7 +18,7 @@ const keyOfTenant = `k AS MATERIALIZED (
 /** The tenant's data table whose key is the parameter `key`, looked up only when the key grants the read. */
 const tableOfKey = (key: string) => `t AS MATERIALIZED (SELECT pk FROM data_tables WHERE tenant_id = $1 AND key = ${key} AND (SELECT granted FROM k))`;
 /** The key's row as one text (a JSON array), parsed by {@link storedKey}; for a data table, whether the tenant has it last. */
-const keyText = (table = '') =>
+export const keyText = (table = '') =>
   `json_build_array(encode(k.secret_hash, 'hex'), k.revoked, k.scope, k.empty_fragment, k.data_version::text${table})::text`;
 const tableFound = ', EXISTS (SELECT FROM t)';
 
@@ -108,7 +108,7 @@ const v2TableRows = statement<[number, string, Buffer, string | null, number, st
 );
 
 /** The key of a key's row, for a data table whether the tenant has it, and what follows in the row. */
-function storedKey(tenantId: number, text: string): { key: StoredKey; table: boolean; rest: unknown[] } {
+export function storedKey(tenantId: number, text: string): { key: StoredKey; table: boolean; rest: unknown[] } {
   const [hash, revoked, scope, emptyFragment, dataVersion, table, ...rest] = JSON.parse(text) as [string, boolean, StoredKey['scope'], string, string, boolean?, ...unknown[]];
   return { key: { secretHash: Buffer.from(hash, 'hex'), revoked, tenantId, scope, emptyFragment, dataVersion }, table: table ?? true, rest };
 }
@@ -120,17 +120,17 @@ function v2PageOf(found: string[], rest: unknown[], n: number): KeyedV2Page {
 }
 
 /** Whether a key's row grants the read to the secret whose hash is `secretHash`. */
-const grants = (key: StoredKey, secretHash: Buffer): boolean => !key.revoked && key.secretHash.equals(secretHash);
+export const grants = (key: StoredKey, secretHash: Buffer): boolean => !key.revoked && key.secretHash.equals(secretHash);
 
 /** Nothing read: the key is checked in full, then the listing read as for any key (pagedReads.ts). */
-const unread: KeyedRead<never> = { key: undefined, value: undefined };
+export const unread: KeyedRead<never> = { key: undefined, value: undefined };
 
 /**
  * The reads of ../engine/keyedReads.ts, over a pool. A table key or a start id PostgreSQL cannot
  * hold (see `storable`) is left {@link unread}: the plain read answers it as no table of the
  * tenant's, or no record's id.
  */
-export function keyedReads(db: Queryable): KeyedReads {
+export function keyedReads(db: Queryable): Omit<KeyedReads, keyof KeyedFilteredReads> {
   return {
     async total(keyId, secretHash, tenantId, listing) {
       if (listing.kind === 'tableRecords' && !storable(listing.table)) return unread;

@@ -11,6 +11,7 @@ import { datasetSteps } from './datasetReads.js';
 import { invariantReads } from './invariantReads.js';
 import type { ImportThreadData } from './importThread.js';
 import { keySteps } from './keys.js';
+import { keyedFilteredReads } from './keyedFilteredReads.js';
 import { keyedReads } from './keyedReads.js';
 import { migrate } from './migrations.js';
 import { behindPooler } from './pooler.js';
@@ -137,7 +138,7 @@ export async function openPostgresEngine(connectionString: string, options: Post
   return {
     reads: postgresReads(opened),
     keys: keySteps(opened),
-    keyedReads: keyedReads(opened),
+    keyedReads: { ...keyedReads(opened), ...keyedFilteredReads(opened) },
     textHoldsNul: false,
     synchronousReads: false,
     write: (tenantId, write) =>

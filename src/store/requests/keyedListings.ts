@@ -1,4 +1,4 @@
-import { narrows } from '../../domain/reportingFilter.js';
+import { narrows, type ReportingFilter } from '../../domain/reportingFilter.js';
 import type { Structure } from '../../domain/v2Json.js';
 import type { KeyedListing, KeyedRead, KeyedV2Page } from '../engine/keyedReads.js';
 import type { PagedSource } from '../engine/pagedSource.js';
@@ -11,6 +11,7 @@ import type { Source, PageQuery, V2Query } from '../vocabulary/readShapes.js';
 import { KeyGone } from '../vocabulary/storeErrors.js';
 import type { Principal } from '../vocabulary/tenancy.js';
 import { grantOf, type Grant, type KeyCheck } from './keyCheck.js';
+import { filterOf, keyedFilteredPages, type Settle } from './keyedFilteredPages.js';
 
 type Page = ReturnType<RequestStore['page']>;
 type Total = ReturnType<RequestStore['total']>;
@@ -38,15 +39,16 @@ function v2ReadsOf({ start, page, lastId }: KeyedV2Page): V2Reads {
 }
 
 /**
- * The page and the count of a tenant's unfiltered reporting records, or of a data table's
- * records, and a v2 page without time filters, for a provisional principal (keyCheck.ts), on an engine that checks the key in the
+ * The page and the count of a tenant's reporting records (filtered: keyedFilteredPages.ts), or
+ * of a data table's records, and a v2 page without time filters, for a provisional principal (keyCheck.ts), on an engine that checks the key in the
  * read's statement (../engine/keyedReads.ts): one round trip for the key and the read. The key's
  * row read with the page settles the grant (its scope, empty fields and data version, all of the
  * page's snapshot); a key gone throws {@link KeyGone}; no row (an id made again for another
  * tenant) checks the key in full, and the page is then read as any other. `undefined` where this
  * does not apply: the store reads as for any principal.
  */
-export function keyedListings({ engine, inTurn }: StoreContext, keys: KeyCheck, confirmed: (principal: Principal) => Promise<void>) {
+export function keyedListings(context: StoreContext, keys: KeyCheck, confirmed: (principal: Principal) => Promise<void>) {
+  const { engine, inTurn } = context;
   const reads = engine.keyedReads;
   const applies = (principal: Principal, source: Source): { held: Grant; listing: KeyedListing } | undefined => {
     const held = grantOf(principal);
@@ -61,7 +63,7 @@ export function keyedListings({ engine, inTurn }: StoreContext, keys: KeyCheck, 
    * `undefined` when it must be read again as for any principal (with the version of the grant,
    * read before).
    */
-  const settled = async <T>(held: Grant, read: KeyedRead<T>): Promise<{ value: T; version: string } | undefined> => {
+  const settled: Settle = async <T>(held: Grant, read: KeyedRead<T>): Promise<{ value: T; version: string } | undefined> => {
     if (read.key === undefined) {
       await confirmed(held);
       return undefined;
@@ -70,8 +72,17 @@ export function keyedListings({ engine, inTurn }: StoreContext, keys: KeyCheck, 
     if (version === undefined) throw new KeyGone();
     return read.value === undefined ? undefined : { value: read.value, version };
   };
+  const filtered = reads && keyedFilteredPages(context, reads, settled, confirmed);
+  /** The provisional grant and the filters of a filtered reporting read that checks its key in its statements. */
+  const filteredRead = (principal: Principal, source: Source): { held: Grant; filter: ReportingFilter } | undefined => {
+    const held = grantOf(principal);
+    const filter = filterOf(source);
+    return filter && held.pending && !held.server ? { held, filter } : undefined;
+  };
   return {
     page(principal: Principal, source: Source, query: PageQuery): Page | undefined {
+      const narrowed = filteredRead(principal, source);
+      if (filtered && narrowed) return filtered.page(narrowed.held, narrowed.filter, source, query);
       const found = applies(principal, source);
       if (!found || !reads) return undefined;
       const { held, listing } = found;
@@ -116,6 +127,8 @@ export function keyedListings({ engine, inTurn }: StoreContext, keys: KeyCheck, 
       })();
     },
     total(principal: Principal, source: Source): Total | undefined {
+      const narrowed = filteredRead(principal, source);
+      if (filtered && narrowed) return filtered.total(narrowed.held, narrowed.filter);
       const found = applies(principal, source);
       if (!found || !reads) return undefined;
       const { held, listing } = found;

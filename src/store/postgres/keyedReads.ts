@@ -126,6 +126,18 @@ export const grants = (key: StoredKey, secretHash: Buffer): boolean => !key.revo
 export const unread: KeyedRead<never> = { key: undefined, value: undefined };
 
 /**
+ * What a keyed read's texts `found` give: nothing read without the key's row; the key alone when
+ * it does not grant the read; otherwise the value made of them (`null`: no such table).
+ */
+function settledRead<T>(found: string[], tenantId: number, secretHash: Buffer, valueOf: (rest: unknown[]) => T): KeyedRead<T | null> {
+  const keyRow = keyRowOf(found);
+  if (keyRow === undefined) return unread;
+  const { key, table, rest } = storedKey(tenantId, keyRow);
+  if (!grants(key, secretHash)) return { key, value: undefined };
+  return { key, value: table ? valueOf(rest) : null };
+}
+
+/**
  * The reads of ../engine/keyedReads.ts, over a pool. A table key or a start id PostgreSQL cannot
  * hold (see `storable`) is left {@link unread}: the plain read answers it as no table of the
  * tenant's, or no record's id.
@@ -149,11 +161,7 @@ export function keyedReads(db: Queryable): Omit<KeyedReads, keyof KeyedFilteredR
         listing.kind === 'reporting'
           ? await textsOf(db, reportingRows, tenantId, keyId, secretHash, from, n + 1)
           : await textsOf(db, tableRows, tenantId, keyId, secretHash, from, n + 1, listing.table);
-      const keyRow = keyRowOf(found);
-      if (keyRow === undefined) return unread;
-      const { key, table } = storedKey(tenantId, keyRow);
-      if (!grants(key, secretHash)) return { key, value: undefined };
-      return { key, value: table ? joinedTexts(found, n) : null };
+      return settledRead(found, tenantId, secretHash, () => joinedTexts(found, n));
     },
     async v2Page(keyId, secretHash, tenantId, structure, startId, n) {
       if ((structure.kind === 'table' && !storable(structure.key)) || (startId !== undefined && !storable(startId))) return unread;
@@ -162,11 +170,7 @@ export function keyedReads(db: Queryable): Omit<KeyedReads, keyof KeyedFilteredR
         structure.kind === 'statements'
           ? await textsOf(db, v2StatementRows, tenantId, keyId, secretHash, start, n + 1)
           : await textsOf(db, v2TableRows, tenantId, keyId, secretHash, start, n + 1, structure.key);
-      const keyRow = keyRowOf(found);
-      if (keyRow === undefined) return unread;
-      const { key, table, rest } = storedKey(tenantId, keyRow);
-      if (!grants(key, secretHash)) return { key, value: undefined };
-      return { key, value: table ? v2PageOf(found, rest, n) : null };
+      return settledRead(found, tenantId, secretHash, (rest) => v2PageOf(found, rest, n));
     },
   };
 }

@@ -120,6 +120,29 @@ export interface SlotWrites<P, K> {
 }
 
 /**
+ * `writes` with each insert made at the key of a row it deletes (an item that starts where a
+ * stored period of its slot started) taken out of both, as a rewrite of that row in place: one
+ * write instead of a delete and an insert. No other write takes such a key: inserts share no
+ * slot and start, and an update's new start is a month outside every item. `keyOfDelete` and
+ * `keyOfInsert` name a key alike (`undefined`: an insert with no start, which no delete matches).
+ */
+export function rewritesInPlace<P, K>(
+  writes: SlotWrites<P, K>,
+  keyOfDelete: (key: K) => string,
+  keyOfInsert: (row: NewRow<P>) => string | undefined,
+): { writes: SlotWrites<P, K>; rewrites: NewRow<P>[] } {
+  const deleted = new Map(writes.deletes.map((key) => [keyOfDelete(key), key]));
+  const inserts: NewRow<P>[] = [];
+  const rewrites: NewRow<P>[] = [];
+  for (const row of writes.inserts) {
+    const key = keyOfInsert(row);
+    if (key !== undefined && deleted.delete(key)) rewrites.push(row);
+    else inserts.push(row);
+  }
+  return { writes: { deletes: [...deleted.values()], updates: writes.updates, inserts }, rewrites };
+}
+
+/**
  * The override rule for a whole request on one table: `stored` are the stored rows that
  * share a month with an item of their slot (each once), `incoming` the
  * items, pairwise without a shared month within a slot. Each stored row keeps its months

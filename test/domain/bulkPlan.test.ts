@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RUNS, UNIVERSES, covers } from '../support/monthModel.js';
-import { changedFragments, slotWrites, type NewRow, type SlotRow } from '../../src/domain/bulkPlan.js';
+import { changedFragments, rewritesInPlace, slotWrites, type NewRow, type SlotRow } from '../../src/domain/bulkPlan.js';
 import { renderDimensionFragment } from '../../src/domain/reportingJson.js';
 import { periodsOverlap, type Period } from '../../src/domain/periods.js';
 
@@ -171,4 +171,16 @@ test("changedFragments: over several users' rows, each user's fields change as t
     }),
     { numRuns: RUNS },
   );
+});
+
+test('an insert at the key of a row it deletes becomes a rewrite of that row; every other write stays as planned', () => {
+  const row = (slot: string, start: number | null, end: number | null): NewRow<string> => ({ slot, start, end, payload: `${slot}@${start}` });
+  const sameStart = row('a', 3, 5);
+  const otherStart = row('a', 6, null);
+  const noStart = row('b', null, 2);
+  const updates = [{ key: 'c:1', period: { start: 1, end: 2 } }];
+  const planned = { deletes: ['a:3', 'a:9', 'b:1'], updates, inserts: [sameStart, otherStart, noStart] };
+  const { writes, rewrites } = rewritesInPlace(planned, (key) => key, ({ slot, start }) => (start === null ? undefined : `${slot}:${start}`));
+  assert.deepEqual(rewrites, [sameStart]);
+  assert.deepEqual(writes, { deletes: ['a:9', 'b:1'], updates, inserts: [otherStart, noStart] });
 });

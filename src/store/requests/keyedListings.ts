@@ -39,9 +39,10 @@ function v2ReadsOf({ start, page, lastId }: KeyedV2Page): V2Reads {
 }
 
 /**
- * The page and the count of a tenant's reporting records (filtered: keyedFilteredPages.ts), or
- * of a data table's records, and a v2 page without time filters, for a provisional principal (keyCheck.ts), on an engine that checks the key in the
- * read's statement (../engine/keyedReads.ts): one round trip for the key and the read. The key's
+ * The page and the count of a tenant's reporting records (filtered: keyedFilteredPages.ts) or of
+ * a data table's records, and a v2 page without time filters, for a provisional principal
+ * (keyCheck.ts), on an engine that checks the key in the read's statement
+ * (../engine/keyedReads.ts): one round trip for the key and the read. The key's
  * row read with the page settles the grant (its scope, empty fields and data version, all of the
  * page's snapshot); a key gone throws {@link KeyGone}; no row (an id made again for another
  * tenant) checks the key in full, and the page is then read as any other. `undefined` where this
@@ -50,19 +51,19 @@ function v2ReadsOf({ start, page, lastId }: KeyedV2Page): V2Reads {
 export function keyedListings(context: StoreContext, keys: KeyCheck, confirmed: (principal: Principal) => Promise<void>) {
   const { engine, inTurn } = context;
   const reads = engine.keyedReads;
-  const applies = (principal: Principal, source: Source): { held: Grant; listing: KeyedListing } | undefined => {
+  /** The principal's grant when it is provisional and read on the primary: its key then checked in the read's statement. */
+  const provisional = (principal: Principal): Grant | undefined => {
     const held = grantOf(principal);
+    return reads && held.pending && !held.server ? held : undefined;
+  };
+  const applies = (principal: Principal, source: Source): { held: Grant; listing: KeyedListing } | undefined => {
+    const held = provisional(principal);
     const listing = listingOf(source);
-    return reads && listing && held.pending && !held.server ? { held, listing } : undefined;
+    return held && listing ? { held, listing } : undefined;
   };
   /** The listing read as for any principal (its key checked by now), `undefined` for a data table the tenant has not. */
   const plainly = (held: Grant, listing: KeyedListing): Promise<PagedSource | undefined> =>
     inTurn(async () => (listing.kind === 'reporting' ? engine.reads.reporting(held.tenantId, held.emptyFragment) : engine.reads.tableRecords(held.tenantId, listing.table)));
-  /**
-   * What a keyed read gave when its key granted it, with the data version of its snapshot;
-   * `undefined` when it must be read again as for any principal (with the version of the grant,
-   * read before).
-   */
   const settled: Settle = async <T>(held: Grant, read: KeyedRead<T>): Promise<{ value: T; version: string } | undefined> => {
     if (read.key === undefined) {
       await confirmed(held);
@@ -75,9 +76,9 @@ export function keyedListings(context: StoreContext, keys: KeyCheck, confirmed: 
   const filtered = reads && keyedFilteredPages(context, reads, settled, confirmed);
   /** The provisional grant and the filters of a filtered reporting read that checks its key in its statements. */
   const filteredRead = (principal: Principal, source: Source): { held: Grant; filter: ReportingFilter } | undefined => {
-    const held = grantOf(principal);
+    const held = provisional(principal);
     const filter = filterOf(source);
-    return filter && held.pending && !held.server ? { held, filter } : undefined;
+    return held && filter ? { held, filter } : undefined;
   };
   return {
     page(principal: Principal, source: Source, query: PageQuery): Page | undefined {
@@ -114,10 +115,10 @@ export function keyedListings(context: StoreContext, keys: KeyCheck, confirmed: 
     },
     /** `undefined` where a keyed read does not apply; a promise of `undefined` when the page is to be read as for any principal (its key checked by now). */
     v2Page(principal: Principal, structure: Structure, query: V2Query): Promise<V2Answer | undefined> | undefined {
-      const held = grantOf(principal);
-      const { keyId, tenantId, presented } = held;
+      const held = provisional(principal);
       const filtered = query.modifiedAfter !== undefined || query.modifiedBefore !== undefined;
-      if (!reads || filtered || !held.pending || held.server) return undefined;
+      if (!reads || !held || filtered) return undefined;
+      const { keyId, tenantId, presented } = held;
       return (async () => {
         const keyed = await settled(held, await inTurn(() => reads.v2Page(keyId, presented!.secretHash, tenantId, structure, query.startId, query.limit)));
         if (!keyed) return undefined;

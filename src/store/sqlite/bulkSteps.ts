@@ -1,5 +1,5 @@
 import type { ManagerEdge } from '../../domain/bulkChecks.js';
-import { groupSlot, managerSlot, type NewRow, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
+import { groupSlot, managerSlot, rewritesInPlace, type SlotRow, type SlotWrites } from '../../domain/bulkPlan.js';
 import type { UserRef } from '../../domain/userRef.js';
 import { periodIntersection, type Period } from '../../domain/periods.js';
 import type { AttributionSteps, Columns } from '../engine/commonWriteSteps.js';
@@ -114,25 +114,20 @@ export function attributionSteps(db: Db, lookups: Lookups): (tenantId: number) =
 const GROUP_KEY = 'user_pk = ? AND dimension_pk = ? AND start_month = ?';
 
 /**
- * Carries out {@link SlotWrites} on group attributions as {@link tableWriter} does, except that
- * an insert at the key of a row to delete (an item that starts where a stored period of its
- * slot started) rewrites that row's group and end in place: one statement and one seek instead
- * of a delete and an insert. No other write takes that key: inserts share no slot and start,
- * and an update's new start is a month outside every item.
+ * Carries out {@link SlotWrites} on group attributions as {@link tableWriter} does, each insert at
+ * the key of a row it deletes rewriting that row's group and end in place ({@link rewritesInPlace}).
  */
 function groupWriter(db: Db): (writes: SlotWrites<Columns, GroupKey>) => void {
   const write = tableWriter<GroupKey>(db, 'group_attributions', GROUP_KEY, ['user_pk', 'dimension_pk', 'group_pk']);
   const rewrite = db.prepare<[groupPk: number, end: number | null, ...GroupKey]>(`UPDATE group_attributions SET group_pk = ?, end_month = ? WHERE ${GROUP_KEY}`);
-  return (writes) => {
-    const deleted = new Map(writes.deletes.map((key) => [key.join(':'), key]));
-    const inserts: NewRow<Columns>[] = [];
-    const rewritten: NewRow<Columns>[] = [];
-    for (const row of writes.inserts) {
-      if (row.start !== null && deleted.delete(`${row.payload[0]}:${row.payload[1]}:${row.start}`)) rewritten.push(row);
-      else inserts.push(row);
-    }
-    write({ deletes: [...deleted.values()], updates: writes.updates, inserts });
-    for (const { payload, start, end } of rewritten) rewrite.run(payload[2]!, end, payload[0]!, payload[1]!, start!);
+  return (planned) => {
+    const { writes, rewrites } = rewritesInPlace(
+      planned,
+      (key) => key.join(':'),
+      ({ payload, start }) => (start === null ? undefined : `${payload[0]}:${payload[1]}:${start}`),
+    );
+    write(writes);
+    for (const { payload, start, end } of rewrites) rewrite.run(payload[2]!, end, payload[0]!, payload[1]!, start!);
   };
 }
 

@@ -72,7 +72,7 @@ DEMO_PORT ?= 8080
 DEMO_RECORDS ?= 50000
 BIN = node bin/compdata.js
 
-.PHONY: help setup generate check-generated typecheck lint build test test-quick test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
+.PHONY: help setup generate check-generated typecheck lint build service-build test test-quick test-once test-sqlite test-postgres test-pgbouncer test-citus coverage demo demo-postgres bench bench-quick bench-compare bench-profile
 
 help:
 	@echo "make demo    seed a demo tenant into $(DEMO_DB), create a key, print a curl line, serve"
@@ -86,8 +86,19 @@ help:
 # The lock file pins every package and its checksum: npm ci takes them from npm's cache when it has
 # them without asking the registry again, and skips the audit and funding reports (`npm audit`
 # runs the audit on its own).
-node_modules/.package-lock.json: package.json package-lock.json
+# Every package, for the targets that build, lint and test (`make setup`); `npm ci` empties
+# node_modules/ first, so the mark below goes with the packages it marks.
+node_modules/.all-packages: package.json package-lock.json
 	npm ci --prefer-offline --no-audit --no-fund
+	@touch $@
+
+# The service's own packages, what `make demo` serves with: where every package is not there yet,
+# only those the service runs and builds with (`--omit=dev`: no linters, test tools or TypeScript
+# compiler, a third of the packages); the build then leaves out the client's type declarations
+# (scripts/clientDeclarations.mjs). `make setup` installs the rest later.
+node_modules/.service-packages: package.json package-lock.json
+	@if [ node_modules/.all-packages -nt package.json ] && [ node_modules/.all-packages -nt package-lock.json ]; then touch $@; \
+	else echo "npm ci --omit=dev --prefer-offline --no-audit --no-fund"; npm ci --omit=dev --prefer-offline --no-audit --no-fund && touch $@; fi
 
 # The Node releases test/cli/nodeVersions.test.ts runs the service on, fetched into .node/ by
 # scripts/node.sh once, with the packages: a test pass on a fresh clone then unpacks none.
@@ -96,7 +107,7 @@ NODE_RELEASES := $(shell cat test/cli/nodeReleases.txt)
 	@for version in $(NODE_RELEASES); do scripts/node.sh --version $$version >/dev/null; done
 	@touch $@
 
-setup: node_modules/.package-lock.json .node/.releases
+setup: node_modules/.all-packages .node/.releases
 
 ## Types from the contract (committed in generated/).
 generate: setup
@@ -130,10 +141,16 @@ lint: setup build
 # the build is made again only when something it is made from is newer, not a second time right
 # after `make setup` made it (checked when the recipe runs, after setup).
 BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json tsconfig.build.json \
-  tsconfig.client.json scripts/contractJson.mjs scripts/contractValidators.mjs scripts/bundleCli.mjs package.json
-build: setup
-	@if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
+  tsconfig.client.json scripts/transpileSources.mjs scripts/clientDeclarations.mjs scripts/contractJson.mjs scripts/contractValidators.mjs \
+  scripts/bundleCli.mjs package.json
+BUILD = @if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \
 	  echo "npm run --silent build"; npm run --silent build; fi
+build: setup
+	$(BUILD)
+
+# The build `make demo` serves from, over the service's own packages.
+service-build: node_modules/.service-packages
+	$(BUILD)
 
 ## Five passes side by side, each one file at a time in one process: the engine-free files once,
 ## the engine files on SQLite, and on PostgreSQL, the paging, bulk and sync tests through PgBouncer,
@@ -188,7 +205,7 @@ test-pgbouncer: build
 test-citus: build
 	CRASH_ROUNDS=2 node --import tsx test/support/withCitus.ts $(TEST_RUN) $(or $(FILES),$(CITUS_TESTS))
 
-demo: build
+demo: service-build
 	@mkdir -p $(dir $(DEMO_DB))
 	@if [ ! -s $(DEMO_DB) ]; then $(BIN) seed --db $(DEMO_DB) --tenant demo --records $(DEMO_RECORDS); fi
 	@[ -s $(DEMO_TOKEN) ] || (umask 077 && node -e "process.stdout.write(require('crypto').randomBytes(24).toString('base64url'))" > $(DEMO_TOKEN))

@@ -140,7 +140,7 @@ lint: setup build
 # dist/.built is written last by `npm run build`, which `npm ci` runs too (the prepare script):
 # the build is made again only when something it is made from is newer, not a second time right
 # after `make setup` made it (checked when the recipe runs, after setup).
-BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json tsconfig.build.json \
+BUILD_INPUTS = $(shell find src generated -type f) openapi/openapi.yaml openapi/admin.yaml tsconfig.json \
   tsconfig.client.json scripts/transpileSources.mjs scripts/clientDeclarations.mjs scripts/contractJson.mjs scripts/contractValidators.mjs \
   scripts/bundleCli.mjs package.json
 BUILD = @if [ ! -e dist/.built ] || [ -n "$$(find $(BUILD_INPUTS) -newer dist/.built -print -quit)" ]; then \

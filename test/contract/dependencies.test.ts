@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import semver from 'semver';
 
@@ -22,4 +22,30 @@ test('every dependency runs on the Node versions the README promises (npm ci doe
     return lowest.filter((node) => !semver.satisfies(node, range)).map((node) => `${path}@${version} wants node ${range}, not ${node}`);
   });
   assert.deepEqual(refused, []);
+});
+
+/** The packages a module's code loads (its `import type`s erased): the names of its bare specifiers. */
+function packagesLoadedBy(source: string): string[] {
+  const specifiers = [...source.matchAll(/^(?:import|export)\s+(?!type\s)(?:[^'";=`]*?\sfrom\s+)?'([^'.][^']*)'|\bimport\('([^'.][^']*)'\)/gm)].map((match) => match[1] ?? match[2]!);
+  return specifiers.filter((specifier) => /^(@[\w.-]+\/)?[\w.-]+(\/[\w./-]*)?$/.test(specifier)).map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+}
+
+test("the service and its build load only the packages of `dependencies`: what `make demo` installs (npm ci --omit=dev) is enough to build and serve", () => {
+  const pkg = json('package.json');
+  const root = new URL('../../', import.meta.url);
+  const buildScripts = [...(pkg.scripts.build as string).matchAll(/node (scripts\/\S+\.mjs)/g)].map((match) => match[1]!);
+  assert.ok(buildScripts.includes('scripts/transpileSources.mjs') && buildScripts.includes('scripts/bundleCli.mjs'), `the build's scripts: ${buildScripts.join(', ')}`);
+  const sources = readdirSync(new URL('src', root), { recursive: true, encoding: 'utf8' })
+    // The browser's script of the reference page loads nothing; threadFromSource.mjs starts a
+    // thread from the TypeScript sources through tsx, in development only (the build's threads
+    // start from dist/).
+    .filter((file) => /\.(ts|mjs|js)$/.test(file) && !file.endsWith('.d.ts') && !file.startsWith('http/docsPage/') && file !== 'store/threads/threadFromSource.mjs')
+    .map((file) => `src/${file}`);
+  const loaded = new Map<string, string>();
+  for (const file of [...sources, ...buildScripts, 'bin/compdata.js']) {
+    for (const name of packagesLoadedBy(readFileSync(new URL(file, root), 'utf8'))) loaded.set(name, file);
+  }
+  assert.ok(loaded.has('better-sqlite3') && loaded.has('esbuild'), 'the service and its build load packages');
+  const outside = [...loaded].filter(([name]) => !(name in pkg.dependencies)).map(([name, file]) => `${name} (loaded by ${file})`);
+  assert.deepEqual(outside, []);
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildFixture, type Fixture } from '../support/fixture.js';
 import { exchange, serveDatabase, shared, startTestServer, TEST_ENGINE, type TestServer } from '../support/harness.js';
-import { BEFORE_IMPORT_WARNINGS } from '../support/undoMigrations.js';
+import { BEFORE_IMPORT_WARNINGS, runUndo } from '../support/undoMigrations.js';
 import { until } from '../support/until.js';
 import { PUSHED_TABLE_FIELDS } from '../support/pushedTables.js';
 
@@ -158,7 +158,7 @@ test('a database whose imports were stored before (a failed table with 0 records
   await finished(server.url, fixture.key, good.body.import_id);
   await server.close();
   // A statement at a time: Citus sends a DDL statement to its workers as the text it came in.
-  for (const statement of BEFORE_IMPORT_WARNINGS[TEST_ENGINE].split(';').filter((text) => text.trim() !== '')) await server.sql.exec(statement);
+  await runUndo(server.sql, BEFORE_IMPORT_WARNINGS[TEST_ENGINE]);
   const stored = await server.sql.rows('SELECT data_table_key, records FROM import_tables ORDER BY data_table_key');
   assert.deepEqual(stored.map(([table, count]) => [table, Number(count)]), [['k7', 0], ['k8', 1]], 'as the build before stored them');
 

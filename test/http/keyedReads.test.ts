@@ -5,7 +5,7 @@ import pg from 'pg';
 import { structureId } from '../../src/domain/v2Json.js';
 import { localRateLimiter } from '../../src/http/rateLimit.js';
 import { buildFixture, type Fixture } from '../support/fixture.js';
-import { onlyOn, startTestServer, withOtherStore, type Exchange } from '../support/harness.js';
+import { onlyOn, startTestServer, withOtherStore, type Exchange, type TestServer } from '../support/harness.js';
 
 /**
  * On PostgreSQL, a read of the reporting records by a key this server has checked before checks
@@ -29,6 +29,13 @@ async function roundTrips(call: () => Promise<Exchange>): Promise<{ answer: Exch
   } finally {
     prototype.query = query;
   }
+}
+
+/** A read by a key that another process revoked since this server last checked it: a 401, found by the read's own statement. */
+async function assertGoneInOneTrip(server: TestServer, key: string, path: string): Promise<void> {
+  const revoked = await roundTrips(() => server.call('GET', path, { key }));
+  assert.equal(revoked.answer.status, 401, path);
+  assert.equal(revoked.trips.length, 1, `${path}: the read itself found the key gone: ${revoked.trips.join('\n---\n')}`);
 }
 
 const page = '/v1/reporting?limit=2';
@@ -58,9 +65,7 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
     assert.equal(count.trips.length, 1, count.trips.join('\n---\n'));
 
     assert.equal(await withOtherStore(server.database, (other) => other.revokeKey(fixture.key)), true);
-    const revoked = await roundTrips(() => server.call('GET', page, { key: fixture.key }));
-    assert.equal(revoked.answer.status, 401);
-    assert.equal(revoked.trips.length, 1, `the read itself found the key gone: ${revoked.trips.join('\n---\n')}`);
+    await assertGoneInOneTrip(server, fixture.key, page);
     assert.equal((await server.call('GET', '/v1/reporting?limit=0', { key: fixture.key })).status, 401);
   });
 
@@ -94,9 +99,7 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
     assert.equal((await server.call('GET', '/v1/tables/deals/records?offset=100000', { key: fixture.key })).status, 200, 'past every record');
 
     assert.equal(await withOtherStore(server.database, (other) => other.revokeKey(fixture.key)), true);
-    const revoked = await roundTrips(() => server.call('GET', tablePage, { key: fixture.key }));
-    assert.equal(revoked.answer.status, 401);
-    assert.equal(revoked.trips.length, 1, `the read itself found the key gone: ${revoked.trips.join('\n---\n')}`);
+    await assertGoneInOneTrip(server, fixture.key, tablePage);
     for (const path of ['/v1/tables/deals/records?limit=0', '/v1/tables/none/records']) assert.equal((await server.call('GET', path, { key: fixture.key })).status, 401, path);
   });
 
@@ -134,11 +137,7 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
     const statuses = await Promise.all(paths.slice(0, 4).map(async (path) => (await server.call('GET', path, { key: fixture.key })).status));
     assert.deepEqual(statuses, [200, 200, 200, 200]);
     assert.equal(await withOtherStore(server.database, (other) => other.revokeKey(fixture.key)), true);
-    for (const path of [`${v2Statements}?limit=2`, `${v2Deals}?limit=2`]) {
-      const revoked = await roundTrips(() => server.call('GET', path, { key: fixture.key }));
-      assert.equal(revoked.answer.status, 401, path);
-      assert.equal(revoked.trips.length, 1, `${path}: the read itself found the key gone: ${revoked.trips.join('\n---\n')}`);
-    }
+    for (const path of [`${v2Statements}?limit=2`, `${v2Deals}?limit=2`]) await assertGoneInOneTrip(server, fixture.key, path);
   });
 
   test('property: any v2 page, of either structure, after any id or none, is the same bytes read with its key as after a key looked up first', async (t) => {
@@ -211,11 +210,7 @@ describe('reads with the key checked in their statement', { skip: onlyOn('postgr
     const path = '/v1/reporting?user=user0@acme.example&limit=2';
     assert.equal((await server.call('GET', path, { key: fixture.key })).status, 200);
     assert.equal(await withOtherStore(server.database, (other) => other.revokeKey(fixture.key)), true);
-    for (const gone of [path, '/v1/reporting?user=user0@acme.example&limit=0']) {
-      const revoked = await roundTrips(() => server.call('GET', gone, { key: fixture.key }));
-      assert.equal(revoked.answer.status, 401, gone);
-      assert.equal(revoked.trips.length, 1, `${gone}: the read itself found the key gone: ${revoked.trips.join('\n---\n')}`);
-    }
+    for (const gone of [path, '/v1/reporting?user=user0@acme.example&limit=0']) await assertGoneInOneTrip(server, fixture.key, gone);
   });
 
   test('reads of one request side by side (the count and the tables of GET /v2/data-structures): each settles the key, none refuses it', async (t) => {

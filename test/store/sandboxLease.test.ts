@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { seedSandbox } from '../../src/dataset/sandboxes.js';
 import { SWEEPER_LEASE, SWEEPER_LEASE_MS, startSandboxSweeper } from '../../src/store/admin/sandboxSweeper.js';
 import { onlyOn, tempDatabase, withOtherStore } from '../support/harness.js';
-import { BEFORE_SANDBOX_TTL } from '../support/undoMigrations.js';
+import { BEFORE_SANDBOX_TTL, runUndo } from '../support/undoMigrations.js';
 
 const LEASE = 'test-lease';
 const quiet = { info() {}, warn() {}, error() {} };
@@ -122,7 +122,7 @@ describe('the sandbox sweeper over a store', () => {
     const { engine, database, store, sql } = await tempDatabase(t);
     await seedSandbox(store, 'sb', { seed: 's', users: 1, records: 0 });
     // A statement at a time: Citus takes no DDL of its tables among several commands of one query.
-    for (const statement of BEFORE_SANDBOX_TTL[engine].split(';').filter((text) => text.trim() !== '')) await sql.exec(statement);
+    await runUndo(sql, BEFORE_SANDBOX_TTL[engine]);
     await withOtherStore(database, async (migrated) => {
       const [listed] = await migrated.listTenants({ limit: 10 });
       assert.equal(listed?.expiresAt, null);

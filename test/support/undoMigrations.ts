@@ -2,6 +2,14 @@ import { fragmentV2 } from '../../src/store/postgres/migrations.js';
 import type { TestEngine } from './testDatabases.js';
 
 /**
+ * Runs `undo`, one of the texts below, a statement at a time: on Citus, some must run alone (a
+ * foreign key added beside another subcommand is refused).
+ */
+export async function runUndo(sql: { exec(text: string): Promise<void> }, undo: string): Promise<void> {
+  for (const statement of undo.split(';').filter((text) => text.trim() !== '')) await sql.exec(statement);
+}
+
+/**
  * SQL that takes a PostgreSQL database of this build back to before group attributions lost their
  * index by group (migration 42; SQLite has no such step).
  */

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildFixture } from '../../support/fixture.js';
 import { tempDatabase, withOtherStore } from '../../support/harness.js';
 import { onlyOn } from '../../support/testDatabases.js';
-import { BEFORE_GROUP_INDEX_DROPPED, BEFORE_GROUP_KEYS_UNHELD } from '../../support/undoMigrations.js';
+import { BEFORE_GROUP_INDEX_DROPPED, BEFORE_GROUP_KEYS_UNHELD, runUndo } from '../../support/undoMigrations.js';
 
 /**
  * PostgreSQL's migration 41: group attributions hold no foreign key to their user and their
@@ -28,7 +28,7 @@ const storageProblems = (database: string) => withOtherStore(database, async (st
 test('migration 41 keeps every group attribution and drops their foreign keys to users and groups', { skip }, async (t) => {
   const { database, store, sql } = await tempDatabase(t, 'postgres');
   await buildFixture(store, { tenant: 'acme', users: 4 });
-  for (const statement of BEFORE_GROUP_KEYS_UNHELD.postgres.split(';').filter((text) => text.trim() !== '')) await sql.exec(statement);
+  await runUndo(sql, BEFORE_GROUP_KEYS_UNHELD.postgres);
   const before = await groupRows(sql);
   assert.ok(before.length > 0, 'the fixture has group attributions');
   assert.deepEqual(await parents(sql), ['dimensions', 'groups', 'users']);
@@ -43,7 +43,7 @@ test('migration 42 keeps every group attribution and drops their index by group'
   const { database, store, sql } = await tempDatabase(t, 'postgres');
   await buildFixture(store, { tenant: 'acme', users: 4 });
   const migrated = await indexes(sql);
-  for (const statement of BEFORE_GROUP_INDEX_DROPPED.postgres.split(';').filter((text) => text.trim() !== '')) await sql.exec(statement);
+  await runUndo(sql, BEFORE_GROUP_INDEX_DROPPED.postgres);
   const before = await groupRows(sql);
   assert.ok(before.length > 0, 'the fixture has group attributions');
   assert.deepEqual(await indexes(sql), ['group_attributions_by_group', 'group_attributions_by_user', 'group_attributions_pkey']);
